@@ -1,0 +1,96 @@
+/**
+ * One-machine launcher, the README's run command: starts a local nats-server with
+ * JetStream (store under .data/) unless NATS_URL is given, then the services,
+ * and stops everything together on SIGINT/SIGTERM.
+ */
+import { mkdirSync } from 'node:fs'
+import { connect } from 'node:net'
+import { resolve } from 'node:path'
+
+type Child = { name: string; proc: ReturnType<typeof Bun.spawn> }
+
+/** The service entrypoints this build has; each runs as its own Bun process. */
+const SERVICES: readonly string[] = []
+
+function log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
+  console.log(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }))
+}
+
+function portOpen(host: string, port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect({ host, port })
+    socket.once('connect', () => {
+      socket.destroy()
+      done(true)
+    })
+    socket.once('error', () => done(false))
+  })
+}
+
+async function waitForPort(host: string, port: number, deadlineMs: number): Promise<boolean> {
+  const until = Date.now() + deadlineMs
+  while (Date.now() < until) {
+    if (await portOpen(host, port)) return true
+    await Bun.sleep(100)
+  }
+  return false
+}
+
+async function main(): Promise<void> {
+  const root = resolve(import.meta.dir, '..')
+  const children: Child[] = []
+  const env: Record<string, string | undefined> = { ...process.env }
+
+  if (!process.env.NATS_URL) {
+    const storeDir = resolve(root, '.data/nats')
+    mkdirSync(storeDir, { recursive: true })
+    const port = 4222
+    if (await portOpen('127.0.0.1', port)) {
+      log('error', 'port 4222 is taken; stop what listens there or set NATS_URL', { port })
+      process.exit(1)
+    }
+    const proc = Bun.spawn(['nats-server', '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+      stdout: 'inherit',
+      stderr: 'inherit',
+    })
+    children.push({ name: 'nats-server', proc })
+    if (!(await waitForPort('127.0.0.1', port, 10_000))) {
+      log('error', 'nats-server did not start within 10 s', { port })
+      proc.kill()
+      process.exit(1)
+    }
+    env.NATS_URL = `nats://127.0.0.1:${port}`
+    log('info', 'local nats-server started', { url: env.NATS_URL, store: storeDir })
+  }
+
+  for (const service of SERVICES) {
+    const proc = Bun.spawn([process.execPath, 'run', resolve(root, 'entrypoints', `${service}.ts`)], {
+      env,
+      stdout: 'inherit',
+      stderr: 'inherit',
+    })
+    children.push({ name: service, proc })
+  }
+  if (SERVICES.length === 0) {
+    log('warn', 'no service entrypoint is built yet; only the local queue runs', {})
+  }
+
+  if (children.length === 0) {
+    log('info', 'nothing to run: NATS_URL is set and no service is built yet', {})
+    return
+  }
+
+  const stop = (): void => {
+    for (const child of children) child.proc.kill('SIGTERM')
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+
+  const first = await Promise.race(children.map(async (c) => ({ name: c.name, code: await c.proc.exited })))
+  log(first.code === 0 ? 'info' : 'error', 'process exited; stopping the rest', first)
+  stop()
+  await Promise.all(children.map((c) => c.proc.exited))
+  process.exit(first.code === 0 ? 0 : 1)
+}
+
+await main()
