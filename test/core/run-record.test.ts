@@ -1,0 +1,274 @@
+import { describe, expect, it } from 'bun:test'
+import {
+  appendRun,
+  decodeRunRecord,
+  listRuns,
+  RUN_FINISHED_MESSAGE,
+  RUNS_KEPT,
+  runFinishedEvent,
+  toStoredRecord,
+  type RunOutcome,
+  type RunRecord,
+  type RunTrigger,
+} from '../../core/run-record.ts'
+import type { Row } from '../../core/types.ts'
+
+function aRow(overrides: Partial<Row> = {}): Row {
+  return {
+    name: 'no-secrets',
+    polarity: 'negative',
+    threshold: 80,
+    verdict: 'no-match',
+    certainty: 95,
+    reason: 'No credentials appear in the diff.',
+    counted: true,
+    fails: false,
+    error: null,
+    ...overrides,
+  }
+}
+
+function aRun(overrides: Partial<RunRecord> = {}): RunRecord {
+  return {
+    id: 'run-1',
+    trigger: 'review',
+    repo: 'acme/widgets',
+    pr: 7,
+    requester: 'alice',
+    head_sha: 'a'.repeat(40),
+    started_unix: 1_700_000_000,
+    finished_unix: 1_700_000_042,
+    outcome: 'approved',
+    rows: [aRow()],
+    overall: 'approve',
+    review_url: 'https://forge.example/acme/widgets/pulls/7#issuecomment-1',
+    ...overrides,
+  }
+}
+
+const usage = { input: 1200, output: 80, cache_read: 1000, cache_write: 200 }
+
+function storedArray(text: string): unknown[] {
+  const parsed: unknown = JSON.parse(text)
+  if (!Array.isArray(parsed)) throw new Error('expected the stored value to be a list')
+  return parsed
+}
+
+describe('appendRun', () => {
+  it('starts a list when nothing is stored yet', () => {
+    expect(storedArray(appendRun(null, aRun()))).toEqual([aRun()])
+  })
+
+  it('puts the newest run first', () => {
+    const first = appendRun(null, aRun({ id: 'older' }))
+    const second = appendRun(first, aRun({ id: 'newer' }))
+    expect(listRuns(second).runs.map((run) => run.id)).toEqual(['newer', 'older'])
+  })
+
+  it('drops the oldest run when the 101st is recorded', () => {
+    let stored: string | null = null
+    for (let n = 1; n <= RUNS_KEPT + 1; n += 1) stored = appendRun(stored, aRun({ id: `run-${n}` }))
+    const ids = listRuns(stored).runs.map((run) => run.id)
+    expect(RUNS_KEPT).toBe(100)
+    expect(ids).toHaveLength(100)
+    expect(ids[0]).toBe('run-101')
+    expect(ids.at(-1)).toBe('run-2')
+    expect(ids).not.toContain('run-1')
+  })
+
+  const notALists: { name: string; stored: string }[] = [
+    { name: 'an object', stored: '{"recent":[]}' },
+    { name: 'a string', stored: '"runs"' },
+    { name: 'null', stored: 'null' },
+    { name: 'text that is not JSON', stored: '[{"id":' },
+  ]
+
+  for (const { name, stored } of notALists) {
+    it(`replaces a stored value that is ${name} with a fresh list`, () => {
+      expect(storedArray(appendRun(stored, aRun()))).toEqual([aRun()])
+    })
+  }
+
+  it('keeps an entry it cannot decode as it was, counting it toward the 100', () => {
+    const fromNewerBuild = { ...aRun({ id: 'future' }), outcome: 'escalated', priority: 3 }
+    let stored = JSON.stringify([fromNewerBuild])
+    for (let n = 1; n < RUNS_KEPT; n += 1) stored = appendRun(stored, aRun({ id: `run-${n}` }))
+    const entries = storedArray(stored)
+    expect(entries).toHaveLength(100)
+    expect(entries.at(-1)).toEqual(fromNewerBuild)
+
+    const afterOneMore = storedArray(appendRun(stored, aRun({ id: 'run-100' })))
+    expect(afterOneMore).toHaveLength(100)
+    expect(afterOneMore).not.toContainEqual(fromNewerBuild)
+  })
+
+  it('never stores token counts, even when given rows straight from the reply', () => {
+    const stored = appendRun(null, aRun({ rows: [aRow({ usage }), aRow({ name: 'tests-added', usage })] }))
+    expect(stored).not.toContain('usage')
+    expect(stored).not.toContain('cache_read')
+    expect(listRuns(stored).runs[0]?.rows).toEqual([aRow(), aRow({ name: 'tests-added' })])
+  })
+})
+
+describe('listRuns', () => {
+  it('reads nothing stored as no runs, without a warning', () => {
+    expect(listRuns(null)).toEqual({ runs: [], warnings: [] })
+  })
+
+  it('reads an empty list as no runs', () => {
+    expect(listRuns('[]')).toEqual({ runs: [], warnings: [] })
+  })
+
+  it('reads a document that is not a list as no runs, with a warning', () => {
+    const listed = listRuns('{"id":"run-1"}')
+    expect(listed.runs).toEqual([])
+    expect(listed.warnings).toHaveLength(1)
+    expect(listed.warnings[0]).toContain('list')
+  })
+
+  it('reads text that is not JSON as no runs, with a warning', () => {
+    const listed = listRuns('not json')
+    expect(listed.runs).toEqual([])
+    expect(listed.warnings[0]).toContain('JSON')
+  })
+
+  it('leaves out an entry it cannot decode, naming it in a warning, and keeps the rest in order', () => {
+    const stored = JSON.stringify([aRun({ id: 'new' }), { ...aRun({ id: 'future' }), outcome: 'escalated' }, aRun({ id: 'old' })])
+    const listed = listRuns(stored)
+    expect(listed.runs.map((run) => run.id)).toEqual(['new', 'old'])
+    expect(listed.warnings).toHaveLength(1)
+    expect(listed.warnings[0]).toContain('"future"')
+    expect(listed.warnings[0]).toContain('outcome')
+  })
+
+  it('names an undecodable entry without an id by its position', () => {
+    const listed = listRuns(JSON.stringify([aRun(), 42]))
+    expect(listed.runs).toHaveLength(1)
+    expect(listed.warnings[0]).toContain('#2')
+  })
+
+  it('ignores fields it does not know, at the record and in rows', () => {
+    const stored = JSON.stringify([{ ...aRun(), cost_usd: 0.02, rows: [{ ...aRow(), usage, model: 'haiku' }] }])
+    expect(listRuns(stored)).toEqual({ runs: [aRun()], warnings: [] })
+  })
+})
+
+describe('decodeRunRecord', () => {
+  const everyOutcome: { trigger: RunTrigger; outcome: RunOutcome }[] = [
+    { trigger: 'review', outcome: 'approved' },
+    { trigger: 'review', outcome: 'changes-requested' },
+    { trigger: 'review', outcome: 'no-verdict' },
+    { trigger: 'review', outcome: 'queue-full' },
+    { trigger: 'review', outcome: 'post-failed' },
+    { trigger: 'try-out', outcome: 'done' },
+    { trigger: 'try-out', outcome: 'failed' },
+  ]
+
+  for (const { trigger, outcome } of everyOutcome) {
+    it(`decodes a ${trigger} run with outcome ${outcome} as it was stored`, () => {
+      const run = toStoredRecord(aRun({ trigger, outcome, detail: 'why' }))
+      expect(decodeRunRecord(JSON.parse(JSON.stringify(run)))).toEqual({ ok: true, value: run })
+    })
+  }
+
+  it('decodes a run whose PR was not read, with no head_sha, rows or overall', () => {
+    const run: RunRecord = {
+      id: 'q-1',
+      trigger: 'review',
+      repo: 'acme/widgets',
+      pr: 9,
+      requester: 'bob',
+      started_unix: 1_700_000_000,
+      finished_unix: 1_700_000_000,
+      outcome: 'queue-full',
+      detail: 'every run place and waiting place was taken',
+    }
+    expect(decodeRunRecord(JSON.parse(JSON.stringify(run)))).toEqual({ ok: true, value: run })
+  })
+
+  it('reads a null optional field as absent', () => {
+    const decoded = decodeRunRecord({ ...aRun(), head_sha: null, review_url: null })
+    expect(decoded.ok).toBe(true)
+    expect(decoded.ok && 'head_sha' in decoded.value).toBe(false)
+    expect(decoded.ok && 'review_url' in decoded.value).toBe(false)
+  })
+
+  const undecodable: { name: string; raw: unknown; mentions: string }[] = [
+    { name: 'an unknown outcome', raw: { ...aRun(), outcome: 'escalated' }, mentions: 'outcome' },
+    { name: 'a try-out outcome on a review', raw: { ...aRun(), outcome: 'done' }, mentions: 'done' },
+    { name: 'a review outcome on a try-out', raw: { ...aRun(), trigger: 'try-out', outcome: 'approved' }, mentions: 'approved' },
+    { name: 'an unknown trigger', raw: { ...aRun(), trigger: 'schedule' }, mentions: 'trigger' },
+    { name: 'a missing repo', raw: { ...aRun(), repo: undefined }, mentions: 'repo' },
+    { name: 'a pr as a string', raw: { ...aRun(), pr: '7' }, mentions: 'pr' },
+    { name: 'a row with an unknown verdict', raw: { ...aRun(), rows: [{ ...aRow(), verdict: 'maybe' }] }, mentions: 'rows.0.verdict' },
+    { name: 'a list', raw: [aRun()], mentions: 'entry' },
+  ]
+
+  for (const { name, raw, mentions } of undecodable) {
+    it(`refuses ${name}, naming what does not fit`, () => {
+      const decoded = decodeRunRecord(raw)
+      expect(decoded.ok).toBe(false)
+      expect(decoded.ok ? '' : decoded.error).toContain(mentions)
+    })
+  }
+})
+
+describe('toStoredRecord', () => {
+  const withoutDetail: RunOutcome[] = ['approved', 'changes-requested', 'done']
+  for (const outcome of withoutDetail) {
+    it(`drops the detail of a run with outcome ${outcome}`, () => {
+      const trigger: RunTrigger = outcome === 'done' ? 'try-out' : 'review'
+      expect('detail' in toStoredRecord(aRun({ trigger, outcome, detail: 'stray' }))).toBe(false)
+    })
+  }
+
+  it('keeps the detail of an outcome that carries one', () => {
+    const detail = 'classification "no-secrets" timed out; the forge answered 502'
+    expect(toStoredRecord(aRun({ outcome: 'post-failed', detail })).detail).toBe(detail)
+  })
+
+  it('strips usage from every row and keeps the rest of the row, errors included', () => {
+    const failed = aRow({ verdict: null, certainty: null, reason: null, counted: false, error: { kind: 'timeout', detail: 'after 180 s' } })
+    const rowsFromReply: Row[] = [{ ...failed, usage }]
+    const stored = toStoredRecord(aRun({ rows: rowsFromReply }))
+    expect(stored.rows).toEqual([failed])
+    expect(stored.rows?.[0] && 'usage' in stored.rows[0]).toBe(false)
+  })
+
+  it('leaves out optional fields given as undefined', () => {
+    expect(Object.keys(toStoredRecord(aRun({ head_sha: undefined, review_url: undefined })))).not.toContain('head_sha')
+  })
+})
+
+describe('runFinishedEvent', () => {
+  it('carries the run fields with rows as a JSON string and no token counts', () => {
+    const run = aRun({ outcome: 'changes-requested', overall: 'request-changes', rows: [aRow({ fails: true, usage })] })
+    const event = runFinishedEvent(run)
+    expect(event).toEqual({
+      id: 'run-1',
+      trigger: 'review',
+      repo: 'acme/widgets',
+      pr: 7,
+      requester: 'alice',
+      head_sha: 'a'.repeat(40),
+      started_unix: 1_700_000_000,
+      finished_unix: 1_700_000_042,
+      outcome: 'changes-requested',
+      overall: 'request-changes',
+      review_url: 'https://forge.example/acme/widgets/pulls/7#issuecomment-1',
+      rows: JSON.stringify([aRow({ fails: true })]),
+    })
+  })
+
+  it('carries the detail and leaves out rows when the classifier never answered', () => {
+    const event = runFinishedEvent(
+      aRun({ outcome: 'no-verdict', detail: 'classifier not running', rows: undefined, overall: undefined, review_url: undefined }),
+    )
+    expect(event.detail).toBe('classifier not running')
+    expect('rows' in event).toBe(false)
+  })
+
+  it('is logged under the message the spec names', () => {
+    expect(RUN_FINISHED_MESSAGE).toBe('review classifier run finished')
+  })
+})
