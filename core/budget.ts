@@ -1,0 +1,70 @@
+/**
+ * The size budget of the shared context. A run over it never calls the
+ * model: a PR the model could not read whole must not be approved.
+ */
+
+/** 600 KB, roughly 150k tokens. */
+export const DEFAULT_CONTEXT_BUDGET_BYTES = 600_000
+
+export type BudgetCheck =
+  | { ok: true; bytes: number }
+  | {
+      ok: false
+      bytes: number
+      budget: number
+      /** Lower-case sentence for after `**No verdict:** `, naming the size and the budget. */
+      message: string
+    }
+
+/**
+ * Measures the shared context in UTF-8 bytes (the context is built after the
+ * lockfiles collapse, so that is what counts). Exactly the budget is fine.
+ */
+export function checkContextBudget(
+  sharedContext: string,
+  budgetBytes: number = DEFAULT_CONTEXT_BUDGET_BYTES,
+): BudgetCheck {
+  const bytes = utf8Length(sharedContext)
+  if (bytes <= budgetBytes) return { ok: true, bytes }
+  return {
+    ok: false,
+    bytes,
+    budget: budgetBytes,
+    message: `the PR's commits and diff come to ${formatSize(bytes, 'up')}, over the ${formatSize(budgetBytes, 'down')} budget`,
+  }
+}
+
+/**
+ * The size in the largest fitting decimal unit. The size rounds up and the
+ * budget down, so a size just over the budget never reads as equal to it.
+ */
+export function formatSize(bytes: number, rounding: 'up' | 'down'): string {
+  const round = rounding === 'up' ? Math.ceil : Math.floor
+  if (bytes < 1_000) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`
+  if (bytes < 1_000_000) return `${round(bytes / 1_000)} KB`
+  return `${round(bytes / 100_000) / 10} MB`
+}
+
+/** What `new TextEncoder().encode(text).length` gives, without building the bytes. */
+export function utf8Length(text: string): number {
+  let bytes = 0
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i)
+    if (unit < 0x80) {
+      bytes += 1
+    } else if (unit < 0x800) {
+      bytes += 2
+    } else if (unit >= 0xd800 && unit < 0xdc00 && isLowSurrogate(text.charCodeAt(i + 1))) {
+      bytes += 4
+      i += 1
+    } else {
+      // Other BMP characters, and lone surrogates (encoded as U+FFFD).
+      bytes += 3
+    }
+  }
+  return bytes
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit < 0xe000
+}
