@@ -1,0 +1,172 @@
+import type { ReviewEvent } from '../ports/forge.ts'
+import { ERROR_KIND_LABEL } from './aggregate.ts'
+import type { Overall, Row, Verdict } from './types.ts'
+
+/**
+ * The review the service account posts (spec: "The review"). Every cell is
+ * text from outside (a rule's name from the repo, a model's reason, an error
+ * detail), so each goes through `escapeTableCell`.
+ */
+
+/**
+ * Ends every no-verdict body: a COMMENT review leaves the request pending,
+ * and re-requesting a pending reviewer sends no webhook (DECISIONS.md).
+ */
+export const RETRY_HINT =
+  'To retry, remove review-classifier from the reviewers of this pull request, then request its review again.'
+
+const ZERO_WIDTH_SPACE = '\u200B'
+
+const VERDICT_LABEL = {
+  match: 'match',
+  'no-match': 'no match',
+  'not-applicable': 'not applicable',
+} as const satisfies Record<Verdict, string>
+
+const OVERALL_LINE = {
+  approve: '**Overall: approve.**',
+  'request-changes': '**Overall: request changes.**',
+  'no-verdict': '**Overall: no verdict.**',
+} as const satisfies Record<Overall, string>
+
+const REVIEW_EVENT = {
+  approve: 'APPROVED',
+  'request-changes': 'REQUEST_CHANGES',
+  'no-verdict': 'COMMENT',
+} as const satisfies Record<Overall, ReviewEvent>
+
+const TABLE_HEADER = ['classification', 'polarity', 'verdict', 'certainty', 'threshold', 'counted', 'reason'] as const
+
+/**
+ * What gets escaped, in one pass so no escape is escaped again: where a
+ * forge or a GFM renderer would start a mention (`@user`, also the `@` of an
+ * email autolink), an issue or PR reference (`#12`, `owner/repo#12`, `!12`)
+ * or a link (`https://…`, `www.…`), and every markup character.
+ */
+const ESCAPED = /www\.|:\/\/|[@#!]|[\\`*_~[\]()<>&|$]/giu
+
+const NAMED_REFERENCE: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+}
+
+/**
+ * Markup characters become character references rather than backslash
+ * escapes: Forgejo's math extension reads `\(` … `\)` as inline math, and a
+ * reference is never structure in CommonMark, whatever extension a renderer
+ * adds. `&` is escaped too, so `&#124;` or `&#64;` in the text stays literal
+ * instead of becoming `|` or `@`.
+ *
+ * Links and references get two layers. Markdown parsers find autolinks in
+ * the source, and GFM's (micromark, cmark-gfm) accept U+200B inside a
+ * domain, so the start itself is written as a reference (`www&#46;`,
+ * `&#58;//`, `&#64;`) and no source-level autolink can begin there. A forge
+ * finds mentions, references and links later, in the rendered text, where
+ * the references are plain characters again; there the zero-width space the
+ * spec asks for breaks every pattern. `www.` gets one before its dot as well:
+ * GFM's rule for it in rendered text (mdast-util-gfm) takes anything after
+ * the dot as the rest of the link.
+ */
+function escapeToken(token: string): string {
+  if (token.toLowerCase() === 'www.') {
+    return `${token.slice(0, 3)}${ZERO_WIDTH_SPACE}&#46;${ZERO_WIDTH_SPACE}`
+  }
+  if (token === '://') return `&#58;//${ZERO_WIDTH_SPACE}`
+  if (token === '@' || token === '#' || token === '!') return `${numericReference(token)}${ZERO_WIDTH_SPACE}`
+  return NAMED_REFERENCE[token] ?? numericReference(token)
+}
+
+function numericReference(char: string): string {
+  return `&#${char.codePointAt(0)};`
+}
+
+/**
+ * Whitespace that would end the line or the cell, plus U+0085 (NEL), which
+ * `\s` leaves out. U+FEFF is in `\s` but is invisible, so it is dropped below
+ * rather than turned into a space.
+ */
+const SPACE_LIKE = /^[\s\u0085]$/u
+
+/**
+ * Control and format characters: invisible, and able to reorder what the
+ * reader sees (bidi overrides and isolates) or hide text from them (tag
+ * characters). The joiners U+200C and U+200D stay: scripts and emoji
+ * sequences need them, and they join nothing our rules look for.
+ */
+const INVISIBLE_OR_SPACE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s]/gu
+const JOINERS = new Set(['\u200C', '\u200D'])
+
+/**
+ * Makes text safe for one cell of a GFM table, and for any other inline
+ * spot in a review body: one line (every line break and tab becomes a space,
+ * runs collapse, the ends are trimmed), invisible control, format and bidi
+ * characters removed, markup characters written as references, and a
+ * zero-width space after each mention, reference and link start, so the
+ * text can't break the table, embed markup or HTML, mention anyone,
+ * reference an issue or PR, or carry a link.
+ */
+export function escapeTableCell(text: string): string {
+  const flat = text
+    .toWellFormed()
+    .replace(INVISIBLE_OR_SPACE, (char) => {
+      if (char !== '\uFEFF' && SPACE_LIKE.test(char)) return ' '
+      return JOINERS.has(char) ? char : ''
+    })
+    .replace(/ {2,}/gu, ' ')
+    .trim()
+  return flat.replace(ESCAPED, escapeToken)
+}
+
+/** The result table, then a blank line and the overall line. */
+export function renderReviewTable(rows: readonly Row[], overall: Overall): string {
+  const lines = [
+    tableLine(TABLE_HEADER),
+    tableLine(TABLE_HEADER.map(() => '---')),
+    ...rows.map((row) => tableLine(rowCells(row).map(escapeTableCell))),
+  ]
+  return `${lines.join('\n')}\n\n${OVERALL_LINE[overall]}`
+}
+
+/** The body of an approving or change-requesting review. */
+export function renderReviewBody(rows: readonly Row[], overall: 'approve' | 'request-changes'): string {
+  return renderReviewTable(rows, overall)
+}
+
+/**
+ * The body of a no-verdict COMMENT review: the reason, the table when the
+ * classifier answered, and always the retry hint last.
+ */
+export function renderNoVerdictBody(
+  reason: string,
+  table: { rows: readonly Row[]; overall: Overall } | null,
+): string {
+  const parts = [`**No verdict:** ${escapeTableCell(reason)}`]
+  if (table !== null) parts.push(renderReviewTable(table.rows, table.overall))
+  parts.push(RETRY_HINT)
+  return parts.join('\n\n')
+}
+
+/** The forge review event that posts each overall verdict. */
+export function reviewEvent(overall: Overall): ReviewEvent {
+  return REVIEW_EVENT[overall]
+}
+
+function tableLine(cells: readonly string[]): string {
+  return `| ${cells.join(' | ')} |`
+}
+
+/** The cells of one row, unescaped. An error wins over an answer, as in aggregation. */
+function rowCells(row: Row): string[] {
+  const fixed = [row.name, row.polarity]
+  const threshold = String(row.threshold)
+  if (row.error !== null || row.verdict === null) {
+    const label = row.error === null ? 'runtime error' : ERROR_KIND_LABEL[row.error.kind]
+    const detail = row.error?.detail ?? ''
+    // A detail that flattens to nothing would leave a dangling colon.
+    const reason = escapeTableCell(detail) === '' ? `no answer (${label})` : `no answer (${label}): ${detail}`
+    return [...fixed, '—', '—', threshold, 'no', reason]
+  }
+  const counted = row.counted ? (row.fails ? 'yes ❌' : 'yes ✅') : 'no'
+  return [...fixed, VERDICT_LABEL[row.verdict], String(row.certainty ?? '—'), threshold, counted, row.reason ?? '']
+}
