@@ -1,0 +1,211 @@
+/**
+ * The memory forge's state: what a test seeds, and the Maps it becomes.
+ * Names are looked up case-insensitively, as Forgejo does; shas are
+ * deterministic (a blob's is git's own hash of its content), so a test can
+ * predict them and two runs of a test see the same values.
+ */
+import { createHash } from 'node:crypto'
+import type { ForgeFile, GitIdentity, RepoPermission, ReviewEvent } from '../../ports/forge.ts'
+
+export type SeedUser = {
+  login: string
+  fullName?: string
+  /** Default `<login>@example.org`. */
+  email?: string
+  /** A site admin sees every repo as `owner`. */
+  admin?: boolean
+}
+
+export type SeedToken = {
+  login: string
+  name: string
+  token: string
+  /** Default `['write:repository']`. */
+  scopes?: string[]
+}
+
+export type SeedPull = {
+  number: number
+  title?: string
+  state?: 'open' | 'closed'
+  merged?: boolean
+  /** The poster's login, who may not approve it; default `alice`. */
+  author?: string
+  headRef?: string
+  baseRef?: string
+  headSha?: string
+  /** Messages, oldest first. */
+  commits?: string[]
+  diff?: string
+}
+
+export type SeedRepo = {
+  owner: string
+  name: string
+  /** Default `main`. */
+  defaultBranch?: string
+  private?: boolean
+  /** No commit at all: no branch, no file; `files` and `branches` are ignored. */
+  empty?: boolean
+  /** Files on the default branch, path → text. */
+  files?: Record<string, string>
+  /** More branches, name → files. */
+  branches?: Record<string, Record<string, string>>
+  pulls?: SeedPull[]
+  collaborators?: Record<string, 'read' | 'write' | 'admin'>
+}
+
+export type ForgeSeed = {
+  /** The forge's web root, default `https://forge.example`. */
+  baseUrl?: string
+  users?: SeedUser[]
+  tokens?: SeedToken[]
+  repos?: SeedRepo[]
+}
+
+/** A review as the forge stored it. */
+export type StoredReview = {
+  id: number
+  pr: number
+  /** The login of the account whose token posted it. */
+  user: string
+  event: ReviewEvent
+  body: string
+  commitId: string
+  htmlUrl: string
+}
+
+/** A commit pushed through the contents API. */
+export type StoredCommit = {
+  sha: string
+  branch: string
+  from: string
+  path: string
+  content: string
+  message: string
+  author: GitIdentity
+  committer: GitIdentity
+  /** The login of the account whose token pushed it. */
+  pusher: string
+}
+
+export type BranchState = { head: string }
+export type PullState = Required<SeedPull>
+export type TokenState = { id: number; name: string; token: string; scopes: string[] }
+export type UserState = { login: string; fullName: string; email: string; admin: boolean; tokens: TokenState[] }
+
+export type RepoState = {
+  owner: string
+  name: string
+  defaultBranch: string
+  private: boolean
+  branches: Map<string, BranchState>
+  /** Every commit's files, by commit sha, so a file reads at a branch or at a sha. */
+  snapshots: Map<string, Map<string, ForgeFile>>
+  pulls: Map<number, PullState>
+  collaborators: Map<string, 'read' | 'write' | 'admin'>
+  reviews: StoredReview[]
+  pushed: StoredCommit[]
+}
+
+export type ForgeState = {
+  baseUrl: string
+  users: Map<string, UserState>
+  repos: Map<string, RepoState>
+  counters: { commit: number; review: number; token: number }
+}
+
+export function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex')
+}
+
+/** Git's blob id for the text, as the contents API reports it. */
+export function blobSha(content: string): string {
+  const bytes = Buffer.from(content, 'utf8')
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+}
+
+export function repoKey(owner: string, name: string): string {
+  return `${owner}/${name}`.toLowerCase()
+}
+
+/** Records a new commit holding `files` and answers its sha. */
+export function addSnapshot(state: ForgeState, repo: RepoState, files: Map<string, ForgeFile>): string {
+  state.counters.commit += 1
+  const sha = sha1(`commit ${state.counters.commit}`)
+  repo.snapshots.set(sha, files)
+  return sha
+}
+
+export function fileMap(files: Record<string, string>): Map<string, ForgeFile> {
+  return new Map(Object.entries(files).map(([path, content]) => [path, { content, sha: blobSha(content) }]))
+}
+
+/** A PR's full state from a seed, filling what the seed leaves out from `previous` or defaults. */
+export function pullState(repo: { owner: string; name: string }, pull: SeedPull, defaultBranch: string, previous?: PullState): PullState {
+  return {
+    number: pull.number,
+    title: pull.title ?? previous?.title ?? `PR #${pull.number}`,
+    state: pull.state ?? previous?.state ?? 'open',
+    merged: pull.merged ?? previous?.merged ?? false,
+    author: pull.author ?? previous?.author ?? 'alice',
+    headRef: pull.headRef ?? previous?.headRef ?? `topic-${pull.number}`,
+    baseRef: pull.baseRef ?? previous?.baseRef ?? defaultBranch,
+    headSha: pull.headSha ?? previous?.headSha ?? sha1(`head ${repo.owner}/${repo.name}#${pull.number}`),
+    commits: [...(pull.commits ?? previous?.commits ?? [])],
+    diff: pull.diff ?? previous?.diff ?? '',
+  }
+}
+
+export function buildState(seed: ForgeSeed): ForgeState {
+  const state: ForgeState = {
+    baseUrl: (seed.baseUrl ?? 'https://forge.example').replace(/\/+$/, ''),
+    users: new Map(),
+    repos: new Map(),
+    counters: { commit: 0, review: 0, token: 0 },
+  }
+  for (const user of seed.users ?? []) {
+    state.users.set(user.login.toLowerCase(), {
+      login: user.login,
+      fullName: user.fullName ?? '',
+      email: user.email ?? `${user.login.toLowerCase()}@example.org`,
+      admin: user.admin ?? false,
+      tokens: [],
+    })
+  }
+  for (const token of seed.tokens ?? []) {
+    const user = state.users.get(token.login.toLowerCase())
+    if (user === undefined) throw new Error(`seed token ${token.name} names unknown user ${token.login}`)
+    state.counters.token += 1
+    user.tokens.push({ id: state.counters.token, name: token.name, token: token.token, scopes: token.scopes ?? ['write:repository'] })
+  }
+  for (const seedRepo of seed.repos ?? []) {
+    const defaultBranch = seedRepo.defaultBranch ?? 'main'
+    const repo: RepoState = {
+      owner: seedRepo.owner,
+      name: seedRepo.name,
+      defaultBranch,
+      private: seedRepo.private ?? false,
+      branches: new Map(),
+      snapshots: new Map(),
+      pulls: new Map((seedRepo.pulls ?? []).map((p) => [p.number, pullState(seedRepo, p, defaultBranch)])),
+      collaborators: new Map(Object.entries(seedRepo.collaborators ?? {}).map(([login, p]) => [login.toLowerCase(), p])),
+      reviews: [],
+      pushed: [],
+    }
+    if (seedRepo.empty !== true) {
+      const branches = { ...seedRepo.branches, [defaultBranch]: seedRepo.files ?? {} }
+      for (const [branch, files] of Object.entries(branches)) {
+        repo.branches.set(branch, { head: addSnapshot(state, repo, fileMap(files)) })
+      }
+    }
+    state.repos.set(repoKey(repo.owner, repo.name), repo)
+  }
+  return state
+}
+
+/** A user's effective access, as the collaborator permission route computes it. */
+export function permissionOf(repo: RepoState, user: UserState): RepoPermission {
+  if (user.admin || user.login.toLowerCase() === repo.owner.toLowerCase()) return 'owner'
+  return repo.collaborators.get(user.login.toLowerCase()) ?? (repo.private ? 'none' : 'read')
+}

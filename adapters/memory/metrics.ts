@@ -1,0 +1,35 @@
+/** Metrics that only remember what was added, for assertions. */
+import type { MetricLabels, Metrics, TokenType } from '../../ports/metrics.ts'
+
+export type RecordedCost = { usd: number; labels: MetricLabels }
+export type RecordedTokens = { count: number; labels: MetricLabels & { type: TokenType } }
+
+export type RecordingMetrics = Metrics & {
+  readonly costs: RecordedCost[]
+  readonly tokens: RecordedTokens[]
+  /** The sum added to the token counter for one type. */
+  tokenTotal(type: TokenType): number
+  /** The sum added to the cost counter. */
+  costTotal(): number
+}
+
+export function createRecordingMetrics(): RecordingMetrics {
+  const costs: RecordedCost[] = []
+  const tokens: RecordedTokens[] = []
+  return {
+    costs,
+    tokens,
+    addCost(usd, labels) {
+      costs.push({ usd, labels: { ...labels } })
+    },
+    addTokens(count, labels) {
+      tokens.push({ count, labels: { ...labels } })
+    },
+    tokenTotal(type) {
+      return tokens.filter((t) => t.labels.type === type).reduce((sum, t) => sum + t.count, 0)
+    },
+    costTotal() {
+      return costs.reduce((sum, c) => sum + c.usd, 0)
+    },
+  } satisfies RecordingMetrics
+}

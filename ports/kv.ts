@@ -1,0 +1,35 @@
+/**
+ * Key-value buckets on the swarm queue (NATS JetStream KV). Values are text:
+ * both buckets hold one JSON document per key, and decoding it is the
+ * caller's business.
+ *
+ * Every method may throw `unavailable` (not connected to the queue) or
+ * `timeout` (the server did not answer in time); the controller answers 503
+ * for both.
+ */
+
+export type KvEntry = {
+  value: string
+  /** The key's current revision, to name in a compare-and-set `update`. */
+  revision: number
+}
+
+/** One bucket. Revisions grow with every write to the bucket. */
+export type KeyValue = {
+  /** The key's value and revision, or `null` when it was never written. */
+  get(key: string): Promise<KvEntry | null>
+  /** Writes a key that must not exist yet; `conflict` when it does. Returns the new revision. */
+  create(key: string, value: string): Promise<number>
+  /**
+   * Compare-and-set: writes only if the key is still at `revision`;
+   * `conflict` when another write came first. Returns the new revision.
+   */
+  update(key: string, value: string, revision: number): Promise<number>
+  /** Writes unconditionally, for a value computed without reading the old one. Returns the new revision. */
+  put(key: string, value: string): Promise<number>
+}
+
+export type KvBuckets = {
+  /** The bucket by name, created on first use with history 1; the same name gives the same bucket. */
+  open(bucket: string): Promise<KeyValue>
+}

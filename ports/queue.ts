@@ -1,0 +1,47 @@
+/**
+ * The run queue: one core request/reply per run on
+ * `<SWARM>.review-classifier.try-out`, queue group `review-classifier`. The
+ * adapter is built with the subject, so neither side names it per call.
+ *
+ * What arrives from the other side is handed over as the raw JSON text, not
+ * a typed value: the receiver decodes it against the wire schema (unknown
+ * fields ignored, a missing required one an error), so a split deploy, a bad
+ * request and a bad reply are all handled in one pure place, not in the
+ * transport.
+ */
+import type { RunReply, RunRequest } from '../core/wire.ts'
+
+/** The controller's side. */
+export type RunQueue = {
+  /**
+   * Sends the run and waits up to `timeoutMs` (the run deadline plus a
+   * margin) for the reply's JSON text. `unavailable` with the message
+   * "classifier not running" when no classifier listens (answered at once,
+   * not waited out), or when the queue isn't connected; `timeout` when no
+   * reply came in time.
+   */
+  request(request: RunRequest, timeoutMs: number): Promise<string>
+}
+
+/** A handler receives the request's JSON text and must not reject: it answers every failure with an `ok: false` reply. */
+export type RunHandler = (request: string) => Promise<RunReply>
+
+export type RunSubscription = {
+  /**
+   * Stops taking requests, lets the ones in hand finish and their replies go
+   * out, then resolves. Once every member has drained, requests meet "no
+   * responders".
+   */
+  drain(): Promise<void>
+}
+
+/** The classifier's side. */
+export type RunResponder = {
+  /**
+   * Joins the queue group: each request goes to exactly one member. Requests
+   * are handled concurrently (the handler limits its own sessions). A handler
+   * that rejects sends no reply, and the requester waits out its timeout.
+   * `unavailable` when the queue isn't connected.
+   */
+  serve(handler: RunHandler): Promise<RunSubscription>
+}

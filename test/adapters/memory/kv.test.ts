@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'bun:test'
+import { appError, isAppError } from '../../../core/errors.ts'
+import { createMemoryKv } from '../../../adapters/memory/kv.ts'
+import { kvContract } from '../../ports/kv.contract.ts'
+
+kvContract('memory', async () => ({ buckets: createMemoryKv(), cleanup: async () => undefined }))
+
+describe('createMemoryKv', () => {
+  it('creates a bucket on first open only', async () => {
+    const kv = createMemoryKv()
+    await kv.open('review-classifier-runs')
+    await kv.open('review-classifier-runs')
+    expect(kv.bucketNames()).toEqual(['review-classifier-runs'])
+  })
+
+  it('rejects every call with the simulated failure until it is cleared', async () => {
+    const kv = createMemoryKv()
+    const bucket = await kv.open('review-classifier-settings')
+    kv.simulateFailure(appError('unavailable', 'not connected'))
+    const failures = await Promise.all([bucket.get('all'), bucket.put('all', '{}'), kv.open('other')].map((p) => p.catch((e: unknown) => e)))
+    expect(failures.every((f) => isAppError(f, 'unavailable'))).toBe(true)
+    kv.simulateFailure(null)
+    expect(await bucket.get('all')).toBeNull()
+  })
+
+  it('numbers revisions per bucket, as one stream per bucket does', async () => {
+    const kv = createMemoryKv()
+    const a = await kv.open('a')
+    const b = await kv.open('b')
+    expect([await a.put('x', '1'), await a.put('y', '2'), await b.put('x', '3')]).toEqual([1, 2, 1])
+  })
+})

@@ -1,0 +1,147 @@
+/**
+ * Small builders for tests: a valid, typical value of each shape, with the
+ * fields a test cares about overridden. Defaults are plain and fixed, so a
+ * test that depends on one says so by overriding it.
+ */
+import type { Answer, Classification, RepoRef, Row, Settings, Usage } from '../core/types.ts'
+import type { RunReply, RunRequest } from '../core/wire.ts'
+import type { ForgePullRequest, ForgePullSummary, ForgeRepository } from '../ports/forge.ts'
+import type { ClassifyInput } from '../ports/model-runtime.ts'
+import type { SeedPull, SeedRepo } from '../adapters/memory/forge.ts'
+
+export function aRepoRef(overrides: Partial<RepoRef> = {}): RepoRef {
+  return { owner: 'acme', name: 'widgets', ...overrides }
+}
+
+export function aClassification(overrides: Partial<Classification> = {}): Classification {
+  return {
+    name: 'datetime',
+    description: 'All datetimes carry time zone information.',
+    threshold: 80,
+    polarity: 'positive',
+    ...overrides,
+  }
+}
+
+export function anAnswer(overrides: Partial<Answer> = {}): Answer {
+  return { verdict: 'match', certainty: 90, reason: 'Every new timestamp carries a zone.', ...overrides }
+}
+
+export function aUsage(overrides: Partial<Usage> = {}): Usage {
+  return { input: 1200, output: 40, cache_read: 0, cache_write: 0, ...overrides }
+}
+
+/** A counted, passing row for {@link aClassification}'s rule. */
+export function aRow(overrides: Partial<Row> = {}): Row {
+  return {
+    name: 'datetime',
+    polarity: 'positive',
+    threshold: 80,
+    verdict: 'match',
+    certainty: 90,
+    reason: 'Every new timestamp carries a zone.',
+    counted: true,
+    fails: false,
+    error: null,
+    ...overrides,
+  }
+}
+
+/** The settings in force with no document stored. */
+export function aSettings(overrides: Partial<Settings> = {}): Settings {
+  return { model: 'haiku', effort: null, max_concurrent_reviews: 2, runtime: 'api-key', acp: null, ...overrides }
+}
+
+export function aRunRequest(overrides: Partial<RunRequest> = {}): RunRequest {
+  return {
+    id: 'run-1',
+    trigger: 'try-out',
+    repo: 'acme/widgets',
+    pr: 42,
+    title: 'Add timezone to timestamps',
+    commits: [{ message: 'Add timezone to timestamps\n\nEvery timestamp is UTC now.' }],
+    diff: 'diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)\n',
+    classifications: [aClassification()],
+    runtime: 'api-key',
+    model: 'haiku',
+    effort: null,
+    acp: null,
+    ...overrides,
+  }
+}
+
+export function aRunReply(overrides: Partial<RunReply> = {}): RunReply {
+  return { id: 'run-1', ok: true, rows: [aRow()], overall: 'approve', ...overrides }
+}
+
+export function aRepository(overrides: Partial<ForgeRepository> = {}): ForgeRepository {
+  return {
+    owner: 'acme',
+    name: 'widgets',
+    fullName: 'acme/widgets',
+    defaultBranch: 'main',
+    empty: false,
+    private: false,
+    htmlUrl: 'https://forge.example/acme/widgets',
+    ...overrides,
+  }
+}
+
+export function aPullRequest(overrides: Partial<ForgePullRequest> = {}): ForgePullRequest {
+  return {
+    number: 42,
+    title: 'Add timezone to timestamps',
+    state: 'open',
+    merged: false,
+    headSha: '4b7e2f0c9d1a3b5c7e9f1a2b3c4d5e6f7a8b9c0d',
+    headRef: 'tz-fix',
+    baseRef: 'main',
+    htmlUrl: 'https://forge.example/acme/widgets/pulls/42',
+    ...overrides,
+  }
+}
+
+export function aPullSummary(overrides: Partial<ForgePullSummary> = {}): ForgePullSummary {
+  return { number: 42, title: 'Add timezone to timestamps', headSha: '4b7e2f0c9d1a3b5c7e9f1a2b3c4d5e6f7a8b9c0d', ...overrides }
+}
+
+/** A memory-forge PR with one commit and a small diff. */
+export function aSeedPull(overrides: Partial<SeedPull> = {}): SeedPull {
+  return {
+    number: 42,
+    title: 'Add timezone to timestamps',
+    commits: ['Add timezone to timestamps'],
+    diff: 'diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)\n',
+    ...overrides,
+  }
+}
+
+/** A memory-forge repo `acme/widgets` with a rules file, PR 42 and `review-classifier` as a write collaborator. */
+export function aSeedRepo(overrides: Partial<SeedRepo> = {}): SeedRepo {
+  return {
+    owner: 'acme',
+    name: 'widgets',
+    files: {
+      '.hyperhive/review-classifier.yml':
+        'classifications:\n  - name: datetime\n    description: All datetimes carry time zone information.\n    polarity: positive\n    threshold: 80\n',
+    },
+    pulls: [aSeedPull()],
+    collaborators: { 'review-classifier': 'write' },
+    ...overrides,
+  }
+}
+
+export function aClassifyInput(overrides: Partial<ClassifyInput> = {}): ClassifyInput {
+  return {
+    system: 'You classify pull requests.',
+    context: '# acme/widgets PR 42\n\n## Commit 1\n\nAdd timezone\n\n## Diff\n\n+now(UTC)\n',
+    question: 'All datetimes carry time zone information.',
+    model: 'haiku',
+    effort: null,
+    acp: null,
+    apiKey: 'sk-test-not-a-real-key',
+    deadlineMs: 1000,
+    labels: { repo: 'acme/widgets', pr: 42 },
+    ...overrides,
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The KV port's contract, run against every adapter (memory, NATS). `make`
+ * must give each test a fresh, isolated set of buckets (a fresh server or
+ * store, or buckets purged by `cleanup`).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { isAppError } from '../../core/errors.ts'
+import type { KvBuckets } from '../../ports/kv.ts'
+import { updateWithRetry } from '../../adapters/shared/kv-update.ts'
+
+export type KvHarness = {
+  buckets: KvBuckets
+  cleanup(): Promise<void>
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise
+  } catch (error) {
+    return isAppError(error) ? error.code : `not an AppError: ${String(error)}`
+  }
+  return 'resolved'
+}
+
+export function kvContract(name: string, make: () => Promise<KvHarness>): void {
+  describe(`KvBuckets contract (${name})`, () => {
+    let harness: KvHarness
+    beforeEach(async () => {
+      harness = await make()
+    })
+    afterEach(async () => {
+      await harness.cleanup()
+    })
+
+    it('answers null for a key never written', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      expect(await kv.get('recent')).toBeNull()
+    })
+
+    it('creates a key and reads it back at the revision create answered', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      const revision = await kv.create('recent', '[1]')
+      expect(await kv.get('recent')).toEqual({ value: '[1]', revision })
+    })
+
+    it('refuses to create a key that exists with conflict and keeps its value', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      await kv.create('recent', 'first')
+      expect(await codeOf(kv.create('recent', 'second'))).toBe('conflict')
+      expect((await kv.get('recent'))?.value).toBe('first')
+    })
+
+    it('updates at the current revision and moves the revision forward', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      const first = await kv.create('recent', 'one')
+      const second = await kv.update('recent', 'two', first)
+      expect(second).toBeGreaterThan(first)
+      expect(await kv.get('recent')).toEqual({ value: 'two', revision: second })
+    })
+
+    it('refuses an update at a stale revision with conflict and keeps the newer value', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      const stale = await kv.create('recent', 'one')
+      await kv.update('recent', 'two', stale)
+      expect(await codeOf(kv.update('recent', 'three', stale))).toBe('conflict')
+      expect((await kv.get('recent'))?.value).toBe('two')
+    })
+
+    it('refuses an update of a key never written with conflict', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      expect(await codeOf(kv.update('recent', 'x', 1))).toBe('conflict')
+      expect(await kv.get('recent')).toBeNull()
+    })
+
+    it('puts unconditionally, over a missing key and over an existing one', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      const first = await kv.put('all', 'one')
+      const second = await kv.put('all', 'two')
+      expect(second).toBeGreaterThan(first)
+      expect(await kv.get('all')).toEqual({ value: 'two', revision: second })
+    })
+
+    it('lets exactly one of two concurrent updates at one revision win', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      const revision = await kv.create('recent', 'base')
+      const outcomes = await Promise.allSettled([kv.update('recent', 'a', revision), kv.update('recent', 'b', revision)])
+      const won = outcomes.filter((o) => o.status === 'fulfilled')
+      const lost = outcomes.filter((o) => o.status === 'rejected' && isAppError(o.reason, 'conflict'))
+      expect([won.length, lost.length]).toEqual([1, 1])
+      expect(['a', 'b']).toContain((await kv.get('recent'))?.value ?? '')
+    })
+
+    it('opens the same bucket for the same name and a separate one for another name', async () => {
+      const one = await harness.buckets.open('contract-a')
+      await one.put('k', 'in a')
+      const again = await harness.buckets.open('contract-a')
+      const other = await harness.buckets.open('contract-b')
+      expect((await again.get('k'))?.value).toBe('in a')
+      expect(await other.get('k')).toBeNull()
+    })
+
+    it('keeps text exactly, unicode and a 200 KB document included', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      const text = `${'ünïcødé ✓ — 🚀\n'.repeat(10)}${'x'.repeat(200_000)}`
+      await kv.put('recent', text)
+      expect((await kv.get('recent'))?.value).toBe(text)
+    })
+
+    it('loses no write when concurrent writers append through updateWithRetry', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      const writers = 4
+      const appendsEach = 8
+      await Promise.all(
+        Array.from({ length: writers }, async (_, writer) => {
+          for (let i = 0; i < appendsEach; i += 1) {
+            await updateWithRetry(kv, 'recent', (current) => {
+              const list: unknown = current === null ? [] : JSON.parse(current)
+              return JSON.stringify([...(Array.isArray(list) ? list : []), `${writer}-${i}`])
+            })
+          }
+        }),
+      )
+      const stored: unknown = JSON.parse((await kv.get('recent'))?.value ?? '[]')
+      expect(Array.isArray(stored) ? [...stored].sort() : stored).toEqual(
+        Array.from({ length: writers }, (_, w) => Array.from({ length: appendsEach }, (_, i) => `${w}-${i}`)).flat().sort(),
+      )
+    })
+  })
+}

@@ -1,0 +1,149 @@
+/**
+ * The run queue's contract, run against every adapter (memory, NATS). The
+ * harness gives one requester and adds responders on demand, each a member
+ * of the one queue group; `cleanup` drains what is left.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { isAppError } from '../../core/errors.ts'
+import type { RunReply, RunRequest } from '../../core/wire.ts'
+import type { RunQueue, RunResponder } from '../../ports/queue.ts'
+import { aRunReply, aRunRequest } from '../builders.ts'
+
+export type QueueHarness = {
+  queue: RunQueue
+  /** A new member of the queue group (for NATS, its own connection). */
+  addResponder(): Promise<RunResponder>
+  cleanup(): Promise<void>
+}
+
+function idOf(text: string): string {
+  const parsed: unknown = JSON.parse(text)
+  return typeof parsed === 'object' && parsed !== null && 'id' in parsed ? String(parsed.id) : ''
+}
+
+function replyTo(text: string): RunReply {
+  return aRunReply({ id: idOf(text) })
+}
+
+/** A promise and the function that settles it, for handlers a test releases by hand. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open: () => void = () => {}
+  const opened = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return { opened, open }
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => null,
+    (error: unknown) => error,
+  )
+}
+
+export function queueContract(name: string, make: () => Promise<QueueHarness>): void {
+  describe(`RunQueue contract (${name})`, () => {
+    let harness: QueueHarness
+    beforeEach(async () => {
+      harness = await make()
+    })
+    afterEach(async () => {
+      await harness.cleanup()
+    })
+
+    it('delivers the request as JSON text and answers with the reply as JSON text', async () => {
+      const received: string[] = []
+      const responder = await harness.addResponder()
+      await responder.serve(async (text) => {
+        received.push(text)
+        return aRunReply({ id: idOf(text), overall: 'request-changes' })
+      })
+      const request: RunRequest = aRunRequest({ id: 'run-7', title: 'ünïcødé ✓' })
+      const reply = await harness.queue.request(request, 5_000)
+      expect(received.map((t): unknown => JSON.parse(t))).toEqual([request])
+      expect(JSON.parse(reply)).toEqual(aRunReply({ id: 'run-7', overall: 'request-changes' }))
+    })
+
+    it('fails at once with unavailable "classifier not running" when nobody listens', async () => {
+      const started = performance.now()
+      const failure = await failureOf(harness.queue.request(aRunRequest(), 30_000))
+      expect(isAppError(failure, 'unavailable')).toBe(true)
+      expect(isAppError(failure) ? failure.message : '').toBe('classifier not running')
+      expect(performance.now() - started).toBeLessThan(2_000)
+    })
+
+    it('fails with timeout when the reply does not come in time', async () => {
+      const release = gate()
+      const responder = await harness.addResponder()
+      await responder.serve(async (text) => {
+        await release.opened
+        return replyTo(text)
+      })
+      const failure = await failureOf(harness.queue.request(aRunRequest(), 150))
+      release.open()
+      expect(isAppError(failure, 'timeout')).toBe(true)
+    })
+
+    it('sends no reply for a handler that rejects, so the requester times out', async () => {
+      const responder = await harness.addResponder()
+      await responder.serve(async () => {
+        throw new Error('handler bug')
+      })
+      const failure = await failureOf(harness.queue.request(aRunRequest(), 150))
+      expect(isAppError(failure, 'timeout')).toBe(true)
+    })
+
+    it('hands each request to exactly one member of the group', async () => {
+      const seen: string[] = []
+      for (let member = 0; member < 3; member += 1) {
+        const responder = await harness.addResponder()
+        await responder.serve(async (text) => {
+          seen.push(idOf(text))
+          return replyTo(text)
+        })
+      }
+      const ids = Array.from({ length: 12 }, (_, i) => `run-${i}`)
+      const replies = await Promise.all(ids.map((id) => harness.queue.request(aRunRequest({ id }), 5_000)))
+      expect(replies.map(idOf)).toEqual(ids)
+      expect([...seen].sort()).toEqual([...ids].sort())
+    })
+
+    it('lets one member handle several requests at once', async () => {
+      const release = gate()
+      let arrived = 0
+      const responder = await harness.addResponder()
+      await responder.serve(async (text) => {
+        arrived += 1
+        if (arrived === 2) release.open()
+        await release.opened
+        return replyTo(text)
+      })
+      const replies = await Promise.all(['a', 'b'].map((id) => harness.queue.request(aRunRequest({ id }), 5_000)))
+      expect(replies.map(idOf)).toEqual(['a', 'b'])
+    })
+
+    it('drains: the request in hand still gets its reply, then nobody listens', async () => {
+      const release = gate()
+      const started = gate()
+      const responder = await harness.addResponder()
+      const subscription = await responder.serve(async (text) => {
+        started.open()
+        await release.opened
+        return replyTo(text)
+      })
+      const inFlight = harness.queue.request(aRunRequest({ id: 'in-hand' }), 5_000)
+      await started.opened
+      let drained = false
+      const draining = subscription.drain().then(() => {
+        drained = true
+      })
+      await Bun.sleep(20)
+      expect(drained).toBe(false)
+      release.open()
+      expect(idOf(await inFlight)).toBe('in-hand')
+      await draining
+      const failure = await failureOf(harness.queue.request(aRunRequest(), 5_000))
+      expect(isAppError(failure, 'unavailable')).toBe(true)
+    })
+  })
+}
