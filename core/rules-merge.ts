@@ -4,7 +4,7 @@
  * merge leaves alone keeps its exact bytes, comments included; a JSON file
  * has no comments to keep and is written out again.
  */
-import { isMap, isScalar, isSeq, parseDocument, stringify } from 'yaml'
+import { Document, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml'
 import type { Classification } from './types.ts'
 import { err, ok, type Result } from './result.ts'
 import {
@@ -120,7 +120,16 @@ function ordered(entry: Classification, keys: readonly ClassificationKey[]): Rec
 
 /** One entry as block YAML; lines after the first are indented to sit under the first key. */
 function renderEntry(entry: Classification, keys: readonly ClassificationKey[], indent: string, eol: string): string {
-  const body = stringify(ordered(entry, keys), { ...RULES_YAML_OPTIONS, lineWidth: 80 }).replace(/\n$/, '')
+  const doc = new Document(ordered(entry, keys), RULES_YAML_OPTIONS)
+  // A value ending in a newline would print as a keep-chomped block (`|+`),
+  // which swallows the blank lines the splice puts after the entry; quoted,
+  // it reads back exactly whatever follows it.
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && node.value.endsWith('\n')) node.type = 'QUOTE_DOUBLE'
+    },
+  })
+  const body = doc.toString({ lineWidth: 80 }).replace(/\n$/, '')
   return body
     .split('\n')
     // Empty lines stay empty: inside a block scalar they are blank either way,

@@ -105,6 +105,15 @@ describe('mergeClassifications', () => {
     expect(loaded(file).slice(4)).toEqual([long, lines])
   })
 
+  it('replaces a middle entry whose new description ends in blank lines without swallowing the gap after it', () => {
+    // Found by the property test below: a `|+` block took in the blank line
+    // the splice keeps between entries.
+    const trailing = aClassification({ name: 'no-ads', description: 'a\n\n', threshold: 0, polarity: 'positive' })
+    const file = merged({ path: YML, text: commented }, [trailing])
+    expect(loaded(file)[1]).toEqual(trailing)
+    expect(loaded(file)).toHaveLength(4)
+  })
+
   it('follows the list style of the file for new entries', () => {
     const text = 'classifications:\n- name: a\n  description: first\n  threshold: 10\n  polarity: positive\n'
     const file = merged({ path: YML, text }, [changelog])
