@@ -1,0 +1,137 @@
+/**
+ * The configuration contract (DECISIONS.md): each process parses its
+ * environment once, at start, into a typed config. A bad value stops the
+ * process with one line naming the variable; nothing half-starts.
+ */
+import { isAbsolute, resolve } from 'node:path'
+import { tmpdir } from 'node:os'
+import { err, ok, type Result } from '../core/result.ts'
+import type { LogLevel } from '../ports/logger.ts'
+
+export type Env = Record<string, string | undefined>
+
+export type SecretsConfig =
+  | { kind: 'bao'; addr: string; token: { kind: 'value'; value: string } | { kind: 'file'; path: string } }
+  | { kind: 'dir'; dir: string }
+
+/** What both processes read. */
+export type CommonConfig = {
+  natsUrl: string
+  swarm: string
+  secrets: SecretsConfig
+  logLevel: LogLevel
+  otlpEndpoint: string | null
+}
+
+export type ClassifierConfig = CommonConfig & {
+  claudeBin: string
+  opencodeBin: string
+  classificationTimeoutMs: number
+  workDir: string
+  maxSessions: number
+  /** Passed through to the runtimes, and nothing else of this process's environment. */
+  passEnv: Record<string, string>
+}
+
+/** The variables the runtimes get from ours: an LLM gateway, a proxy, a private CA. */
+export const PASS_THROUGH_VARIABLES = [
+  'ANTHROPIC_BASE_URL',
+  'HTTPS_PROXY',
+  'https_proxy',
+  'NO_PROXY',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+] as const
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error']
+
+class ConfigError extends Error {}
+
+function value(env: Env, name: string): string | undefined {
+  const raw = env[name]
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim()
+}
+
+function url(env: Env, name: string, fallback: string | null, protocols: readonly string[]): string | null {
+  const raw = value(env, name) ?? fallback
+  if (raw === null) return null
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`)
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${parsed.protocol}//"`)
+  }
+  return raw
+}
+
+function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = value(env, name)
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`)
+  }
+  return Number(raw)
+}
+
+function path(env: Env, name: string, fallback: string, root: string): string {
+  const raw = value(env, name) ?? fallback
+  return isAbsolute(raw) ? raw : resolve(root, raw)
+}
+
+function common(env: Env, root: string): CommonConfig {
+  const swarm = value(env, 'SWARM') ?? 'swarm'
+  if (!/^[A-Za-z0-9_-]+$/.test(swarm)) {
+    throw new ConfigError(`SWARM must be one subject token of letters, digits, "-" or "_", got "${swarm}"`)
+  }
+  const rawLevel = value(env, 'LOG_LEVEL') ?? 'info'
+  const logLevel = LOG_LEVELS.find((level) => level === rawLevel)
+  if (logLevel === undefined) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${rawLevel}"`)
+  }
+  const baoAddr = url(env, 'BAO_ADDR', null, ['http:', 'https:'])
+  let secrets: SecretsConfig
+  if (baoAddr === null) {
+    secrets = { kind: 'dir', dir: path(env, 'SECRETS_DIR', '.secrets', root) }
+  } else {
+    const tokenValue = value(env, 'BAO_TOKEN')
+    const tokenFile = value(env, 'BAO_TOKEN_FILE')
+    if (tokenValue !== undefined && tokenFile !== undefined) throw new ConfigError('set BAO_TOKEN or BAO_TOKEN_FILE, not both')
+    if (tokenValue !== undefined) secrets = { kind: 'bao', addr: baoAddr, token: { kind: 'value', value: tokenValue } }
+    else if (tokenFile !== undefined) secrets = { kind: 'bao', addr: baoAddr, token: { kind: 'file', path: path(env, 'BAO_TOKEN_FILE', '', root) } }
+    else throw new ConfigError('BAO_ADDR is set, so BAO_TOKEN or BAO_TOKEN_FILE must be set too')
+  }
+  return {
+    natsUrl: url(env, 'NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:', 'ws:', 'wss:']) ?? 'nats://127.0.0.1:4222',
+    swarm,
+    secrets,
+    logLevel,
+    otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', null, ['http:', 'https:']),
+  }
+}
+
+/** `root` is the project directory: relative paths and the pinned binaries resolve from it. */
+export function parseClassifierConfig(env: Env, root: string): Result<ClassifierConfig, string> {
+  try {
+    const passEnv: Record<string, string> = {}
+    for (const name of PASS_THROUGH_VARIABLES) {
+      const raw = env[name]
+      if (raw !== undefined && raw !== '') passEnv[name] = raw
+    }
+    return ok({
+      ...common(env, root),
+      claudeBin: path(env, 'CLAUDE_BIN', 'node_modules/.bin/claude', root),
+      opencodeBin: path(env, 'OPENCODE_BIN', 'node_modules/.bin/opencode', root),
+      classificationTimeoutMs: wholeNumber(env, 'CLASSIFICATION_TIMEOUT_S', 180, 1, 3600) * 1000,
+      workDir: path(env, 'WORK_DIR', resolve(tmpdir(), 'review-classifier'), root),
+      maxSessions: wholeNumber(env, 'MAX_SESSIONS', 8, 1, 64),
+      passEnv,
+    })
+  } catch (error) {
+    if (error instanceof ConfigError) return err(error.message)
+    throw error
+  }
+}

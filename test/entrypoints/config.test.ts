@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'bun:test'
+import { parseClassifierConfig } from '../../entrypoints/config.ts'
+
+const ROOT = '/srv/review-classifier'
+
+function parsed(env: Record<string, string>) {
+  const result = parseClassifierConfig(env, ROOT)
+  if (!result.ok) throw new Error(`expected a config, got: ${result.error}`)
+  return result.value
+}
+
+function problem(env: Record<string, string>): string {
+  const result = parseClassifierConfig(env, ROOT)
+  if (result.ok) throw new Error('expected a config error')
+  return result.error
+}
+
+describe('parseClassifierConfig', () => {
+  it('has the defaults of the configuration contract', () => {
+    const config = parsed({})
+    expect(config).toMatchObject({
+      natsUrl: 'nats://127.0.0.1:4222',
+      swarm: 'swarm',
+      secrets: { kind: 'dir', dir: `${ROOT}/.secrets` },
+      logLevel: 'info',
+      otlpEndpoint: null,
+      claudeBin: `${ROOT}/node_modules/.bin/claude`,
+      opencodeBin: `${ROOT}/node_modules/.bin/opencode`,
+      classificationTimeoutMs: 180_000,
+      maxSessions: 8,
+      passEnv: {},
+    })
+  })
+
+  it('reads every variable it knows', () => {
+    const config = parsed({
+      NATS_URL: 'nats://10.0.0.5:4333',
+      SWARM: 'blue',
+      BAO_ADDR: 'https://bao.internal:8200',
+      BAO_TOKEN_FILE: 'run/bao-token',
+      LOG_LEVEL: 'debug',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317',
+      CLAUDE_BIN: '/opt/claude',
+      CLASSIFICATION_TIMEOUT_S: '30',
+      WORK_DIR: '/var/tmp/rc',
+      MAX_SESSIONS: '2',
+    })
+    expect(config).toMatchObject({
+      natsUrl: 'nats://10.0.0.5:4333',
+      swarm: 'blue',
+      secrets: { kind: 'bao', addr: 'https://bao.internal:8200', token: { kind: 'file', path: `${ROOT}/run/bao-token` } },
+      logLevel: 'debug',
+      otlpEndpoint: 'http://127.0.0.1:4317',
+      claudeBin: '/opt/claude',
+      classificationTimeoutMs: 30_000,
+      workDir: '/var/tmp/rc',
+      maxSessions: 2,
+    })
+  })
+
+  it('passes the gateway, proxy and CA variables through and nothing else', () => {
+    const config = parsed({
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9999',
+      HTTPS_PROXY: 'http://proxy:3128',
+      NODE_EXTRA_CA_CERTS: '/etc/ca.pem',
+      ANTHROPIC_API_KEY: 'sk-must-not-pass',
+      HOME: '/root',
+    })
+    expect(config.passEnv).toEqual({
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9999',
+      HTTPS_PROXY: 'http://proxy:3128',
+      NODE_EXTRA_CA_CERTS: '/etc/ca.pem',
+    })
+  })
+
+  it.each([
+    [{ NATS_URL: 'not a url' }, 'NATS_URL'],
+    [{ NATS_URL: 'http://127.0.0.1:4222' }, 'NATS_URL'],
+    [{ SWARM: 'a.b' }, 'SWARM'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ BAO_ADDR: 'https://bao:8200' }, 'BAO_TOKEN'],
+    [{ BAO_ADDR: 'https://bao:8200', BAO_TOKEN: 't', BAO_TOKEN_FILE: 'f' }, 'BAO_TOKEN_FILE'],
+    [{ BAO_ADDR: 'ftp://bao' }, 'BAO_ADDR'],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc:nowhere' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    [{ CLASSIFICATION_TIMEOUT_S: '0' }, 'CLASSIFICATION_TIMEOUT_S'],
+    [{ CLASSIFICATION_TIMEOUT_S: '2.5' }, 'CLASSIFICATION_TIMEOUT_S'],
+    [{ MAX_SESSIONS: 'eight' }, 'MAX_SESSIONS'],
+    [{ MAX_SESSIONS: '0' }, 'MAX_SESSIONS'],
+  ])('refuses %p with one line naming the variable', (env, variable) => {
+    const message = problem(env)
+    expect(message).toContain(variable)
+    expect(message).not.toContain('\n')
+  })
+
+  it('never puts a token value in its error', () => {
+    const message = problem({ BAO_ADDR: 'https://bao:8200', BAO_TOKEN: 'hvs.secret-token-value', BAO_TOKEN_FILE: '/f' })
+    expect(message).not.toContain('hvs.secret-token-value')
+  })
+})
