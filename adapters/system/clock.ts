@@ -1,0 +1,13 @@
+/** The machine's wall clock. */
+import type { Clock } from '../../ports/clock.ts'
+
+export function createSystemClock(): Clock {
+  return {
+    now() {
+      return new Date()
+    },
+    nowMs() {
+      return Date.now()
+    },
+  } satisfies Clock
+}
