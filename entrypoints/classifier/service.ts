@@ -1,0 +1,228 @@
+/**
+ * The classifier service: takes one run request, asks the model one question
+ * per classification, and answers the run reply. Everything outside (the
+ * runtimes, the secret store, metrics, the log) comes in as ports, so the
+ * same code runs against the real adapters and the in-memory fakes.
+ */
+import { aggregateVerdict, type ClassificationResult } from '../../core/aggregate.ts'
+import { parseAnswer } from '../../core/answer.ts'
+import { checkContextBudget } from '../../core/budget.ts'
+import { costUsd, tokenCounts } from '../../core/cost.ts'
+import { buildPromptFromContext, buildSharedContext } from '../../core/prompt.ts'
+import type { Classification, Overall, Row, Runtime, Usage } from '../../core/types.ts'
+import { decodeRunRequest } from '../../core/wire-decode.ts'
+import type { RunReply, RunRequest } from '../../core/wire.ts'
+import type { Clock } from '../../ports/clock.ts'
+import type { Logger } from '../../ports/logger.ts'
+import type { MetricLabels, Metrics, TokenType } from '../../ports/metrics.ts'
+import type { ModelRuntime } from '../../ports/model-runtime.ts'
+import type { SecretStore } from '../../ports/secret-store.ts'
+import type { SessionLimiter } from './session-limiter.ts'
+
+/** Where each runtime's key lives in the secret store (DECISIONS.md, "Secrets"). */
+export const RUNTIME_KEY_PATHS = {
+  'api-key': 'swarm/services/review-classifier/anthropic-api-key',
+  acp: 'swarm/services/review-classifier/acp-provider',
+} as const satisfies Record<Runtime, string>
+
+export const RUNTIME_KEY_FIELD = 'api_key'
+
+const TOKEN_TYPES: readonly TokenType[] = ['input', 'output', 'cacheRead', 'cacheCreation']
+
+export type ClassifierDeps = {
+  runtimes: Record<Runtime, ModelRuntime>
+  secrets: SecretStore
+  metrics: Metrics
+  logger: Logger
+  clock: Clock
+  limiter: SessionLimiter
+  /** Each classification's deadline, counted from its session's start. */
+  classificationTimeoutMs: number
+  /** The shared context's size budget in bytes. */
+  contextBudgetBytes: number
+}
+
+export type Classifier = {
+  /** Answers one run request's JSON text; never rejects, whatever the input. */
+  handle(requestText: string): Promise<RunReply>
+  /** Stops every session in hand (shutdown past its grace): their rows fail, their runs still answer. */
+  abortAll(): void
+}
+
+function failedReply(id: string, error: string, rows: Row[] = []): RunReply {
+  return { id, ok: false, error, rows, overall: 'no-verdict' }
+}
+
+/** The request's id when the JSON has one, so even a bad request's reply can be matched. */
+function idOf(text: string): string {
+  try {
+    const value: unknown = JSON.parse(text)
+    const id: unknown = typeof value === 'object' && value !== null ? Reflect.get(value, 'id') : undefined
+    return typeof id === 'string' ? id.slice(0, 200) : ''
+  } catch {
+    return ''
+  }
+}
+
+function usageTotals(rows: readonly Row[]): Usage {
+  const total: Usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+  for (const row of rows) {
+    if (row.usage === undefined) continue
+    total.input += row.usage.input
+    total.output += row.usage.output
+    total.cache_read += row.usage.cache_read
+    total.cache_write += row.usage.cache_write
+  }
+  return total
+}
+
+export function createClassifier(deps: ClassifierDeps): Classifier {
+  const shutdown = new AbortController()
+
+  function recordAcpUsage(request: RunRequest, usage: Usage): void {
+    if (request.acp === null) return
+    const labels: MetricLabels = { repo: request.repo, pr: request.pr, model: request.acp.model }
+    deps.metrics.addCost(costUsd(usage, request.acp.prices), labels)
+    const counts = tokenCounts(usage)
+    for (const type of TOKEN_TYPES) deps.metrics.addTokens(counts[type], { ...labels, type })
+  }
+
+  async function classifyOne(
+    request: RunRequest,
+    context: string,
+    classification: Classification,
+    apiKey: string,
+  ): Promise<ClassificationResult> {
+    const prompt = buildPromptFromContext(context, classification)
+    const runtime = deps.runtimes[request.runtime]
+    const run = () =>
+      runtime.classify({
+        system: prompt.system,
+        context: prompt.blocks[0].text,
+        question: prompt.blocks[1].text,
+        model: request.runtime === 'acp' && request.acp !== null ? request.acp.model : request.model,
+        effort: request.effort,
+        acp: request.acp,
+        apiKey,
+        deadlineMs: deps.classificationTimeoutMs,
+        labels: { repo: request.repo, pr: request.pr },
+        signal: shutdown.signal,
+      })
+    let result: Awaited<ReturnType<typeof run>>
+    try {
+      result = await deps.limiter.run(run, shutdown.signal)
+    } catch {
+      // Aborted while waiting for a place: the service is shutting down.
+      return { name: classification.name, answer: null, error: { kind: 'runtime', detail: 'cancelled: the classifier is shutting down' } }
+    }
+    if (!result.ok) {
+      return { name: classification.name, answer: null, error: { kind: result.error.kind, detail: result.error.detail } }
+    }
+    const usage = result.value.usage ?? undefined
+    // Tokens were spent whether or not the answer parses; a session stopped
+    // at its deadline reports none and adds nothing.
+    if (request.runtime === 'acp' && usage !== undefined) recordAcpUsage(request, usage)
+    const answer = parseAnswer(result.value.text)
+    if (!answer.ok) {
+      return { name: classification.name, answer: null, error: { kind: 'malformed-answer', detail: answer.error }, ...(usage ? { usage } : {}) }
+    }
+    return { name: classification.name, answer: answer.value, error: null, ...(usage ? { usage } : {}) }
+  }
+
+  /**
+   * Warm first (DECISIONS.md): the first question runs alone so the provider
+   * writes the shared prefix to its cache; the rest then run in parallel and
+   * read it from there.
+   */
+  async function classifyAll(request: RunRequest, context: string, apiKey: string): Promise<ClassificationResult[]> {
+    const [first, ...rest] = request.classifications
+    if (first === undefined) return []
+    const warm = await classifyOne(request, context, first, apiKey)
+    const others = await Promise.all(rest.map((c) => classifyOne(request, context, c, apiKey)))
+    return [warm, ...others]
+  }
+
+  async function readKey(runtime: Runtime): Promise<{ key: string } | { error: string }> {
+    const path = RUNTIME_KEY_PATHS[runtime]
+    try {
+      const key = await deps.secrets.read(path, RUNTIME_KEY_FIELD)
+      if (key === null || key === '') return { error: `no key for the ${runtime} runtime: secret/${path} has no ${RUNTIME_KEY_FIELD}` }
+      return { key }
+    } catch (error) {
+      const why = error instanceof Error ? error.message : 'unknown error'
+      return { error: `the ${runtime} runtime's key could not be read from the secret store: ${why}` }
+    }
+  }
+
+  async function run(request: RunRequest): Promise<RunReply> {
+    const context = buildSharedContext(request)
+    const budget = checkContextBudget(context, deps.contextBudgetBytes)
+    if (!budget.ok) return failedReply(request.id, budget.message)
+    const key = await readKey(request.runtime)
+    if ('error' in key) return failedReply(request.id, key.error)
+
+    const results = await classifyAll(request, context, key.key)
+    const aggregate = aggregateVerdict(request.classifications, results)
+    const answered = aggregate.rows.filter((row) => row.verdict !== null).length
+    if (answered === 0) {
+      const kinds = [...new Set(aggregate.rows.map((row) => row.error?.kind ?? 'runtime'))].join(', ')
+      return failedReply(request.id, `no classification got an answer (${kinds})`, aggregate.rows)
+    }
+    const overall: Overall = aggregate.overall
+    return { id: request.id, ok: true, rows: aggregate.rows, overall }
+  }
+
+  function logReply(request: RunRequest | null, reply: RunReply, startedMs: number): void {
+    const fields = {
+      id: reply.id,
+      trigger: request?.trigger,
+      repo: request?.repo,
+      pr: request?.pr,
+      runtime: request?.runtime,
+      model: request === null ? undefined : request.runtime === 'acp' ? request.acp?.model : request.model,
+      ok: reply.ok,
+      error: reply.error,
+      overall: reply.overall,
+      duration_ms: deps.clock.nowMs() - startedMs,
+      usage: usageTotals(reply.rows),
+      rows: reply.rows.map((row) => ({
+        name: row.name,
+        verdict: row.verdict,
+        certainty: row.certainty,
+        counted: row.counted,
+        fails: row.fails,
+        error: row.error,
+        reason: row.reason,
+      })),
+    }
+    if (reply.ok) deps.logger.info('review classifier run answered', fields)
+    else deps.logger.warn('review classifier run failed', fields)
+  }
+
+  async function handle(requestText: string): Promise<RunReply> {
+    const startedMs = deps.clock.nowMs()
+    const decoded = decodeRunRequest(requestText)
+    if (!decoded.ok) {
+      const reply = failedReply(idOf(requestText), `bad run request: ${decoded.error}`)
+      logReply(null, reply, startedMs)
+      return reply
+    }
+    let reply: RunReply
+    try {
+      reply = await run(decoded.value)
+    } catch (error) {
+      // Nothing above should throw; if it does, the run still gets an answer.
+      deps.logger.error('review classifier run crashed', { id: decoded.value.id, error })
+      reply = failedReply(decoded.value.id, 'the classifier failed unexpectedly; see its log')
+    }
+    logReply(decoded.value, reply, startedMs)
+    return reply
+  }
+
+  return {
+    handle,
+    abortAll() {
+      shutdown.abort(new Error('shutting down'))
+    },
+  }
+}

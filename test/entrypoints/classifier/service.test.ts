@@ -1,0 +1,266 @@
+import { describe, expect, it } from 'bun:test'
+import { appError } from '../../../core/errors.ts'
+import type { RunReply, RunRequest } from '../../../core/wire.ts'
+import type { AcpProvider, Classification } from '../../../core/types.ts'
+import { createFixedClock } from '../../../adapters/memory/clock.ts'
+import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
+import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
+import { answered, createScriptedModelRuntime, failed, hang, type ModelScript } from '../../../adapters/memory/model-runtime.ts'
+import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
+import { createClassifier, RUNTIME_KEY_PATHS } from '../../../entrypoints/classifier/service.ts'
+import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
+import { aClassification, aRunRequest, aUsage } from '../../builders.ts'
+
+const API_KEY = 'sk-ant-service-test-7f3e'
+const ACP_KEY = 'acp-service-test-91bd'
+const MATCH = '{"verdict":"match","certainty":95,"reason":"It holds."}'
+const NO_MATCH = '{"verdict":"no-match","certainty":95,"reason":"It does not hold."}'
+
+const ACP: AcpProvider = {
+  base_url: 'https://llm.example/v1',
+  model: 'Qwen/Qwen3-35B',
+  prices: { input: 0.5, output: 2 },
+}
+
+function rules(count: number): Classification[] {
+  return Array.from({ length: count }, (_, i) => aClassification({ name: `rule-${i + 1}` }))
+}
+
+function setup(script: ModelScript, options: { maxSessions?: number; timeoutMs?: number; budget?: number; keys?: boolean } = {}) {
+  const claude = createScriptedModelRuntime(script)
+  const opencode = createScriptedModelRuntime(script)
+  const secrets = createMemorySecretStore(
+    options.keys === false
+      ? {}
+      : { [RUNTIME_KEY_PATHS['api-key']]: { api_key: API_KEY }, [RUNTIME_KEY_PATHS.acp]: { api_key: ACP_KEY } },
+  )
+  const metrics = createRecordingMetrics()
+  const logger = createRecordingLogger()
+  const limiter = createSessionLimiter(options.maxSessions ?? 8)
+  const classifier = createClassifier({
+    runtimes: { 'api-key': claude, acp: opencode },
+    secrets,
+    metrics,
+    logger,
+    clock: createFixedClock(),
+    limiter,
+    classificationTimeoutMs: options.timeoutMs ?? 2_000,
+    contextBudgetBytes: options.budget ?? 600_000,
+  })
+  const handle = (request: Partial<RunRequest> | string): Promise<RunReply> =>
+    classifier.handle(typeof request === 'string' ? request : JSON.stringify(aRunRequest(request)))
+  return { claude, opencode, secrets, metrics, logger, limiter, classifier, handle }
+}
+
+describe('createClassifier', () => {
+  it('answers every classification in order and aggregates the verdict', async () => {
+    const { handle, claude } = setup((input) => answered(input.question.includes('rule-2') ? NO_MATCH : MATCH))
+    const reply = await handle({ id: 'r-1', classifications: rules(3) })
+    expect(reply.ok).toBe(true)
+    expect(reply.id).toBe('r-1')
+    expect(reply.rows.map((r) => [r.name, r.verdict, r.counted, r.fails])).toEqual([
+      ['rule-1', 'match', true, false],
+      ['rule-2', 'no-match', true, true],
+      ['rule-3', 'match', true, false],
+    ])
+    expect(reply.overall).toBe('request-changes')
+    expect(claude.calls).toHaveLength(3)
+  })
+
+  it('sends the runtime the same shared context for every question, the key, model, effort and deadline', async () => {
+    const { handle, claude } = setup(() => answered(MATCH), { timeoutMs: 1234 })
+    await handle({ classifications: rules(3), model: 'sonnet', effort: 'high' })
+    const contexts = new Set(claude.calls.map((c) => c.context))
+    expect(contexts.size).toBe(1)
+    expect(new Set(claude.calls.map((c) => c.question)).size).toBe(3)
+    for (const call of claude.calls) {
+      expect(call).toMatchObject({ apiKey: API_KEY, model: 'sonnet', effort: 'high', deadlineMs: 1234, labels: { repo: 'acme/widgets', pr: 42 } })
+      expect(call.context).not.toContain('index 1111111..2222222')
+    }
+  })
+
+  it('runs the first question alone, then the rest in parallel (warm first)', async () => {
+    const startedWhileFirstRan: number[] = []
+    let firstDone = false
+    const { handle, claude } = setup(async (_input, call) => {
+      if (call === 1) {
+        await Bun.sleep(30)
+        firstDone = true
+        return answered(MATCH)
+      }
+      if (!firstDone) startedWhileFirstRan.push(call)
+      await Bun.sleep(30)
+      return answered(MATCH)
+    })
+    const reply = await handle({ classifications: rules(5) })
+    expect(reply.ok).toBe(true)
+    expect(startedWhileFirstRan).toEqual([])
+    expect(claude.maxInFlight()).toBe(4)
+  })
+
+  it('never runs more sessions at once than the limit, across concurrent runs', async () => {
+    const { handle, claude } = setup(async () => {
+      await Bun.sleep(10)
+      return answered(MATCH)
+    }, { maxSessions: 3 })
+    const replies = await Promise.all([
+      handle({ id: 'a', classifications: rules(10) }),
+      handle({ id: 'b', classifications: rules(10) }),
+      handle({ id: 'c', classifications: rules(4) }),
+    ])
+    expect(replies.map((r) => r.ok)).toEqual([true, true, true])
+    expect(claude.calls).toHaveLength(24)
+    expect(claude.maxInFlight()).toBe(3)
+  })
+
+  it('with nine of ten classifications timed out, answers with the rows and never approves', async () => {
+    const { handle } = setup((_input, call) => (call === 1 ? answered(MATCH) : hang()), { timeoutMs: 50 })
+    const reply = await handle({ classifications: rules(10) })
+    expect(reply.ok).toBe(true)
+    expect(reply.overall).toBe('no-verdict')
+    expect(reply.rows).toHaveLength(10)
+    expect(reply.rows.filter((r) => r.error?.kind === 'timeout')).toHaveLength(9)
+    expect(reply.rows[0]?.verdict).toBe('match')
+  })
+
+  it('fails the run as a whole when no classification got an answer', async () => {
+    const { handle } = setup(() => failed('runtime', 'API status 500'))
+    const reply = await handle({ classifications: rules(2) })
+    expect(reply.ok).toBe(false)
+    expect(reply.overall).toBe('no-verdict')
+    expect(reply.error).toContain('no classification got an answer')
+    expect(reply.rows.map((r) => r.error?.detail)).toEqual(['API status 500', 'API status 500'])
+  })
+
+  it('lists a malformed answer with its error and does not count it', async () => {
+    const { handle } = setup((_input, call) => answered(call === 1 ? MATCH : 'Sure! {"verdict":"match"}'))
+    const reply = await handle({ classifications: rules(2) })
+    expect(reply.rows[1]).toMatchObject({ verdict: null, counted: false, error: { kind: 'malformed-answer' } })
+    expect(reply.overall).toBe('no-verdict')
+  })
+
+  it('fails the run when its runtime has no key, without calling the model', async () => {
+    const { handle, claude } = setup(() => answered(MATCH), { keys: false })
+    const reply = await handle({})
+    expect(reply.ok).toBe(false)
+    expect(reply.error).toContain('no key for the api-key runtime')
+    expect(reply.error).toContain(RUNTIME_KEY_PATHS['api-key'])
+    expect(claude.calls).toHaveLength(0)
+  })
+
+  it('fails the run with a clear error when the secret store is down', async () => {
+    const { handle, secrets } = setup(() => answered(MATCH))
+    secrets.simulateFailure(appError('unavailable', 'the secret store did not answer'))
+    const reply = await handle({})
+    expect(reply.ok).toBe(false)
+    expect(reply.error).toContain('secret store')
+  })
+
+  it('fails a run whose shared context is over the budget, naming size and budget', async () => {
+    const { handle, claude } = setup(() => answered(MATCH), { budget: 2_000 })
+    const diff = `diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+${'x'.repeat(5_000)}\n`
+    const reply = await handle({ diff })
+    expect(reply.ok).toBe(false)
+    expect(reply.error).toContain('over the 2 KB budget')
+    expect(claude.calls).toHaveLength(0)
+  })
+
+  it.each([
+    ['not JSON', '{', 'not valid JSON', ''],
+    ['a list', '[]', 'run request', ''],
+    ['a missing diff', JSON.stringify({ ...aRunRequest({ id: 'x-1' }), diff: undefined }), 'diff', 'x-1'],
+    ['a model that is an option', JSON.stringify(aRunRequest({ id: 'x-2', model: '--dangerously-skip-permissions' })), 'model', 'x-2'],
+    ['eleven classifications', JSON.stringify(aRunRequest({ id: 'x-3', classifications: rules(11) })), 'classifications', 'x-3'],
+    ['the acp runtime without a provider', JSON.stringify(aRunRequest({ id: 'x-4', runtime: 'acp', acp: null })), 'acp', 'x-4'],
+  ])('answers a bad request (%s) with ok false naming the problem', async (_label, text, expected, id) => {
+    const { handle, claude } = setup(() => answered(MATCH))
+    const reply = await handle(text)
+    expect(reply).toMatchObject({ id, ok: false, rows: [], overall: 'no-verdict' })
+    expect(reply.error).toContain('bad run request')
+    expect(reply.error).toContain(expected)
+    expect(claude.calls).toHaveLength(0)
+  })
+
+  it('runs a request from an older controller with no runtime or model on claude with haiku', async () => {
+    const { handle, claude } = setup(() => answered(MATCH))
+    const { runtime: _r, model: _m, effort: _e, acp: _a, ...old } = aRunRequest()
+    const reply = await handle(JSON.stringify({ ...old, unknown_field: 1 }))
+    expect(reply.ok).toBe(true)
+    expect(claude.calls[0]?.model).toBe('haiku')
+  })
+
+  it('runs the acp runtime on the provider model with its own key, and counts cost and tokens', async () => {
+    const usage = aUsage({ input: 1_000_000, output: 500_000, cache_read: 0, cache_write: 0 })
+    const { handle, opencode, claude, metrics } = setup(() => answered(MATCH, usage))
+    const reply = await handle({ runtime: 'acp', acp: ACP, classifications: rules(2) })
+    expect(reply.ok).toBe(true)
+    expect(claude.calls).toHaveLength(0)
+    expect(opencode.calls.map((c) => [c.model, c.apiKey])).toEqual([
+      [ACP.model, ACP_KEY],
+      [ACP.model, ACP_KEY],
+    ])
+    // 1M input at 0.5 + 0.5M output at 2 = 1.5 USD per classification.
+    expect(metrics.costTotal()).toBeCloseTo(3, 10)
+    expect(metrics.costs[0]?.labels).toEqual({ repo: 'acme/widgets', pr: 42, model: ACP.model })
+    expect(metrics.tokenTotal('input')).toBe(2_000_000)
+    expect(metrics.tokenTotal('output')).toBe(1_000_000)
+    expect(reply.rows[0]?.usage).toEqual(usage)
+  })
+
+  it('adds no metrics for a timed-out acp classification or on the api-key runtime', async () => {
+    const { handle, metrics } = setup((_i, call) => (call === 1 ? answered(MATCH, aUsage()) : hang()), { timeoutMs: 30 })
+    await handle({ classifications: rules(2) })
+    expect(metrics.costs).toHaveLength(0)
+    const acp = setup((_i, call) => (call === 1 ? answered(MATCH, null) : hang()), { timeoutMs: 30 })
+    await acp.handle({ runtime: 'acp', acp: ACP, classifications: rules(2) })
+    expect(acp.metrics.costs).toHaveLength(0)
+    expect(acp.metrics.tokens).toHaveLength(0)
+  })
+
+  it('on shutdown stops the sessions in hand and still answers their runs', async () => {
+    const { handle, classifier, limiter } = setup(() => hang(), { maxSessions: 1, timeoutMs: 60_000 })
+    const pending = handle({ classifications: rules(3) })
+    await Bun.sleep(20)
+    classifier.abortAll()
+    const reply = await pending
+    expect(reply.ok).toBe(false)
+    expect(reply.rows.map((r) => r.error?.detail)).toEqual(['cancelled', expect.stringContaining('shutting down'), expect.stringContaining('shutting down')])
+    expect(limiter.active()).toBe(0)
+  })
+
+  it('logs one line per run with the result and no diff, commit text or key', async () => {
+    const { handle, logger } = setup(() => answered(MATCH))
+    await handle({ commits: [{ message: 'SECRET-COMMIT-TEXT' }], diff: 'diff --git a/x b/x\n+DIFF-CONTENT-MARKER\n' })
+    await handle('{')
+    const lines = logger.entries.map((e) => JSON.stringify(e))
+    expect(logger.withMessage('review classifier run answered')).toHaveLength(1)
+    expect(logger.withMessage('review classifier run failed')).toHaveLength(1)
+    for (const line of lines) {
+      expect(line).not.toContain('SECRET-COMMIT-TEXT')
+      expect(line).not.toContain('DIFF-CONTENT-MARKER')
+      expect(line).not.toContain(API_KEY)
+    }
+    expect(logger.withMessage('review classifier run answered')[0]?.fields).toMatchObject({ overall: 'approve', repo: 'acme/widgets', pr: 42 })
+  })
+})
+
+describe('createSessionLimiter', () => {
+  it('lets a waiter leave the line when its signal aborts', async () => {
+    const limiter = createSessionLimiter(1)
+    let release = (): void => undefined
+    const first = limiter.run(() => new Promise<void>((resolve) => (release = resolve)))
+    const abort = new AbortController()
+    const second = limiter.run(async () => 'ran', abort.signal)
+    expect(limiter.waiting()).toBe(1)
+    abort.abort(new Error('stop'))
+    await expect(second).rejects.toThrow('stop')
+    expect(limiter.waiting()).toBe(0)
+    release()
+    await first
+    expect(limiter.active()).toBe(0)
+  })
+
+  it('refuses a limit below one', () => {
+    expect(() => createSessionLimiter(0)).toThrow(RangeError)
+  })
+})
