@@ -1,0 +1,142 @@
+/**
+ * The one NATS connection a process holds, shared by the KV and queue
+ * adapters. It reconnects forever (the client's default gives up after ~19 s
+ * of outage and closes for good, FINDINGS A4), but the first connect is
+ * bounded so a process started without NATS says so instead of hanging.
+ */
+import { connect, type NatsConnection, type Status } from '@nats-io/transport-node'
+import { appError } from '../../core/errors.ts'
+import type { Logger } from '../../ports/logger.ts'
+
+export type NatsConnectConfig = {
+  /** `nats://host:port`, possibly with credentials; they never reach a log line or an error. */
+  url: string
+  /** The connection's name, as the server's monitoring shows it (`review-classifier`, `swarm-controller`). */
+  name: string
+  /** How long to keep trying the first connect before failing with `unavailable`. */
+  firstConnectTimeoutMs: number
+  /** The wait between reconnect attempts after a disconnect; default 2000 ms (the client's). */
+  reconnectTimeWaitMs?: number
+  logger: Logger
+}
+
+export type NatsClient = {
+  readonly connection: NatsConnection
+  /** Connected now: not between a disconnect and the reconnect, not draining, not closed. For `/readyz` and to fail fast instead of waiting out a timeout. */
+  isConnected(): boolean
+  /** The URL without credentials, for messages. */
+  readonly safeUrl: string
+  /** Drains (subscriptions finish, pending writes flush), then closes; force-closes after `timeoutMs` (default 5000), e.g. while the server is down. */
+  close(timeoutMs?: number): Promise<void>
+}
+
+/** Drops `user:pass@` or `token@` from a server URL. */
+export function redactNatsUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/]*@/i, '$1')
+}
+
+/** Between first-connect attempts: short, since a refused connect answers in milliseconds. */
+const firstConnectRetryMs = 250
+
+export async function connectNats(config: NatsConnectConfig): Promise<NatsClient> {
+  const { logger } = config
+  const safeUrl = redactNatsUrl(config.url)
+  const deadline = Date.now() + config.firstConnectTimeoutMs
+  let lastError: unknown = null
+  let connection: NatsConnection | null = null
+  // Our own retry loop rather than `waitOnFirstConnect`: that one retries
+  // forever and can't be cancelled, so a deadline on top would leak it.
+  while (connection === null) {
+    const remaining = deadline - Date.now()
+    if (remaining <= 0) break
+    try {
+      connection = await connect({
+        servers: config.url,
+        name: config.name,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: config.reconnectTimeWaitMs ?? 2000,
+        timeout: Math.max(1, remaining),
+      })
+    } catch (error) {
+      lastError = error
+      const wait = Math.min(firstConnectRetryMs, deadline - Date.now())
+      if (wait > 0) await Bun.sleep(wait)
+    }
+  }
+  if (connection === null) {
+    const reason = lastError instanceof Error ? redactNatsUrl(lastError.message) : 'no attempt finished'
+    logger.error('nats first connect failed', { url: safeUrl, timeout_ms: config.firstConnectTimeoutMs, reason })
+    throw appError(
+      'unavailable',
+      `could not connect to NATS at ${safeUrl} within ${config.firstConnectTimeoutMs} ms (${reason})`,
+      lastError,
+    )
+  }
+  const nc = connection
+  let connected = true
+  logger.info('nats connected', { url: safeUrl, server: nc.getServer() })
+
+  function onStatus(status: Status): void {
+    switch (status.type) {
+      case 'disconnect':
+        connected = false
+        logger.warn('nats disconnected', { server: status.server })
+        return
+      case 'reconnecting':
+        logger.debug('nats reconnecting', { url: safeUrl })
+        return
+      case 'reconnect':
+        connected = true
+        logger.info('nats reconnected', { server: status.server })
+        return
+      case 'error':
+        logger.warn('nats server error', { error: redactNatsUrl(status.error.message) })
+        return
+      case 'ldm':
+        logger.warn('nats server entering lame duck mode', { server: status.server })
+        return
+      case 'staleConnection':
+        logger.warn('nats connection stale', { url: safeUrl })
+        return
+      case 'slowConsumer':
+        logger.warn('nats slow consumer', { subject: status.sub.getSubject(), pending: status.pending })
+        return
+      case 'close':
+        connected = false
+        return
+      default:
+        return
+    }
+  }
+  void (async () => {
+    for await (const status of nc.status()) onStatus(status)
+  })()
+  void nc.closed().then((error) => {
+    connected = false
+    if (error instanceof Error) logger.error('nats connection closed', { error: redactNatsUrl(error.message) })
+    else logger.info('nats connection closed', { url: safeUrl })
+  })
+
+  return {
+    connection: nc,
+    safeUrl,
+    isConnected: () => connected && !nc.isClosed() && !nc.isDraining(),
+    async close(timeoutMs = 5000) {
+      if (nc.isClosed()) return
+      let timer: ReturnType<typeof setTimeout> | undefined
+      // A drain that fails (e.g. the connection dropped meanwhile) still ends in close below.
+      const drained = (nc.isDraining() ? nc.closed().then(() => undefined) : nc.drain()).catch(() => undefined)
+      try {
+        await Promise.race([
+          drained,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, timeoutMs)
+          }),
+        ])
+      } finally {
+        clearTimeout(timer)
+      }
+      if (!nc.isClosed()) await nc.close()
+    },
+  } satisfies NatsClient
+}

@@ -1,0 +1,185 @@
+/**
+ * The run queue on NATS core request/reply: the controller requests on
+ * `<SWARM>.review-classifier.try-out`, classifiers answer as members of the
+ * queue group `review-classifier` (each request reaches one member, picked
+ * at random, with no backpressure: the handler limits its own sessions).
+ *
+ * Payload size: a request is one message, and the server refuses messages
+ * over its `max_payload` (1 MiB by default; 2.9 sets it only in a config
+ * file). A run request carries the whole diff, which may be over the 600 KB
+ * prompt budget (the classifier rejects oversize itself and says so in its
+ * reply), so a request over `max_payload` is refused here as `invalid`,
+ * naming both sizes, before anything is sent. A reply larger than
+ * `max_payload` is replaced by an `ok: false` reply saying so, so the
+ * requester is not left to wait out its timeout.
+ *
+ * A NATS server restart mid-run: both sides reconnect and resubscribe
+ * (inboxes included), so a reply sent after both are back reaches the
+ * requester, and the run succeeds. A reply ready while the responder is
+ * disconnected waits for the reconnect (up to `replyReconnectWaitMs`)
+ * rather than being written into a buffer the client drops on reconnect.
+ * If the request itself was lost with the server, the requester waits out
+ * its timeout (`timeout`); there is no redelivery (DECISIONS: core
+ * request/reply, not a work queue).
+ */
+import type { Msg, Subscription } from '@nats-io/transport-node'
+import { errors } from '@nats-io/transport-node'
+import { appError } from '../../core/errors.ts'
+import type { RunReply } from '../../core/wire.ts'
+import type { Logger } from '../../ports/logger.ts'
+import type { RunHandler, RunQueue, RunResponder, RunSubscription } from '../../ports/queue.ts'
+import type { NatsClient } from './connection.ts'
+import { natsErrorToAppError, notConnected } from './errors.ts'
+
+/** The run subject under the swarm's prefix (`SWARM`, default `swarm`). */
+export function runSubject(swarm: string): string {
+  if (!/^[^\s*>.][^\s*>]*$/.test(swarm) || swarm.endsWith('.')) {
+    throw appError('invalid', `SWARM must be a NATS subject prefix without spaces or wildcards, got ${JSON.stringify(swarm)}`)
+  }
+  return `${swarm}.review-classifier.try-out`
+}
+
+/** The queue group every classifier joins. */
+export const runQueueGroup = 'review-classifier'
+
+const encoder = new TextEncoder()
+
+function serverMaxPayload(client: NatsClient): number | null {
+  return client.connection.info?.max_payload ?? null
+}
+
+function payloadTooLarge(what: string, bytes: number, max: number): string {
+  return `${what} is ${bytes} bytes, over the NATS server's max_payload of ${max} bytes`
+}
+
+export type NatsRunQueueConfig = { subject: string }
+
+export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfig): RunQueue {
+  return {
+    async request(request, timeoutMs) {
+      const action = `run request on ${config.subject}`
+      if (!client.isConnected()) throw notConnected(action)
+      const body = encoder.encode(JSON.stringify(request))
+      const max = serverMaxPayload(client)
+      if (max !== null && body.byteLength > max) throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max))
+      try {
+        const reply = await client.connection.request(config.subject, body, { timeout: timeoutMs })
+        return reply.string()
+      } catch (error) {
+        if (error instanceof errors.RequestError && error.isNoResponders()) {
+          throw appError('unavailable', 'classifier not running', error)
+        }
+        const mapped = natsErrorToAppError(error, action)
+        if (mapped.code === 'timeout') throw appError('timeout', `no reply to the run request within ${timeoutMs} ms`, error)
+        if (mapped.code === 'invalid' && max !== null) throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max), error)
+        throw mapped
+      }
+    },
+  } satisfies RunQueue
+}
+
+export type NatsRunResponderConfig = {
+  subject: string
+  /** The queue group; default `review-classifier`. */
+  queue?: string
+  /** How long a finished run's reply waits for a lost connection to come back; default 60 s. */
+  replyReconnectWaitMs?: number
+}
+
+export type NatsRunResponderDeps = { logger: Logger }
+
+export function createNatsRunResponder(
+  client: NatsClient,
+  config: NatsRunResponderConfig,
+  deps: NatsRunResponderDeps,
+): RunResponder {
+  const { logger } = deps
+  const queue = config.queue ?? runQueueGroup
+  const replyReconnectWaitMs = config.replyReconnectWaitMs ?? 60_000
+
+  async function waitForConnection(): Promise<boolean> {
+    const deadline = Date.now() + replyReconnectWaitMs
+    while (!client.isConnected()) {
+      if (client.connection.isClosed() || Date.now() > deadline) return false
+      await Bun.sleep(100)
+    }
+    return true
+  }
+
+  /** The reply's bytes, or an `ok: false` stand-in when the real one would not fit a message. */
+  function replyBody(reply: RunReply): Uint8Array {
+    const body = encoder.encode(JSON.stringify(reply))
+    const max = serverMaxPayload(client)
+    if (max === null || body.byteLength <= max) return body
+    logger.error('run reply too large', { id: reply.id, bytes: body.byteLength, max_payload: max })
+    const standIn: RunReply = { id: reply.id, ok: false, error: payloadTooLarge('the run reply', body.byteLength, max), rows: [], overall: 'no-verdict' }
+    return encoder.encode(JSON.stringify(standIn))
+  }
+
+  async function answer(msg: Msg, handler: RunHandler): Promise<void> {
+    let reply: RunReply
+    try {
+      reply = await handler(msg.string())
+    } catch (error) {
+      // The handler promised not to reject; if it did, there is no reply to send and the requester times out.
+      logger.error('run handler rejected', { error: error instanceof Error ? error.message : String(error) })
+      return
+    }
+    if (!(await waitForConnection())) {
+      logger.error('run reply not sent', { id: reply.id, reason: 'not connected to NATS' })
+      return
+    }
+    try {
+      if (!msg.respond(replyBody(reply))) logger.warn('run reply not sent', { id: reply.id, reason: 'request had no reply subject' })
+    } catch (error) {
+      logger.error('run reply not sent', { id: reply.id, error: error instanceof Error ? error.message : String(error) })
+    }
+  }
+
+  return {
+    async serve(handler) {
+      const action = `serving ${config.subject}`
+      if (!client.isConnected()) throw notConnected(action)
+      const inFlight = new Set<Promise<void>>()
+      let subscription: Subscription
+      try {
+        subscription = client.connection.subscribe(config.subject, {
+          queue,
+          callback(error, msg) {
+            if (error !== null) {
+              logger.error('run subscription failed', { subject: config.subject, error: error.message })
+              return
+            }
+            const handling = answer(msg, handler)
+            inFlight.add(handling)
+            void handling.finally(() => inFlight.delete(handling))
+          },
+        })
+      } catch (error) {
+        throw natsErrorToAppError(error, action)
+      }
+      try {
+        // Once the server has the SUB, requests reach us: serve resolves only then.
+        await client.connection.flush()
+      } catch (error) {
+        subscription.unsubscribe()
+        throw natsErrorToAppError(error, action)
+      }
+      logger.info('serving runs', { subject: config.subject, queue })
+      return {
+        async drain() {
+          try {
+            // Unsubscribes at the server and lets messages already delivered reach the callback.
+            await subscription.drain()
+          } catch (error) {
+            logger.warn('run subscription drain failed', { error: error instanceof Error ? error.message : String(error) })
+          }
+          while (inFlight.size > 0) await Promise.allSettled([...inFlight])
+          // The replies were only queued by respond(); flush so they have left before we report drained.
+          if (client.isConnected()) await client.connection.flush().catch(() => undefined)
+          logger.info('stopped serving runs', { subject: config.subject, queue })
+        },
+      } satisfies RunSubscription
+    },
+  } satisfies RunResponder
+}

@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { isAppError } from '../../../core/errors.ts'
+import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
+import { connectNats, redactNatsUrl, type NatsClient } from '../../../adapters/nats/connection.ts'
+import { startNatsServer, type NatsServer } from '../../support/nats-server.ts'
+import { aClosedPort, failureOf, testReconnectWaitMs, waitUntil } from './harness.ts'
+
+const fakePassword = 'fake-s3cret-pw'
+
+describe('redactNatsUrl', () => {
+  it('drops credentials and keeps scheme, host and port', () => {
+    expect(redactNatsUrl(`nats://svc:${fakePassword}@nats.internal:4222`)).toBe('nats://nats.internal:4222')
+    expect(redactNatsUrl(`tls://${fakePassword}@127.0.0.1:4222`)).toBe('tls://127.0.0.1:4222')
+    expect(redactNatsUrl(`svc:${fakePassword}@127.0.0.1:4222`)).toBe('127.0.0.1:4222')
+    expect(redactNatsUrl('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222')
+  })
+})
+
+describe('connectNats', () => {
+  const servers: NatsServer[] = []
+  const clients: NatsClient[] = []
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close(1000)))
+    await Promise.all(servers.splice(0).map((s) => s.cleanup()))
+  })
+
+  it('fails the first connect to a port where nothing listens with unavailable naming the URL, not its credentials', async () => {
+    const port = await aClosedPort()
+    const logger = createRecordingLogger()
+    const started = performance.now()
+    const failure = await failureOf(
+      connectNats({ url: `nats://svc:${fakePassword}@127.0.0.1:${port}`, name: 'test', firstConnectTimeoutMs: 1500, logger }),
+    )
+    const elapsed = performance.now() - started
+    expect(isAppError(failure, 'unavailable')).toBe(true)
+    const message = isAppError(failure) ? failure.message : ''
+    expect(message).toContain(`nats://127.0.0.1:${port}`)
+    expect(message).toContain('1500 ms')
+    expect(message).not.toContain(fakePassword)
+    expect(JSON.stringify(logger.entries)).not.toContain(fakePassword)
+    expect(logger.withMessage('nats first connect failed')).toHaveLength(1)
+    // Bounded: it gave up near its deadline, not after the client's own 20 s connect timeout.
+    expect(elapsed).toBeLessThan(15_000)
+  })
+
+  it('keeps trying the first connect until a server comes up within the bound', async () => {
+    const server = await startNatsServer()
+    servers.push(server)
+    await server.stop()
+    const logger = createRecordingLogger()
+    const connecting = connectNats({ url: server.url, name: 'test', firstConnectTimeoutMs: 30_000, logger })
+    await Bun.sleep(300)
+    await server.restart()
+    const client = await connecting
+    clients.push(client)
+    expect(client.isConnected()).toBe(true)
+    expect(logger.withMessage('nats connected')).toHaveLength(1)
+  })
+
+  it('reports and logs a disconnect and the reconnect, and keeps reconnecting past the default attempt limit', async () => {
+    const server = await startNatsServer()
+    servers.push(server)
+    const logger = createRecordingLogger()
+    const client = await connectNats({
+      url: server.url,
+      name: 'test',
+      firstConnectTimeoutMs: 10_000,
+      reconnectTimeWaitMs: testReconnectWaitMs,
+      logger,
+    })
+    clients.push(client)
+    await server.stop('SIGKILL')
+    await waitUntil('the client notices the outage', () => !client.isConnected())
+    expect(logger.withMessage('nats disconnected')).toHaveLength(1)
+    // The client's default (10 attempts) would have closed the connection for good by now.
+    await waitUntil('more reconnect attempts than the default limit', () => logger.withMessage('nats reconnecting').length > 12)
+    expect(client.connection.isClosed()).toBe(false)
+    await server.restart()
+    await waitUntil('the client reconnects', () => client.isConnected())
+    expect(logger.withMessage('nats reconnected')).toHaveLength(1)
+    expect(logger.withMessage('nats disconnected')[0]?.level).toBe('warn')
+  })
+
+  it('closes within its bound while the server is down, and reports not connected after', async () => {
+    const server = await startNatsServer()
+    servers.push(server)
+    const logger = createRecordingLogger()
+    const client = await connectNats({ url: server.url, name: 'test', firstConnectTimeoutMs: 10_000, logger })
+    await server.stop('SIGKILL')
+    await waitUntil('the client notices the outage', () => !client.isConnected())
+    await client.close(500)
+    expect(client.connection.isClosed()).toBe(true)
+    expect(client.isConnected()).toBe(false)
+  })
+})
