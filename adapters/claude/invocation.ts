@@ -1,0 +1,121 @@
+/**
+ * How one classification's `claude --print` is started: its arguments, its
+ * environment and its one stdin line. Pure, so each choice is testable
+ * without a process (facts behind them: ../shared/runtimes/claude-cli.md).
+ */
+import type { Effort } from '../../core/types.ts'
+import { streamJsonUserLine } from '../../core/prompt.ts'
+
+/** The classifier's own variables that reach the runtime: a gateway, a proxy, a private CA. Nothing else of its environment does. */
+export const PASS_ENV_NAMES = ['ANTHROPIC_BASE_URL', 'HTTPS_PROXY', 'NO_PROXY', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'] as const
+
+export type PassEnvName = (typeof PASS_ENV_NAMES)[number]
+
+export type PassEnv = Partial<Record<PassEnvName, string>>
+
+/** The CLI needs no tool from `PATH` (no tools, ripgrep embedded); a fixed system path keeps the parent's out. */
+export const MINIMAL_PATH = '/usr/local/bin:/usr/bin:/bin'
+
+/**
+ * Few retries: a transient 429/5xx gets a second chance, but the CLI's own
+ * default (10 retries over about three minutes, 401 included) would spend
+ * the whole deadline on a dead key. The deadline is the real limit.
+ */
+export const DEFAULT_MAX_RETRIES = 2
+
+/** Picks the pass-through variables out of an environment, skipping unset and empty ones. */
+export function pickPassEnv(env: Record<string, string | undefined>): PassEnv {
+  const picked: PassEnv = {}
+  for (const name of PASS_ENV_NAMES) {
+    const value = env[name]
+    if (value !== undefined && value !== '') picked[name] = value
+  }
+  return picked
+}
+
+export type ArgsInput = { system: string; model: string; effort: Effort | null }
+
+export function claudeArgs(input: ArgsInput): string[] {
+  return [
+    '--print',
+    '--input-format',
+    'stream-json',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--tools',
+    '',
+    '--strict-mcp-config',
+    '--system-prompt',
+    input.system,
+    '--model',
+    input.model,
+    ...(input.effort === null ? [] : ['--effort', input.effort]),
+    '--no-session-persistence',
+  ]
+}
+
+export type EnvInput = {
+  home: string
+  tmpDir: string
+  apiKey: string
+  passEnv: PassEnv
+  labels: { repo: string; pr: number }
+  otlpEndpoint?: string
+  maxRetries: number
+}
+
+export function claudeEnv(input: EnvInput): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: MINIMAL_PATH,
+    HOME: input.home,
+    TMPDIR: input.tmpDir,
+    ANTHROPIC_API_KEY: input.apiKey,
+    // Without it the CLI also calls api.anthropic.com (bootstrap, event logging) and the base URL's /api/hello.
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_MAX_RETRIES: String(input.maxRetries),
+    OTEL_RESOURCE_ATTRIBUTES: otelResourceAttributes(input.labels),
+  }
+  for (const name of PASS_ENV_NAMES) {
+    const value = input.passEnv[name]
+    if (value !== undefined && value !== '') env[name] = value
+  }
+  if (input.otlpEndpoint !== undefined && input.otlpEndpoint !== '') {
+    env.CLAUDE_CODE_ENABLE_TELEMETRY = '1'
+    env.OTEL_METRICS_EXPORTER = 'otlp'
+    env.OTEL_EXPORTER_OTLP_PROTOCOL = 'grpc'
+    env.OTEL_EXPORTER_OTLP_ENDPOINT = input.otlpEndpoint
+  }
+  return env
+}
+
+/**
+ * `repo=<owner/name>,pr=<n>` in the OTel format: a value keeps the W3C
+ * baggage octets (so `owner/name` stays readable) and percent-encodes the
+ * rest of its UTF-8 bytes, `%`, `,`, `;`, `=`, space, `"` and `\` included.
+ */
+export function otelResourceAttributes(labels: { repo: string; pr: number }): string {
+  return `repo=${encodeOtelValue(labels.repo)},pr=${encodeOtelValue(String(labels.pr))}`
+}
+
+function encodeOtelValue(value: string): string {
+  let out = ''
+  for (const byte of new TextEncoder().encode(value)) {
+    out += isBaggageOctet(byte) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  return out
+}
+
+/** W3C baggage-octet, minus `%` and `=`: those are left to the decoder's percent-decoding and the key separator. */
+function isBaggageOctet(byte: number): boolean {
+  if (byte === 0x25 || byte === 0x3d) return false
+  return byte === 0x21 || (byte >= 0x23 && byte <= 0x2b) || (byte >= 0x2d && byte <= 0x3a) || (byte >= 0x3c && byte <= 0x5b) || (byte >= 0x5d && byte <= 0x7e)
+}
+
+/** The one user message: the shared context with the cache breakpoint, then the question without one. */
+export function claudeStdinLine(context: string, question: string): string {
+  return streamJsonUserLine([
+    { type: 'text', text: context, cache_control: { type: 'ephemeral' } },
+    { type: 'text', text: question },
+  ])
+}
