@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { modelRuntimeContract, type ProviderBehaviour } from '../../ports/model-runtime.contract.ts'
+import type { FakeMode } from '../../support/fake-openai.ts'
+import { aClassifyInput } from '../../builders.ts'
+import { createOpencodeRuntime } from '../../../adapters/opencode/runtime.ts'
+import { startOpencodeHarness, type OpencodeHarness } from './harness.ts'
+
+// Each test starts the real opencode (~3 s, more on a busy machine); bun's default is 5 s.
+setDefaultTimeout(60_000)
+
+const API_KEY = 'sk-opencode-test-7d2e91'
+const ANSWER = '{"verdict":"match","certainty":88,"reason":"fake"}'
+
+function modeFor(behaviour: ProviderBehaviour): FakeMode {
+  if (behaviour.kind === 'answer') return { kind: 'answer', text: behaviour.text }
+  if (behaviour.kind === 'hang') return { kind: 'hang' }
+  return { kind: 'status', status: 401 }
+}
+
+modelRuntimeContract(
+  'opencode',
+  async () => {
+    const harness = await startOpencodeHarness()
+    return {
+      runtime: harness.pointed,
+      behave: async (behaviour) => harness.fake.setMode(modeFor(behaviour)),
+      cleanup: harness.cleanup,
+    }
+  },
+  // opencode takes ~3 s to answer on 2 idle cores; this leaves room for a busy machine.
+  { deadlineMs: 15_000 },
+)
+
+describe('createOpencodeRuntime', () => {
+  let harness: OpencodeHarness
+  beforeAll(async () => {
+    harness = await startOpencodeHarness()
+  })
+  afterAll(async () => {
+    await harness.cleanup()
+  })
+
+  it('reports the usage ACP gives: uncached input, output with reasoning, cache reads', async () => {
+    const usage = { prompt: 1000, completion: 50, cached: 640, reasoning: 8 }
+    const result = await harness.classify({ apiKey: API_KEY }, { kind: 'answer', text: ANSWER, usage })
+    expect(result.ok ? result.value.usage : result.error).toEqual({ input: 360, output: 50, cache_read: 640, cache_write: 0 })
+  })
+
+  it('stops a provider stream without finish_reason at the second assistant message, as a runtime failure', async () => {
+    const before = harness.fake.requests().length
+    const result = await harness.classify({ apiKey: API_KEY, deadlineMs: 60_000 }, { kind: 'nofinish', text: ANSWER })
+    expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
+    expect(result.ok ? '' : result.error.detail).toContain('finish_reason')
+    // Looping unchecked, opencode asks 10 to 20 times a second until the deadline.
+    expect(harness.fake.requests().length - before).toBeLessThan(10)
+  })
+
+  it('stops a loop that streams nothing at the deadline, as a timeout', async () => {
+    const result = await harness.classify({ apiKey: API_KEY, deadlineMs: 8_000 }, { kind: 'jsonbody', text: ANSWER })
+    expect(result.ok ? 'answered' : result.error).toEqual({ kind: 'timeout', detail: 'no answer within 8000 ms' })
+  })
+
+  it('reports a server error after its retries as a runtime failure without the key', async () => {
+    // retry-after-ms 0 lets opencode's six attempts run back to back instead of over ~70 s.
+    const before = harness.fake.requests().length
+    const result = await harness.classify({ apiKey: API_KEY }, { kind: 'status', status: 500, retryAfterMs: 0 })
+    expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
+    expect(result.ok ? '' : result.error.detail).toContain('Internal server error (fake)')
+    expect(result.ok ? '' : result.error.detail).not.toContain(API_KEY)
+    expect(harness.fake.requests().length - before).toBe(6)
+  })
+
+  it('names the refused key as the provider error, without the key', async () => {
+    const result = await harness.classify({ apiKey: API_KEY }, { kind: 'status', status: 401 })
+    expect(result.ok ? 'answered' : result.error.detail).toBe('provider error: Incorrect API key provided (fake)')
+  })
+
+  it('sends the effort as the reasoning effort', async () => {
+    const before = harness.fake.requests().length
+    const result = await harness.classify({ apiKey: API_KEY, effort: 'medium' }, { kind: 'answer', text: ANSWER })
+    expect(result.ok).toBe(true)
+    expect(harness.fake.requests().slice(before).map((request) => Reflect.get(Object(request.body), 'reasoning_effort'))).toEqual([
+      'medium',
+    ])
+  })
+
+  it('sends no reasoning effort when the effort is null', async () => {
+    const before = harness.fake.requests().length
+    await harness.classify({ apiKey: API_KEY, effort: null }, { kind: 'answer', text: ANSWER })
+    const bodies = harness.fake.requests().slice(before).map((request) => Object(request.body))
+    expect(bodies.map((body) => 'reasoning_effort' in body)).toEqual([false])
+  })
+
+  it('fails without a provider in the request, starting nothing', async () => {
+    const started = harness.logger.withMessage('opencode session starting').length
+    const result = await harness.runtime.classify(aClassifyInput({ acp: null }))
+    expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
+    expect(harness.logger.withMessage('opencode session starting').length).toBe(started)
+  })
+
+  it('reports a binary that cannot start as a runtime failure and removes its directory', async () => {
+    const workDir = join(harness.workDir, 'broken')
+    const runtime = createOpencodeRuntime({ opencodeBin: join(harness.workDir, 'no-such-opencode'), workDir, passEnv: {} }, harness.logger)
+    const result = await runtime.classify(aClassifyInput({ acp: { base_url: harness.fake.url, model: 'm', prices: { input: 1, output: 1 } } }))
+    expect(result.ok ? 'answered' : result.error.detail).toContain('opencode could not start')
+    expect(await readdir(join(workDir, 'runs'))).toEqual([])
+  })
+
+  // Runs last: by now this runtime has answered, failed and timed out.
+  it('removes every private directory and leaves the shared working directory empty, after answers and timeouts alike', async () => {
+    const outcomes = harness.logger.withMessage('opencode session ended').map((entry) => entry.fields.outcome)
+    expect(outcomes).toContain('answered')
+    expect(outcomes).toContain('deadline')
+    expect(await readdir(join(harness.workDir, 'runs'))).toEqual([])
+    expect(await readdir(join(harness.workDir, 'empty'))).toEqual([])
+  })
+})
