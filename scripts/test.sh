@@ -7,4 +7,6 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 echo "== typecheck"
 tsc --noEmit
 echo "== tests"
-bun test "$@"
+# Suites that start real processes (nats-server, claude, opencode) need more than the 5 s default;
+# bun 1.4 does not read a test timeout from bunfig.toml, so it is set here.
+bun test --timeout 60000 "$@"

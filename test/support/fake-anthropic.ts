@@ -42,7 +42,14 @@ export type FakeModeChange = {
   delayMs?: number
 }
 
+/**
+ * Decides one message call from its body (e.g. by the question it asks):
+ * a mode and/or text for that call, or null for the fake's current settings.
+ */
+export type FakeResponder = (body: unknown) => { mode?: FakeMode; text?: string } | null
+
 export type FakeAnthropicOptions = FakeModeChange & {
+  responder?: FakeResponder
   /** More `cache_control` blocks than this are refused with a 400 (the API's limit is 4). */
   maxCacheBreakpoints?: number
 }
@@ -73,6 +80,8 @@ export type FakeAnthropic = {
   stats(): { messages: number; usages: FakeUsage[] }
   /** Forgets the emulated cache, the counters and the recorded requests. */
   reset(): void
+  /** Sets (or clears) the per-call responder. */
+  setResponder(responder: FakeResponder | null): void
   stop(): Promise<void>
 }
 
@@ -122,6 +131,7 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
   let retryAfter = options.retryAfter ?? 1
   let replyText = options.text ?? 'NO'
   let delayMs = options.delayMs ?? 0
+  let responder: FakeResponder | null = options.responder ?? null
   const maxBreakpoints = options.maxCacheBreakpoints ?? 4
   let messageCalls = 0
   let recorded: RecordedRequest[] = []
@@ -197,6 +207,8 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
     let current = mode
     if (modeCount === 0) current = 'ok'
     if (modeCount > 0) modeCount -= 1
+    const decided = responder?.(body) ?? null
+    if (decided?.mode !== undefined) current = decided.mode
     if (delayMs > 0) await Bun.sleep(delayMs)
     if (current === 'hang') {
       return new Promise<Response>((resolve) => {
@@ -221,7 +233,7 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
     }
     const usage = usageFor(body, true)
     usages.push(usage)
-    const text = replyText
+    const text = decided?.text ?? replyText
     const outputTokens = estimateTokens(text)
     const id = `msg_fake_${messageCalls}`
     const model = isRecord(body) && typeof body.model === 'string' ? body.model : 'unknown'
@@ -302,6 +314,9 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
       messageCalls = 0
       recorded = []
       usages = []
+    },
+    setResponder(next) {
+      responder = next
     },
     async stop() {
       for (const release of hung) release()

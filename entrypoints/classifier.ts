@@ -1,0 +1,106 @@
+/**
+ * The classifier process: the queue worker on `<SWARM>.review-classifier.try-out`
+ * (queue group `review-classifier`) that runs each request's classifications
+ * on the claude or opencode runtime and answers the run reply.
+ *
+ * SIGTERM/SIGINT drain: no new run is taken, the runs in hand finish (or,
+ * past the grace period, their sessions are stopped and they answer with no
+ * verdict), every reply goes out, then the process exits.
+ */
+import { mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { createClaudeRuntime } from '../adapters/claude/runtime.ts'
+import { connectNats } from '../adapters/nats/connection.ts'
+import { createNatsRunResponder, runSubject } from '../adapters/nats/queue.ts'
+import { createOpencodeRuntime } from '../adapters/opencode/runtime.ts'
+import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
+import { createSystemClock } from '../adapters/system/clock.ts'
+import { createJsonLogger } from '../adapters/system/logger.ts'
+import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../core/budget.ts'
+import { createClassifier } from './classifier/service.ts'
+import { createSessionLimiter } from './classifier/session-limiter.ts'
+import { parseClassifierConfig } from './config.ts'
+import { createSecretStore } from './wiring.ts'
+
+/** How long a drain lets the runs in hand go on before stopping their sessions. */
+const SHUTDOWN_GRACE_MS = 20_000
+const FIRST_CONNECT_TIMEOUT_MS = 15_000
+
+async function main(): Promise<void> {
+  const root = resolve(import.meta.dir, '..')
+  const parsed = parseClassifierConfig(process.env, root)
+  if (!parsed.ok) {
+    process.stderr.write(`classifier: configuration error: ${parsed.error}\n`)
+    process.exit(1)
+  }
+  const config = parsed.value
+  const logger = createJsonLogger({ level: config.logLevel })
+  mkdirSync(config.workDir, { recursive: true, mode: 0o700 })
+
+  const metrics = createConfiguredMetrics(
+    { endpoint: config.otlpEndpoint ?? undefined, serviceName: 'review-classifier' },
+    { logger },
+  )
+  const classifier = createClassifier({
+    runtimes: {
+      'api-key': createClaudeRuntime(
+        {
+          claudeBin: config.claudeBin,
+          workDir: join(config.workDir, 'claude'),
+          passEnv: config.passEnv,
+          ...(config.otlpEndpoint === null ? {} : { otlpEndpoint: config.otlpEndpoint }),
+        },
+        logger,
+      ),
+      acp: createOpencodeRuntime({ opencodeBin: config.opencodeBin, workDir: join(config.workDir, 'opencode'), passEnv: config.passEnv }, logger),
+    },
+    secrets: createSecretStore(config.secrets),
+    metrics: metrics.metrics,
+    logger,
+    clock: createSystemClock(),
+    limiter: createSessionLimiter(config.maxSessions),
+    classificationTimeoutMs: config.classificationTimeoutMs,
+    contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
+  })
+
+  let nats: Awaited<ReturnType<typeof connectNats>>
+  try {
+    nats = await connectNats({ url: config.natsUrl, name: 'review-classifier', firstConnectTimeoutMs: FIRST_CONNECT_TIMEOUT_MS, logger })
+  } catch (error) {
+    logger.error('cannot connect to the queue; exiting', { error })
+    await metrics.shutdown()
+    process.exit(1)
+  }
+  const subject = runSubject(config.swarm)
+  const subscription = await createNatsRunResponder(nats, { subject }, { logger }).serve(classifier.handle)
+  logger.info('review classifier listening', {
+    subject,
+    nats: nats.safeUrl,
+    max_sessions: config.maxSessions,
+    classification_timeout_s: config.classificationTimeoutMs / 1000,
+    secrets: config.secrets.kind,
+    metrics: config.otlpEndpoint === null ? 'off' : 'otlp',
+  })
+
+  let stopping = false
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) {
+      // A second signal: stop the sessions now; their runs still answer.
+      classifier.abortAll()
+      return
+    }
+    stopping = true
+    logger.info('review classifier draining', { signal, grace_s: SHUTDOWN_GRACE_MS / 1000 })
+    const grace = setTimeout(() => classifier.abortAll(), SHUTDOWN_GRACE_MS)
+    await subscription.drain()
+    clearTimeout(grace)
+    await metrics.shutdown()
+    await nats.close()
+    logger.info('review classifier stopped', {})
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+await main()

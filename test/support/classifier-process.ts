@@ -1,0 +1,92 @@
+/**
+ * The classifier as a real process (`bun run entrypoints/classifier.ts`),
+ * for end-to-end tests: started with a given environment, ready once it logs
+ * that it listens, its JSON log lines kept for assertions.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import type { Subprocess } from 'bun'
+
+const ENTRYPOINT = resolve(import.meta.dir, '../../entrypoints/classifier.ts')
+
+export type ClassifierProcess = {
+  readonly lines: string[]
+  /** Resolves with the first log line containing `text`; rejects after `timeoutMs`. */
+  waitForLine(text: string, timeoutMs?: number): Promise<string>
+  kill(signal: 'SIGTERM' | 'SIGKILL' | 'SIGINT'): void
+  exited: Promise<number>
+}
+
+/** A private secrets directory holding the given `path → field → value` files, mode 600. */
+export function makeSecretsDir(secrets: Record<string, Record<string, string>>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rc-secrets-'))
+  for (const [path, fields] of Object.entries(secrets)) {
+    for (const [field, value] of Object.entries(fields)) {
+      const file = join(dir, path, field)
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+      writeFileSync(file, value, { mode: 0o600 })
+      chmodSync(file, 0o600)
+    }
+  }
+  return dir
+}
+
+export function startClassifierProcess(env: Record<string, string>): ClassifierProcess {
+  const workDir = mkdtempSync(join(tmpdir(), 'rc-work-'))
+  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn([process.execPath, 'run', ENTRYPOINT], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', WORK_DIR: workDir, ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const lines: string[] = []
+  const waiters: Array<() => void> = []
+  async function pump(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder()
+    let buffered = ''
+    for await (const chunk of stream) {
+      buffered += decoder.decode(chunk, { stream: true })
+      let newline = buffered.indexOf('\n')
+      while (newline !== -1) {
+        lines.push(buffered.slice(0, newline))
+        buffered = buffered.slice(newline + 1)
+        newline = buffered.indexOf('\n')
+      }
+      for (const wake of waiters.splice(0)) wake()
+    }
+    if (buffered !== '') lines.push(buffered)
+    for (const wake of waiters.splice(0)) wake()
+  }
+  void pump(proc.stdout)
+  void pump(proc.stderr)
+  const exited = proc.exited.then((code) => {
+    rmSync(workDir, { recursive: true, force: true })
+    for (const wake of waiters.splice(0)) wake()
+    return code
+  })
+  let done = false
+  void exited.then(() => (done = true))
+
+  return {
+    lines,
+    async waitForLine(text, timeoutMs = 20_000) {
+      const until = Date.now() + timeoutMs
+      for (;;) {
+        const found = lines.find((line) => line.includes(text))
+        if (found !== undefined) return found
+        if (done) throw new Error(`classifier exited before logging "${text}":\n${lines.join('\n')}`)
+        const left = until - Date.now()
+        if (left <= 0) throw new Error(`no "${text}" within ${timeoutMs} ms:\n${lines.join('\n')}`)
+        await new Promise<void>((wake) => {
+          waiters.push(wake)
+          setTimeout(wake, Math.min(left, 200))
+        })
+      }
+    },
+    kill(signal) {
+      proc.kill(signal)
+    },
+    exited,
+  }
+}
