@@ -7,12 +7,11 @@ import { isAbsolute, resolve } from 'node:path'
 import { tmpdir } from 'node:os'
 import { err, ok, type Result } from '../core/result.ts'
 import type { LogLevel } from '../ports/logger.ts'
+import { tokenSourceFromEnv, type TokenSource } from '../adapters/bao/token-source.ts'
 
 export type Env = Record<string, string | undefined>
 
-export type SecretsConfig =
-  | { kind: 'bao'; addr: string; token: { kind: 'value'; value: string } | { kind: 'file'; path: string } }
-  | { kind: 'dir'; dir: string }
+export type SecretsConfig = { kind: 'bao'; addr: string; token: TokenSource } | { kind: 'dir'; dir: string }
 
 /** What both processes read. */
 export type CommonConfig = {
@@ -97,12 +96,10 @@ function common(env: Env, root: string): CommonConfig {
   if (baoAddr === null) {
     secrets = { kind: 'dir', dir: path(env, 'SECRETS_DIR', '.secrets', root) }
   } else {
-    const tokenValue = value(env, 'BAO_TOKEN')
     const tokenFile = value(env, 'BAO_TOKEN_FILE')
-    if (tokenValue !== undefined && tokenFile !== undefined) throw new ConfigError('set BAO_TOKEN or BAO_TOKEN_FILE, not both')
-    if (tokenValue !== undefined) secrets = { kind: 'bao', addr: baoAddr, token: { kind: 'value', value: tokenValue } }
-    else if (tokenFile !== undefined) secrets = { kind: 'bao', addr: baoAddr, token: { kind: 'file', path: path(env, 'BAO_TOKEN_FILE', '', root) } }
-    else throw new ConfigError('BAO_ADDR is set, so BAO_TOKEN or BAO_TOKEN_FILE must be set too')
+    const token = tokenSourceFromEnv({ ...env, BAO_TOKEN_FILE: tokenFile === undefined ? undefined : path(env, 'BAO_TOKEN_FILE', '', root) })
+    if (!token.ok) throw new ConfigError(token.error)
+    secrets = { kind: 'bao', addr: baoAddr, token: token.value }
   }
   return {
     natsUrl: url(env, 'NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:', 'ws:', 'wss:']) ?? 'nats://127.0.0.1:4222',

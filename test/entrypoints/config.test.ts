@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseClassifierConfig } from '../../entrypoints/config.ts'
 
 const ROOT = '/srv/review-classifier'
@@ -48,7 +51,7 @@ describe('parseClassifierConfig', () => {
     expect(config).toMatchObject({
       natsUrl: 'nats://10.0.0.5:4333',
       swarm: 'blue',
-      secrets: { kind: 'bao', addr: 'https://bao.internal:8200', token: { kind: 'file', path: `${ROOT}/run/bao-token` } },
+      secrets: { kind: 'bao', addr: 'https://bao.internal:8200' },
       logLevel: 'debug',
       otlpEndpoint: 'http://127.0.0.1:4317',
       claudeBin: '/opt/claude',
@@ -56,6 +59,17 @@ describe('parseClassifierConfig', () => {
       workDir: '/var/tmp/rc',
       maxSessions: 2,
     })
+  })
+
+  it('reads the OpenBao token from BAO_TOKEN_FILE, relative to the project, on each use', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rc-config-'))
+    writeFileSync(join(dir, 'token'), 'hvs.first\n')
+    const result = parseClassifierConfig({ BAO_ADDR: 'http://127.0.0.1:8200', BAO_TOKEN_FILE: 'token' }, dir)
+    if (!result.ok || result.value.secrets.kind !== 'bao') throw new Error('expected an OpenBao config')
+    expect(await result.value.secrets.token.current()).toBe('hvs.first')
+    writeFileSync(join(dir, 'token'), 'hvs.rotated')
+    expect(await result.value.secrets.token.current()).toBe('hvs.rotated')
+    rmSync(dir, { recursive: true, force: true })
   })
 
   it('passes the gateway, proxy and CA variables through and nothing else', () => {
@@ -80,6 +94,7 @@ describe('parseClassifierConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ BAO_ADDR: 'https://bao:8200' }, 'BAO_TOKEN'],
     [{ BAO_ADDR: 'https://bao:8200', BAO_TOKEN: 't', BAO_TOKEN_FILE: 'f' }, 'BAO_TOKEN_FILE'],
+    [{ BAO_ADDR: 'https://bao:8200', BAO_TOKEN: 'two words' }, 'BAO_TOKEN'],
     [{ BAO_ADDR: 'ftp://bao' }, 'BAO_ADDR'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc:nowhere' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
     [{ CLASSIFICATION_TIMEOUT_S: '0' }, 'CLASSIFICATION_TIMEOUT_S'],
