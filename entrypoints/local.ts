@@ -10,7 +10,7 @@ import { resolve } from 'node:path'
 type Child = { name: string; proc: ReturnType<typeof Bun.spawn> }
 
 /** The service entrypoints this build has; each runs as its own Bun process. */
-const SERVICES: readonly string[] = []
+const SERVICES: readonly string[] = ['classifier']
 
 function log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
   console.log(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }))
@@ -49,7 +49,9 @@ async function main(): Promise<void> {
       log('error', 'port 4222 is taken; stop what listens there or set NATS_URL', { port })
       process.exit(1)
     }
+    // Own process groups: a Ctrl-C reaches only this launcher, which stops the rest in order.
     const proc = Bun.spawn(['nats-server', '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+      detached: true,
       stdout: 'inherit',
       stderr: 'inherit',
     })
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
   for (const service of SERVICES) {
     const proc = Bun.spawn([process.execPath, 'run', resolve(root, 'entrypoints', `${service}.ts`)], {
       env,
+      detached: true,
       stdout: 'inherit',
       stderr: 'inherit',
     })
@@ -80,16 +83,24 @@ async function main(): Promise<void> {
     return
   }
 
-  const stop = (): void => {
-    for (const child of children) child.proc.kill('SIGTERM')
+  // Services first, so they drain while the queue is still up; the queue last.
+  let stopping: Promise<void> | null = null
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      const services = children.filter((c) => c.name !== 'nats-server')
+      for (const child of services) child.proc.kill('SIGTERM')
+      await Promise.all(services.map((c) => c.proc.exited))
+      for (const child of children) child.proc.kill('SIGTERM')
+      await Promise.all(children.map((c) => c.proc.exited))
+    })()
+    return stopping
   }
-  process.on('SIGINT', stop)
-  process.on('SIGTERM', stop)
+  process.on('SIGINT', () => void stop())
+  process.on('SIGTERM', () => void stop())
 
   const first = await Promise.race(children.map(async (c) => ({ name: c.name, code: await c.proc.exited })))
-  log(first.code === 0 ? 'info' : 'error', 'process exited; stopping the rest', first)
-  stop()
-  await Promise.all(children.map((c) => c.proc.exited))
+  if (stopping === null) log(first.code === 0 ? 'info' : 'error', 'process exited; stopping the rest', first)
+  await stop()
   process.exit(first.code === 0 ? 0 : 1)
 }
 
