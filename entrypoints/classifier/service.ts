@@ -40,7 +40,14 @@ export type ClassifierDeps = {
   classificationTimeoutMs: number
   /** The shared context's size budget in bytes. */
   contextBudgetBytes: number
+  /**
+   * How a run's questions are started: `warm-first` (the default, DECISIONS.md)
+   * or `all-parallel`, which exists so bench/cache.ts can measure the other side.
+   */
+  schedule?: Schedule
 }
+
+export type Schedule = 'warm-first' | 'all-parallel'
 
 export type Classifier = {
   /** Answers one run request's JSON text; never rejects, whatever the input. */
@@ -132,9 +139,12 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   /**
    * Warm first (DECISIONS.md): the first question runs alone so the provider
    * writes the shared prefix to its cache; the rest then run in parallel and
-   * read it from there.
+   * read it from there. `all-parallel` starts every question at once.
    */
   async function classifyAll(request: RunRequest, context: string, apiKey: string): Promise<ClassificationResult[]> {
+    if (deps.schedule === 'all-parallel') {
+      return Promise.all(request.classifications.map((c) => classifyOne(request, context, c, apiKey)))
+    }
     const [first, ...rest] = request.classifications
     if (first === undefined) return []
     const warm = await classifyOne(request, context, first, apiKey)

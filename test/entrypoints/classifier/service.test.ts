@@ -7,7 +7,7 @@ import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { answered, createScriptedModelRuntime, failed, hang, type ModelScript } from '../../../adapters/memory/model-runtime.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
-import { createClassifier, RUNTIME_KEY_PATHS } from '../../../entrypoints/classifier/service.ts'
+import { createClassifier, RUNTIME_KEY_PATHS, type Schedule } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
 import { aClassification, aRunRequest, aUsage } from '../../builders.ts'
 
@@ -26,7 +26,10 @@ function rules(count: number): Classification[] {
   return Array.from({ length: count }, (_, i) => aClassification({ name: `rule-${i + 1}` }))
 }
 
-function setup(script: ModelScript, options: { maxSessions?: number; timeoutMs?: number; budget?: number; keys?: boolean } = {}) {
+function setup(
+  script: ModelScript,
+  options: { maxSessions?: number; timeoutMs?: number; budget?: number; keys?: boolean; schedule?: Schedule } = {},
+) {
   const claude = createScriptedModelRuntime(script)
   const opencode = createScriptedModelRuntime(script)
   const secrets = createMemorySecretStore(
@@ -46,6 +49,7 @@ function setup(script: ModelScript, options: { maxSessions?: number; timeoutMs?:
     limiter,
     classificationTimeoutMs: options.timeoutMs ?? 2_000,
     contextBudgetBytes: options.budget ?? 600_000,
+    ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
   })
   const handle = (request: Partial<RunRequest> | string): Promise<RunReply> =>
     classifier.handle(typeof request === 'string' ? request : JSON.stringify(aRunRequest(request)))
@@ -96,6 +100,25 @@ describe('createClassifier', () => {
     expect(reply.ok).toBe(true)
     expect(startedWhileFirstRan).toEqual([])
     expect(claude.maxInFlight()).toBe(4)
+  })
+
+  it('with the all-parallel schedule, starts every question before any has answered', async () => {
+    let answeredSoFar = 0
+    const startedBeforeAnyAnswer: number[] = []
+    const { handle, claude } = setup(
+      async (_input, call) => {
+        if (answeredSoFar === 0) startedBeforeAnyAnswer.push(call)
+        await Bun.sleep(30)
+        answeredSoFar += 1
+        return answered(MATCH)
+      },
+      { schedule: 'all-parallel' },
+    )
+    const reply = await handle({ classifications: rules(5) })
+    expect(reply.ok).toBe(true)
+    expect(reply.rows.map((r) => r.name)).toEqual(['rule-1', 'rule-2', 'rule-3', 'rule-4', 'rule-5'])
+    expect(startedBeforeAnyAnswer).toEqual([1, 2, 3, 4, 5])
+    expect(claude.maxInFlight()).toBe(5)
   })
 
   it('never runs more sessions at once than the limit, across concurrent runs', async () => {
