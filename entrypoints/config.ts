@@ -132,3 +132,44 @@ export function parseClassifierConfig(env: Env, root: string): Result<Classifier
     throw error
   }
 }
+
+export type ControllerConfig = CommonConfig & {
+  port: number
+  /** The forge's root URL without a trailing slash; `null` until set, and the forge parts report "not configured". */
+  forgeUrl: string | null
+  /** The webhook HMAC secret; `null` until set, and every delivery is refused. */
+  webhookSecret: string | null
+  /** The forge's domain for noreply addresses (`<login>@noreply.<domain>`); `null` with no forge URL and no value. */
+  noreplyDomain: string | null
+  runTimeoutMs: number
+}
+
+function domainName(env: Env, name: string, fallback: string | null): string | null {
+  const raw = value(env, name)?.toLowerCase()
+  if (raw === undefined) return fallback
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(raw)) {
+    throw new ConfigError(`${name} must be a domain name such as forge.example.org, got "${raw}"`)
+  }
+  return raw
+}
+
+/** `root` is the project directory, as for {@link parseClassifierConfig}. */
+export function parseControllerConfig(env: Env, root: string): Result<ControllerConfig, string> {
+  try {
+    const forgeUrl = url(env, 'FORGE_URL', null, ['http:', 'https:'])?.replace(/\/+$/, '') ?? null
+    // The forge's own noreply addresses use its domain, never a port.
+    const forgeDomain = forgeUrl === null ? null : new URL(forgeUrl).hostname
+    return ok({
+      ...common(env, root),
+      port: wholeNumber(env, 'PORT', 8080, 0, 65535),
+      forgeUrl,
+      // Kept as written: the sender signs with exactly these bytes.
+      webhookSecret: env.FORGE_WEBHOOK_SECRET === undefined || env.FORGE_WEBHOOK_SECRET === '' ? null : env.FORGE_WEBHOOK_SECRET,
+      noreplyDomain: domainName(env, 'FORGE_NOREPLY_DOMAIN', forgeDomain),
+      runTimeoutMs: wholeNumber(env, 'RUN_TIMEOUT_S', 900, 1, 86_400) * 1000,
+    })
+  } catch (error) {
+    if (error instanceof ConfigError) return err(error.message)
+    throw error
+  }
+}

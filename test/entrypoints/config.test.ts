@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseClassifierConfig } from '../../entrypoints/config.ts'
+import { parseClassifierConfig, parseControllerConfig } from '../../entrypoints/config.ts'
 
 const ROOT = '/srv/review-classifier'
 
@@ -110,5 +110,84 @@ describe('parseClassifierConfig', () => {
   it('never puts a token value in its error', () => {
     const message = problem({ BAO_ADDR: 'https://bao:8200', BAO_TOKEN: 'hvs.secret-token-value', BAO_TOKEN_FILE: '/f' })
     expect(message).not.toContain('hvs.secret-token-value')
+  })
+})
+
+describe('parseControllerConfig', () => {
+  function controller(env: Record<string, string>) {
+    const result = parseControllerConfig(env, ROOT)
+    if (!result.ok) throw new Error(`expected a config, got: ${result.error}`)
+    return result.value
+  }
+
+  function refusal(env: Record<string, string>): string {
+    const result = parseControllerConfig(env, ROOT)
+    if (result.ok) throw new Error('expected a config error')
+    return result.error
+  }
+
+  it('has the defaults of the configuration contract, with the forge not configured', () => {
+    expect(controller({})).toMatchObject({
+      natsUrl: 'nats://127.0.0.1:4222',
+      swarm: 'swarm',
+      secrets: { kind: 'dir', dir: `${ROOT}/.secrets` },
+      port: 8080,
+      forgeUrl: null,
+      webhookSecret: null,
+      noreplyDomain: null,
+      runTimeoutMs: 900_000,
+    })
+  })
+
+  it('reads every variable it knows', () => {
+    const config = controller({
+      SWARM: 'blue',
+      PORT: '9090',
+      FORGE_URL: 'https://forge.example.org/',
+      FORGE_WEBHOOK_SECRET: 'hook-secret',
+      FORGE_NOREPLY_DOMAIN: 'Users.Example.Org',
+      RUN_TIMEOUT_S: '60',
+    })
+    expect(config).toMatchObject({
+      swarm: 'blue',
+      port: 9090,
+      forgeUrl: 'https://forge.example.org',
+      webhookSecret: 'hook-secret',
+      noreplyDomain: 'users.example.org',
+      runTimeoutMs: 60_000,
+    })
+  })
+
+  it("takes the noreply domain from the forge URL's host, without its port", () => {
+    expect(controller({ FORGE_URL: 'http://forge.internal:3000/' }).noreplyDomain).toBe('forge.internal')
+  })
+
+  it('keeps the webhook secret exactly as given, since the forge signs with those bytes', () => {
+    expect(controller({ FORGE_WEBHOOK_SECRET: ' spaced secret ' }).webhookSecret).toBe(' spaced secret ')
+  })
+
+  it('accepts port 0, for the OS to choose one', () => {
+    expect(controller({ PORT: '0' }).port).toBe(0)
+  })
+
+  it.each([
+    [{ PORT: '65536' }, 'PORT'],
+    [{ PORT: 'http' }, 'PORT'],
+    [{ FORGE_URL: 'forge.example.org' }, 'FORGE_URL'],
+    [{ FORGE_URL: 'ssh://forge.example.org' }, 'FORGE_URL'],
+    [{ FORGE_NOREPLY_DOMAIN: 'noreply@forge' }, 'FORGE_NOREPLY_DOMAIN'],
+    [{ FORGE_NOREPLY_DOMAIN: '-bad.example' }, 'FORGE_NOREPLY_DOMAIN'],
+    [{ RUN_TIMEOUT_S: '0' }, 'RUN_TIMEOUT_S'],
+    [{ RUN_TIMEOUT_S: '15m' }, 'RUN_TIMEOUT_S'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+  ])('refuses %p with one line naming the variable', (env, variable) => {
+    const message = refusal(env)
+    expect(message).toContain(variable)
+    expect(message).not.toContain('\n')
+  })
+
+  it('never puts the webhook secret in an error', () => {
+    const message = refusal({ FORGE_WEBHOOK_SECRET: 'whsec-do-not-print', PORT: 'nope' })
+    expect(message).not.toContain('whsec-do-not-print')
   })
 })
