@@ -1,0 +1,212 @@
+/**
+ * One function per Forgejo REST endpoint the adapter calls (CONTRACT.md §3),
+ * each returning the answer checked against its schema. A 404 that means
+ * "absent" rather than an error comes back as `null` where the endpoint says so;
+ * every other failure throws the `AppError` the status maps to.
+ */
+import type { Static } from '@sinclair/typebox'
+import type { AppError } from '../../core/errors.ts'
+import type { RepoRef } from '../../core/types.ts'
+import {
+  escapePath,
+  escapeSegment,
+  expectSuccess,
+  PAGE_LIMIT,
+  parseBody,
+  statusError,
+  type Answer,
+  type Credentials,
+  type Http,
+  type Page,
+  type StatusCodes,
+} from './http.ts'
+import {
+  AccessTokenListSchema,
+  AccessTokenSchema,
+  BranchSchema,
+  CollaboratorPermissionSchema,
+  CommitListSchema,
+  ContentsSchema,
+  DirectorySchema,
+  FileResponseSchema,
+  PullRequestListSchema,
+  PullRequestSchema,
+  PullReviewSchema,
+  RepositorySchema,
+  SearchResultsSchema,
+  UserSchema,
+  VersionSchema,
+  type ContentsBody,
+} from './schemas.ts'
+
+export type Identity = { name: string; email: string }
+
+/** `CreateFileOptions` / `UpdateFileOptions` as sent (CONTRACT §3.6). */
+export type FileChangeOptions = {
+  branch: string
+  new_branch: string
+  content: string
+  message: string
+  author: Identity
+  committer: Identity
+}
+
+export type CreateUserOptions = {
+  username: string
+  email: string
+  full_name: string
+  password: string
+  must_change_password: boolean
+  send_notify: boolean
+}
+
+/** Only what changes: Forgejo's admin edit leaves out what isn't sent. */
+export type EditUserOptions = {
+  password?: string
+  must_change_password?: boolean
+  max_repo_creation?: number
+  allow_create_organization?: boolean
+}
+
+/** A write the forge refused, with the status, so the caller can look at why before naming the error. */
+export type FileWriteResult = { kind: 'written'; commitSha: string } | { kind: 'refused'; status: number; error: AppError }
+
+export type ContentsAnswer = { kind: 'file'; file: ContentsBody } | { kind: 'directory'; entries: number } | null
+
+function repoPath(repo: RepoRef): string {
+  return `/repos/${escapeSegment(repo.owner)}/${escapeSegment(repo.name)}`
+}
+
+export function createForgejoClient(http: Http) {
+  async function call(request: Parameters<Http['send']>[0], codes: StatusCodes = {}): Promise<Answer> {
+    const answer = await http.send(request)
+    expectSuccess(answer, codes)
+    return answer
+  }
+
+  /** The answer, or `null` on 404 (absent, or hidden from this token, which Forgejo doesn't tell apart). */
+  async function callOrAbsent(request: Parameters<Http['send']>[0]): Promise<Answer | null> {
+    const answer = await http.send(request)
+    if (answer.status === 404) return null
+    expectSuccess(answer)
+    return answer
+  }
+
+  return {
+    async getVersion(auth: Credentials) {
+      return parseBody(VersionSchema, await call({ method: 'GET', path: '/version', auth })).version
+    },
+
+    async getRepository(auth: Credentials, repo: RepoRef) {
+      return parseBody(RepositorySchema, await call({ method: 'GET', path: repoPath(repo), auth }))
+    },
+
+    /** Every repo the token can see (a site admin sees all), one page. */
+    async searchRepositories(auth: Credentials, page: number): Promise<Page<Static<typeof RepositorySchema>>> {
+      const answer = await call({ method: 'GET', path: '/repos/search', query: { sort: 'id', order: 'asc', page, limit: PAGE_LIMIT }, auth })
+      return { items: parseBody(SearchResultsSchema, answer).data, answer }
+    },
+
+    /** One page of PRs; `state` is always sent, since leaving it out lists every state (CONTRACT §6.1). */
+    async listPulls(auth: Credentials, repo: RepoRef, state: 'open' | 'closed' | 'all', page: number, limit = PAGE_LIMIT) {
+      const answer = await call({ method: 'GET', path: `${repoPath(repo)}/pulls`, query: { state, page, limit }, auth })
+      return { items: parseBody(PullRequestListSchema, answer), answer }
+    },
+
+    async getPull(auth: Credentials, repo: RepoRef, pr: number) {
+      return parseBody(PullRequestSchema, await call({ method: 'GET', path: `${repoPath(repo)}/pulls/${pr}`, auth }))
+    },
+
+    /** One page of the PR's commits, newest first; no signature checks or file lists, which cost the forge time. */
+    async listPullCommits(auth: Credentials, repo: RepoRef, pr: number, page: number) {
+      const answer = await call({
+        method: 'GET',
+        path: `${repoPath(repo)}/pulls/${pr}/commits`,
+        query: { page, limit: PAGE_LIMIT, verification: false, files: false },
+        auth,
+      })
+      return { items: parseBody(CommitListSchema, answer), answer }
+    },
+
+    /** The API route, not the web `diff_url`, which refuses tokens (CONTRACT §2.1). */
+    async getPullDiff(auth: Credentials, repo: RepoRef, pr: number): Promise<string> {
+      return (await call({ method: 'GET', path: `${repoPath(repo)}/pulls/${pr}.diff`, auth })).text
+    },
+
+    async getContents(auth: Credentials, repo: RepoRef, path: string, ref: string): Promise<ContentsAnswer> {
+      const answer = await callOrAbsent({ method: 'GET', path: `${repoPath(repo)}/contents/${escapePath(path)}`, query: { ref }, auth })
+      if (answer === null) return null
+      if (answer.text.trimStart().startsWith('[')) {
+        const entries = parseBody(DirectorySchema, answer)
+        // An empty repo answers `[]` for every path (CONTRACT §6.4).
+        return entries.length === 0 ? null : { kind: 'directory', entries: entries.length }
+      }
+      return { kind: 'file', file: parseBody(ContentsSchema, answer) }
+    },
+
+    /** `POST` creates the file (201); `PUT` with `sha` replaces that version of it (200). */
+    async writeFile(auth: Credentials, repo: RepoRef, path: string, options: FileChangeOptions & { sha?: string }): Promise<FileWriteResult> {
+      const method = options.sha === undefined ? 'POST' : 'PUT'
+      const answer = await http.send({ method, path: `${repoPath(repo)}/contents/${escapePath(path)}`, body: options, auth })
+      if (answer.status < 200 || answer.status > 299) return { kind: 'refused', status: answer.status, error: statusError(answer) }
+      return { kind: 'written', commitSha: parseBody(FileResponseSchema, answer).commit.sha }
+    },
+
+    /** The branch, or `null` when the repo or the branch doesn't exist (an empty repo has none). */
+    async getBranch(auth: Credentials, repo: RepoRef, branch: string) {
+      const answer = await callOrAbsent({ method: 'GET', path: `${repoPath(repo)}/branches/${escapePath(branch)}`, auth })
+      return answer === null ? null : parseBody(BranchSchema, answer)
+    },
+
+    async createReview(auth: Credentials, repo: RepoRef, pr: number, review: { event: string; body: string; commit_id: string }) {
+      const answer = await call({ method: 'POST', path: `${repoPath(repo)}/pulls/${pr}/reviews`, body: review, auth })
+      return parseBody(PullReviewSchema, answer)
+    },
+
+    async getUser(auth: Credentials, login: string) {
+      const answer = await callOrAbsent({ method: 'GET', path: `/users/${escapeSegment(login)}`, auth })
+      return answer === null ? null : parseBody(UserSchema, answer)
+    },
+
+    async createUser(auth: Credentials, user: CreateUserOptions) {
+      return parseBody(UserSchema, await call({ method: 'POST', path: '/admin/users', body: user, auth }))
+    },
+
+    async editUser(auth: Credentials, login: string, changes: EditUserOptions) {
+      return parseBody(UserSchema, await call({ method: 'PATCH', path: `/admin/users/${escapeSegment(login)}`, body: changes, auth }))
+    },
+
+    async listTokens(auth: Credentials, login: string, page: number) {
+      const answer = await call({ method: 'GET', path: `/users/${escapeSegment(login)}/tokens`, query: { page, limit: PAGE_LIMIT }, auth })
+      return { items: parseBody(AccessTokenListSchema, answer), answer }
+    },
+
+    /** Forgejo < 16: needs Basic auth with the account's password (CONTRACT §3.14). */
+    async createToken(auth: Credentials, login: string, token: { name: string; scopes: string[] }) {
+      const answer = await call({ method: 'POST', path: `/users/${escapeSegment(login)}/tokens`, body: token, auth })
+      return parseBody(AccessTokenSchema, answer)
+    },
+
+    /** Forgejo < 16: Basic auth, like `createToken`. A numeric segment is read as the id. */
+    async deleteToken(auth: Credentials, login: string, id: number): Promise<void> {
+      await call({ method: 'DELETE', path: `/users/${escapeSegment(login)}/tokens/${id}`, auth })
+    },
+
+    /** Forgejo ≥ 16: an admin token may mint for another user. */
+    async adminCreateToken(auth: Credentials, login: string, token: { name: string; scopes: string[] }) {
+      const answer = await call({ method: 'POST', path: `/admin/users/${escapeSegment(login)}/tokens`, body: token, auth })
+      return parseBody(AccessTokenSchema, answer)
+    },
+
+    async adminDeleteToken(auth: Credentials, login: string, id: number): Promise<void> {
+      await call({ method: 'DELETE', path: `/admin/users/${escapeSegment(login)}/tokens/${id}`, auth })
+    },
+
+    async getCollaboratorPermission(auth: Credentials, repo: RepoRef, login: string) {
+      const answer = await call({ method: 'GET', path: `${repoPath(repo)}/collaborators/${escapeSegment(login)}/permission`, auth })
+      return parseBody(CollaboratorPermissionSchema, answer).permission
+    },
+  }
+}
+
+export type ForgejoClient = ReturnType<typeof createForgejoClient>
