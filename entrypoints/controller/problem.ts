@@ -45,6 +45,7 @@ const TITLES: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  413: 'Content Too Large',
   405: 'Method Not Allowed',
   409: 'Conflict',
   415: 'Unsupported Media Type',

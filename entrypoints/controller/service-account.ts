@@ -12,9 +12,10 @@ import type { Clock } from '../../ports/clock.ts'
 import type { ForgeAdmin, ForgeReader, ForgeUser } from '../../ports/forge.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
+import { SERVICE_ACCOUNT_LOGIN } from '../../core/webhook.ts'
 
 export const SERVICE_ACCOUNT = {
-  login: 'review-classifier',
+  login: SERVICE_ACCOUNT_LOGIN,
   email: 'review-classifier@services.hyperhive.local',
   fullName: 'Review classifier',
 } as const

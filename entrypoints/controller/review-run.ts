@@ -1,0 +1,331 @@
+/**
+ * One requested review, once it has a run place (spec: "Trigger and
+ * lifecycle", "The review", "Run store and retention"): read the PR and the
+ * rules, send the run, re-check the reply, post the service account's
+ * review on the commit read, record the run.
+ *
+ * Nothing here throws for a failure outside the process: every one of them
+ * ends as a `**No verdict:**` COMMENT review (or a run that couldn't post),
+ * and every run is recorded. A run with no clean verdict never approves.
+ */
+import { checkReplyRows } from '../../core/aggregate.ts'
+import { isAppError } from '../../core/errors.ts'
+import { err, ok, type Result } from '../../core/result.ts'
+import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../core/review-body.ts'
+import {
+  formatRulesProblem,
+  parseRulesFile,
+  RULES_JSON_PATH,
+  RULES_YML_PATH,
+  selectRulesFile,
+} from '../../core/rules-file.ts'
+import type { ReviewOutcome, RunRecord } from '../../core/run-record.ts'
+import { settingsForRunRequest } from '../../core/settings.ts'
+import type { Classification, CommitMessage, Overall, RepoRef, Row, Settings } from '../../core/types.ts'
+import type { ReviewRequest } from '../../core/webhook.ts'
+import { decodeRunReply } from '../../core/wire-decode.ts'
+import type { RunRequest } from '../../core/wire.ts'
+import type { Clock } from '../../ports/clock.ts'
+import type { Forge, ForgePullRequest, NewReview, PostedReview } from '../../ports/forge.ts'
+import type { Ids } from '../../ports/ids.ts'
+import type { Logger } from '../../ports/logger.ts'
+import type { RunQueue } from '../../ports/queue.ts'
+import type { SecretStore } from '../../ports/secret-store.ts'
+import { WAITING_PLACES } from './admission.ts'
+import type { RunStore, SettingsStore } from './stores.ts'
+import { SERVICE_TOKEN } from './service-account.ts'
+
+/** Where the service account's token lives (DECISIONS.md, Secrets); read for every post, never cached. */
+export const SERVICE_TOKEN_SECRET = { path: SERVICE_TOKEN.secretPath, field: SERVICE_TOKEN.secretField } as const
+
+/** Added to `RUN_TIMEOUT_S` for the reply's trip over the queue. */
+export const RUN_REPLY_MARGIN_MS = 5_000
+
+/** How long the controller waits for a run's reply: the run deadline plus a margin. */
+export function runReplyTimeoutMs(runTimeoutS: number): number {
+  return runTimeoutS * 1000 + RUN_REPLY_MARGIN_MS
+}
+
+/** A push between reading the head and the diff makes the read inconsistent; read again this many times at most. */
+const PULL_READ_ATTEMPTS = 3
+/** Problems listed from a rules file that doesn't load; a person fixing it runs `validate` for the rest. */
+const RULES_PROBLEMS_SHOWN = 10
+/** The reply's own error is another process's text; keep it to a sentence or two. */
+const REPLY_ERROR_MAX_CHARS = 500
+
+export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
+
+export type ReviewRunDeps = {
+  forge: Pick<Forge, 'getRepository' | 'getPullRequest' | 'listPullCommits' | 'getPullDiff' | 'getFileContent' | 'forAccount'>
+  queue: RunQueue
+  secrets: SecretStore
+  settings: Pick<SettingsStore, 'read'>
+  runs: Pick<RunStore, 'record'>
+  clock: Clock
+  ids: Ids
+  logger: Logger
+  /** How long to wait for the reply; {@link runReplyTimeoutMs} of `RUN_TIMEOUT_S`. */
+  replyTimeoutMs: number
+}
+
+export type ReviewRunner = {
+  /** Runs one review that has its place; resolves with the recorded run, never rejects for an outside failure. */
+  review(request: ReviewRequest): Promise<RunRecord>
+  /** Posts the queue-full comment for a request that got no place and records it. */
+  queueFull(request: ReviewRequest): Promise<RunRecord>
+}
+
+type Table = { rows: Row[]; overall: Overall }
+
+/** How the run ended before anything is posted. */
+type Conclusion =
+  | { kind: 'verdict'; overall: 'approve' | 'request-changes'; rows: Row[] }
+  | { kind: 'no-verdict'; reason: string; table: Table | null }
+
+/** What the run learnt along the way, for the post and the record. */
+type Progress = { headSha: string | null; answered: Table | null }
+
+type PullRead = { pull: ForgePullRequest; commits: CommitMessage[]; diff: string }
+
+function describeError(error: unknown): string {
+  if (error instanceof Error && error.message.trim() !== '') return error.message
+  return 'unknown error'
+}
+
+function noVerdict(reason: string, table: Table | null = null): Conclusion {
+  return { kind: 'no-verdict', reason, table }
+}
+
+function capText(text: string, max: number): string {
+  const points = [...text]
+  return points.length > max ? `${points.slice(0, max - 1).join('')}…` : text
+}
+
+function repoName(repo: RepoRef): string {
+  return `${repo.owner}/${repo.name}`
+}
+
+export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
+  const { forge } = deps
+
+  function unixNow(): number {
+    return Math.floor(deps.clock.nowMs() / 1000)
+  }
+
+  /**
+   * The PR, its commits and its diff, all of one head. The diff route has no
+   * sha to pin, so the head is read again after the diff: when a push moved
+   * it in between, the read starts over on the new head.
+   */
+  async function readPull(request: ReviewRequest, progress: Progress): Promise<Result<PullRead, string>> {
+    try {
+      let pull = await forge.getPullRequest(request.repo, request.pr)
+      for (let attempt = 1; ; attempt += 1) {
+        if (pull.headSha === '') return err("the forge can't resolve the pull request's head commit")
+        progress.headSha = pull.headSha
+        const [commits, diff] = await Promise.all([
+          forge.listPullCommits(request.repo, request.pr),
+          forge.getPullDiff(request.repo, request.pr),
+        ])
+        const after = await forge.getPullRequest(request.repo, request.pr)
+        if (after.headSha === pull.headSha) return ok({ pull, commits, diff })
+        if (attempt >= PULL_READ_ATTEMPTS) return err("the pull request's head kept moving while it was read")
+        pull = after
+      }
+    } catch (error) {
+      return err(`the pull request couldn't be read: ${describeError(error)}`)
+    }
+  }
+
+  async function readFile(repo: RepoRef, path: string, ref: string): Promise<{ text: string } | { problem: string } | null> {
+    try {
+      const file = await forge.getFileContent(repo, path, ref)
+      return file === null ? null : { text: file.content }
+    } catch (error) {
+      // A directory by that name is there but isn't a rules file; anything else is the forge failing.
+      if (isAppError(error, 'invalid')) return { problem: error.message }
+      throw error
+    }
+  }
+
+  /** The rules from the default branch, read with no cache (spec: "Repo configuration"). */
+  async function readRules(repo: RepoRef): Promise<Result<Classification[], string>> {
+    try {
+      const { defaultBranch } = await forge.getRepository(repo)
+      const [yml, json] = await Promise.all([
+        readFile(repo, RULES_YML_PATH, defaultBranch),
+        readFile(repo, RULES_JSON_PATH, defaultBranch),
+      ])
+      const selected = selectRulesFile({ yml: yml !== null, json: json !== null })
+      if (!selected.ok) return err(`the rules don't load: ${formatRulesProblem(selected.error)}`)
+      const path = selected.value
+      if (path === null) {
+        return err(
+          `${repoName(repo)} has no rules file on its default branch ${defaultBranch}: ` +
+            `add ${RULES_YML_PATH} (or ${RULES_JSON_PATH}) there to give it rules`,
+        )
+      }
+      const file = path === RULES_YML_PATH ? yml : json
+      if (file === null) return err(`the rules file ${path} couldn't be read`)
+      if ('problem' in file) return err(`the rules file ${path} doesn't load: ${file.problem}`)
+      const parsed = parseRulesFile(path, file.text)
+      if (parsed.ok) return parsed
+      const shown = parsed.error.slice(0, RULES_PROBLEMS_SHOWN).map(formatRulesProblem)
+      const more = parsed.error.length - shown.length
+      return err(`the rules file ${path} doesn't load: ${shown.join('; ')}${more > 0 ? `; and ${more} more problems` : ''}`)
+    } catch (error) {
+      return err(`the rules couldn't be read: ${describeError(error)}`)
+    }
+  }
+
+  async function readSettings(): Promise<Result<Settings, string>> {
+    try {
+      return ok(await deps.settings.read())
+    } catch (error) {
+      return err(`the settings couldn't be read: ${describeError(error)}`)
+    }
+  }
+
+  async function requestRun(request: RunRequest): Promise<Result<string, string>> {
+    try {
+      return ok(await deps.queue.request(request, deps.replyTimeoutMs))
+    } catch (error) {
+      if (isAppError(error, 'timeout')) {
+        return err(`the classifier didn't answer within ${Math.round(deps.replyTimeoutMs / 1000)} s`)
+      }
+      if (isAppError(error, 'unavailable') && error.message === 'classifier not running') {
+        return err("the classifier isn't running (no responders)")
+      }
+      return err(`the run couldn't be sent to the classifier: ${describeError(error)}`)
+    }
+  }
+
+  /** The reply, re-checked against what was sent: its own `counted`, `fails` and `overall` are never trusted. */
+  function concludeReply(id: string, sent: Classification[], text: string, progress: Progress): Conclusion {
+    const decoded = decodeRunReply(text)
+    if (!decoded.ok) return noVerdict(`the classifier's reply can't be read: ${decoded.error}`)
+    const reply = decoded.value
+    if (reply.id !== id) return noVerdict(`the classifier answered another run (${capText(reply.id, 80)})`)
+    if (!reply.ok) {
+      const checked = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows) : null
+      const table: Table = { rows: checked?.rows ?? [], overall: 'no-verdict' }
+      progress.answered = table
+      const why = capText(reply.error ?? 'the classifier gave no reason', REPLY_ERROR_MAX_CHARS)
+      return noVerdict(`the run failed: ${why}`, checked === null ? null : table)
+    }
+    const checked = checkReplyRows(sent, reply.rows)
+    progress.answered = { rows: checked.rows, overall: checked.overall }
+    if (checked.overall === 'no-verdict') {
+      return noVerdict(checked.reason ?? 'the run has no clean verdict', progress.answered)
+    }
+    return { kind: 'verdict', overall: checked.overall, rows: checked.rows }
+  }
+
+  async function conclude(id: string, request: ReviewRequest, progress: Progress): Promise<Conclusion> {
+    const read = await readPull(request, progress)
+    if (!read.ok) return noVerdict(read.error)
+    const settings = await readSettings()
+    if (!settings.ok) return noVerdict(settings.error)
+    const rules = await readRules(request.repo)
+    if (!rules.ok) return noVerdict(rules.error)
+
+    const runRequest: RunRequest = {
+      id,
+      trigger: 'review',
+      repo: repoName(request.repo),
+      pr: request.pr,
+      title: read.value.pull.title,
+      commits: read.value.commits,
+      diff: read.value.diff,
+      classifications: rules.value,
+      ...settingsForRunRequest(settings.value),
+    }
+    const reply = await requestRun(runRequest)
+    if (!reply.ok) return noVerdict(reply.error)
+    return concludeReply(id, rules.value, reply.value, progress)
+  }
+
+  /** Posts as the service account, with its token read from the store for this post. */
+  async function post(repo: RepoRef, pr: number, review: NewReview): Promise<Result<PostedReview, string>> {
+    let token: string | null
+    try {
+      token = await deps.secrets.read(SERVICE_TOKEN_SECRET.path, SERVICE_TOKEN_SECRET.field)
+    } catch (error) {
+      return err(`the review couldn't be posted: the service account's token couldn't be read: ${describeError(error)}`)
+    }
+    if (token === null || token === '') {
+      return err(
+        `the review couldn't be posted: the service account has no token in the secret store ` +
+          `(${SERVICE_TOKEN_SECRET.path}, field ${SERVICE_TOKEN_SECRET.field})`,
+      )
+    }
+    try {
+      return ok(await forge.forAccount(token).createReview(repo, pr, review))
+    } catch (error) {
+      // The forge's error text is never expected to hold the token; make sure.
+      return err(`the review couldn't be posted: ${describeError(error).replaceAll(token, '[redacted]')}`)
+    }
+  }
+
+  function newReview(conclusion: Conclusion, commitId: string): NewReview {
+    if (conclusion.kind === 'verdict') {
+      return { event: reviewEvent(conclusion.overall), body: renderReviewBody(conclusion.rows, conclusion.overall), commitId }
+    }
+    return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table), commitId }
+  }
+
+  async function finish(
+    base: Pick<RunRecord, 'id' | 'started_unix'>,
+    request: ReviewRequest,
+    outcome: ReviewOutcome,
+    posted: Result<PostedReview, string>,
+    reason: string | null,
+    progress: Progress,
+  ): Promise<RunRecord> {
+    const failed = !posted.ok
+    const detail = failed ? [reason, posted.error].filter((part) => part !== null).join('; ') : reason
+    const reviewUrl = posted.ok ? posted.value.htmlUrl : null
+    const record: RunRecord = {
+      id: base.id,
+      trigger: 'review',
+      repo: repoName(request.repo),
+      pr: request.pr,
+      requester: request.requester,
+      ...(progress.headSha === null ? {} : { head_sha: progress.headSha }),
+      started_unix: base.started_unix,
+      finished_unix: unixNow(),
+      outcome: failed ? 'post-failed' : outcome,
+      ...(detail === null ? {} : { detail }),
+      ...(progress.answered === null ? {} : { rows: progress.answered.rows, overall: progress.answered.overall }),
+      ...(reviewUrl === null || reviewUrl === '' ? {} : { review_url: reviewUrl }),
+    }
+    await deps.runs.record(record)
+    return record
+  }
+
+  return {
+    async review(request) {
+      const base = { id: deps.ids.runId(), started_unix: unixNow() }
+      const progress: Progress = { headSha: null, answered: null }
+      const conclusion = await conclude(base.id, request, progress)
+      // The verdict belongs to the head the run read; only when the PR wasn't
+      // read does the comment fall back to the head the delivery named.
+      const commitId = progress.headSha ?? request.headSha
+      const posted = await post(request.repo, request.pr, newReview(conclusion, commitId))
+      if (conclusion.kind === 'verdict') {
+        const outcome = conclusion.overall === 'approve' ? 'approved' : 'changes-requested'
+        return finish(base, request, outcome, posted, null, progress)
+      }
+      return finish(base, request, 'no-verdict', posted, conclusion.reason, progress)
+    },
+
+    async queueFull(request) {
+      const base = { id: deps.ids.runId(), started_unix: unixNow() }
+      // The PR isn't read for a request that gets no place: the comment goes
+      // on the head the delivery named, and the record has no head.
+      const review = newReview(noVerdict(QUEUE_FULL_REASON), request.headSha)
+      const posted = await post(request.repo, request.pr, review)
+      return finish(base, request, 'queue-full', posted, QUEUE_FULL_REASON, { headSha: null, answered: null })
+    },
+  } satisfies ReviewRunner
+}
