@@ -10,7 +10,7 @@ import { resolve } from 'node:path'
 type Child = { name: string; proc: ReturnType<typeof Bun.spawn> }
 
 /** The service entrypoints this build has; each runs as its own Bun process. */
-const SERVICES: readonly string[] = ['classifier']
+const SERVICES: readonly string[] = ['classifier', 'controller']
 
 function log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
   console.log(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }))

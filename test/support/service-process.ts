@@ -1,6 +1,6 @@
 /**
- * The classifier as a real process (`bun run entrypoints/classifier.ts`),
- * for end-to-end tests: started with a given environment, ready once it logs
+ * A service as a real process (`bun run entrypoints/<name>.ts`), for
+ * end-to-end tests: started with a given environment, ready once it logs
  * that it listens, its JSON log lines kept for assertions.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
 
-const ENTRYPOINT = resolve(import.meta.dir, '../../entrypoints/classifier.ts')
 
-export type ClassifierProcess = {
+export type ServiceProcess = {
   readonly lines: string[]
   /** Resolves with the first log line containing `text`; rejects after `timeoutMs`. */
   waitForLine(text: string, timeoutMs?: number): Promise<string>
@@ -32,9 +31,16 @@ export function makeSecretsDir(secrets: Record<string, Record<string, string>>):
   return dir
 }
 
-export function startClassifierProcess(env: Record<string, string>): ClassifierProcess {
+export type ClassifierProcess = ServiceProcess
+
+export function startClassifierProcess(env: Record<string, string>): ServiceProcess {
+  return startServiceProcess('classifier', env)
+}
+
+export function startServiceProcess(name: 'classifier' | 'controller', env: Record<string, string>): ServiceProcess {
   const workDir = mkdtempSync(join(tmpdir(), 'rc-work-'))
-  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn([process.execPath, 'run', ENTRYPOINT], {
+  const entrypoint = resolve(import.meta.dir, `../../entrypoints/${name}.ts`)
+  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn([process.execPath, 'run', entrypoint], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', WORK_DIR: workDir, ...env },
     stdin: 'ignore',
     stdout: 'pipe',
@@ -75,7 +81,7 @@ export function startClassifierProcess(env: Record<string, string>): ClassifierP
       for (;;) {
         const found = lines.find((line) => line.includes(text))
         if (found !== undefined) return found
-        if (done) throw new Error(`classifier exited before logging "${text}":\n${lines.join('\n')}`)
+        if (done) throw new Error(`${name} exited before logging "${text}":\n${lines.join('\n')}`)
         const left = until - Date.now()
         if (left <= 0) throw new Error(`no "${text}" within ${timeoutMs} ms:\n${lines.join('\n')}`)
         await new Promise<void>((wake) => {

@@ -1,0 +1,292 @@
+/**
+ * A review request end to end: a fake Forgejo (checked against the swagger
+ * file), a real nats-server, the controller and the classifier as real
+ * processes, and the real `claude` binary against a fake Messages API. A
+ * signed webhook goes in; a review comes out on the forge, and the run is in
+ * the run store.
+ */
+import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { SeedPull } from '../../adapters/memory/forge.ts'
+import { RULES_YML_PATH } from '../../core/rules-file.ts'
+import { RUNTIME_KEY_PATHS } from '../../entrypoints/classifier/service.ts'
+import { SERVICE_TOKEN } from '../../entrypoints/controller/service-account.ts'
+import { createFakeForgejo, type FakeForgejo, type FakeReview } from '../support/fake-forgejo.ts'
+import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.ts'
+import { startNatsServer, type NatsServer } from '../support/nats-server.ts'
+import { makeSecretsDir, startServiceProcess, type ServiceProcess } from '../support/service-process.ts'
+import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
+
+setDefaultTimeout(120_000)
+
+const SECRET = 'e2e-webhook-secret-3b9f'
+const API_KEY = 'sk-ant-e2e-controller-81cc'
+const SWARM = 'e2e'
+const REPO = { owner: 'acme', name: 'widgets' }
+const MATCH = '{"verdict":"match","certainty":95,"reason":"The rule holds."}'
+const NO_MATCH = '{"verdict":"no-match","certainty":95,"reason":"A timestamp has no zone."}'
+const NO_ADS = '{"verdict":"no-match","certainty":97,"reason":"No commit advertises anything."}'
+
+/** A clean PR: datetimes hold (positive rule matches), no ads (negative rule does not). */
+function passing(body: unknown): { text: string } | null {
+  return JSON.stringify(body).includes('Name: no-ads') ? { text: NO_ADS } : null
+}
+
+/** `passing`, except for the PR whose shared block names `#pr`, which gets `change`. */
+function exceptFor(pr: number, change: { mode?: 'hang'; text?: string }, rule?: string) {
+  return (body: unknown) => {
+    const text = JSON.stringify(body)
+    if (text.includes(`#${pr} in`) && (rule === undefined || text.includes(`Name: ${rule}`))) return change
+    return passing(body)
+  }
+}
+
+const RULES = `classifications:
+  - name: datetime
+    description: All datetimes carry time zone information.
+    polarity: positive
+    threshold: 80
+  - name: no-ads
+    description: A commit message advertises an AI model.
+    polarity: negative
+    threshold: 90
+`
+
+function headOf(pr: number): string {
+  return pr.toString(16).padStart(2, '0').repeat(20)
+}
+
+function aPull(pr: number): SeedPull {
+  return {
+    number: pr,
+    title: `Change ${pr}`,
+    headSha: headOf(pr),
+    commits: [`Change ${pr}\n\nBody of change ${pr}.`],
+    diff: `diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)  # change ${pr}\n`,
+  }
+}
+
+let nats: NatsServer
+let ai: FakeAnthropic
+let forge: FakeForgejo
+let secretsDir: string
+let classifier: ServiceProcess
+let controller: ServiceProcess
+let base = ''
+
+function startClassifier(): ServiceProcess {
+  return startServiceProcess('classifier', {
+    NATS_URL: nats.url,
+    SWARM,
+    SECRETS_DIR: secretsDir,
+    ANTHROPIC_BASE_URL: ai.url,
+    CLASSIFICATION_TIMEOUT_S: '3',
+  })
+}
+
+async function deliver(pr: number, options: { signature?: string; repo?: string; headSha?: string } = {}): Promise<Response> {
+  const body = goJson(
+    reviewRequestPayload({ owner: REPO.owner, repo: options.repo ?? REPO.name, pr, headSha: options.headSha ?? headOf(pr), forgeUrl: forge.url }),
+  )
+  const headers = deliveryHeaders(body, { secret: SECRET, ...(options.signature === undefined ? {} : { signature: options.signature }) })
+  return fetch(`${base}/webhook/forge/review-request`, { method: 'POST', headers, body })
+}
+
+async function reviewsOf(pr: number, count = 1, repo = REPO.name, timeoutMs = 60_000): Promise<FakeReview[]> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const reviews = forge.reviews({ owner: REPO.owner, name: repo }, pr)
+    if (reviews.length >= count) return reviews
+    if (Date.now() > until) throw new Error(`PR ${pr}: ${reviews.length} of ${count} reviews after ${timeoutMs} ms`)
+    await Bun.sleep(100)
+  }
+}
+
+type RecordedRun = { id: string; trigger: string; pr: number; repo: string; outcome: string; detail?: string; head_sha?: string; review_url?: string }
+
+async function runOf(pr: number, outcome?: string, repo = `${REPO.owner}/${REPO.name}`): Promise<RecordedRun> {
+  const until = Date.now() + 30_000
+  for (;;) {
+    const response = await fetch(`${base}/api/review-classifier/runs`)
+    if (response.ok) {
+      const runs = (await response.json()) as RecordedRun[]
+      const found = runs.find((run) => run.pr === pr && run.repo === repo && (outcome === undefined || run.outcome === outcome))
+      if (found !== undefined) return found
+    }
+    if (Date.now() > until) throw new Error(`no recorded run for PR ${pr} (${outcome ?? 'any outcome'})`)
+    await Bun.sleep(100)
+  }
+}
+
+async function putSettings(body: Record<string, unknown>): Promise<Response> {
+  return fetch(`${base}/api/review-classifier/settings`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', 'Remote-User': 'admin' },
+    body: JSON.stringify(body),
+  })
+}
+
+beforeAll(async () => {
+  nats = await startNatsServer()
+  ai = startFakeAnthropic({ text: MATCH, responder: passing })
+  forge = createFakeForgejo({
+    seed: {
+      users: [{ login: ADMIN_LOGIN, admin: true }, { login: 'alice' }],
+      tokens: [{ login: ADMIN_LOGIN, name: 'controller', token: ADMIN_TOKEN, scopes: ['all'] }],
+      repos: [
+        {
+          ...REPO,
+          files: { [RULES_YML_PATH]: RULES },
+          pulls: Array.from({ length: 30 }, (_, i) => aPull(i + 1)),
+          collaborators: { 'review-classifier': 'write', alice: 'write' },
+        },
+        { owner: 'acme', name: 'bare', pulls: [aPull(1)], collaborators: { 'review-classifier': 'write' } },
+      ],
+    },
+  })
+  secretsDir = makeSecretsDir({
+    'swarm/services/swarm-controller/forge/token': { token: ADMIN_TOKEN },
+    [RUNTIME_KEY_PATHS['api-key']]: { api_key: API_KEY },
+  })
+  classifier = startClassifier()
+  controller = startServiceProcess('controller', {
+    PORT: '0',
+    NATS_URL: nats.url,
+    SWARM,
+    SECRETS_DIR: secretsDir,
+    FORGE_URL: forge.url,
+    FORGE_WEBHOOK_SECRET: SECRET,
+    RUN_TIMEOUT_S: '30',
+  })
+  await classifier.waitForLine('review classifier listening')
+  const listening = JSON.parse(await controller.waitForLine('controller listening')) as { port: number }
+  base = `http://127.0.0.1:${listening.port}`
+  // The first provisioning pass creates the account and stores its token.
+  await controller.waitForLine('review classifier service account token minted')
+  expect(existsSync(join(secretsDir, SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField))).toBe(true)
+})
+
+afterAll(async () => {
+  for (const proc of [controller, classifier]) {
+    proc.kill('SIGTERM')
+    await proc.exited
+  }
+  await ai.stop()
+  await forge.stop()
+  await nats.cleanup()
+  rmSync(secretsDir, { recursive: true, force: true })
+})
+
+describe('a review request end to end', () => {
+  it('is ready once the queue, the forge and the secret store answer', async () => {
+    const response = await fetch(`${base}/readyz`)
+    expect(response.status).toBe(200)
+  })
+
+  it('approves a PR that passes every rule, on the commit it read, as the service account', async () => {
+    const response = await deliver(1)
+    expect(response.status).toBe(202)
+    const [review] = await reviewsOf(1)
+    expect(review).toMatchObject({ user: 'review-classifier', state: 'APPROVED', commitId: headOf(1), official: true })
+    expect(review?.body).toContain('| datetime | positive | match | 95 | 80 | yes ✅ |')
+    expect(review?.body).toContain('| no-ads | negative | no match | 97 | 90 | yes ✅ |')
+    expect(review?.body).toContain('**Overall: approve.**')
+    const run = await runOf(1)
+    expect(run).toMatchObject({ trigger: 'review', outcome: 'approved', head_sha: headOf(1) })
+    expect(run.review_url).toBe(review?.htmlUrl)
+  })
+
+  it('requests changes when a counted rule fails', async () => {
+    ai.setResponder(exceptFor(2, { text: NO_MATCH }, 'datetime'))
+    await deliver(2)
+    const [review] = await reviewsOf(2)
+    ai.setResponder(passing)
+    expect(review).toMatchObject({ state: 'REQUEST_CHANGES', commitId: headOf(2) })
+    expect(review?.body).toContain('yes ❌')
+    expect(review?.body).toContain('**Overall: request changes.**')
+    expect((await runOf(2)).outcome).toBe('changes-requested')
+  })
+
+  it('posts a no-verdict comment when the classifications time out', async () => {
+    ai.setResponder(exceptFor(3, { mode: 'hang' }))
+    await deliver(3)
+    const [review] = await reviewsOf(3)
+    ai.setResponder(passing)
+    expect(review).toMatchObject({ state: 'COMMENT', commitId: headOf(3) })
+    expect(review?.body).toStartWith('**No verdict:**')
+    expect(review?.body).toContain('request its review again')
+    expect((await runOf(3)).outcome).toBe('no-verdict')
+  })
+
+  it('starts one run for duplicate deliveries of one PR and head', async () => {
+    ai.setMode({ delayMs: 500 })
+    const [first, second] = await Promise.all([deliver(4), deliver(4)])
+    expect([first.status, second.status].sort()).toEqual([200, 202])
+    await reviewsOf(4)
+    await Bun.sleep(1_500)
+    ai.setMode({ delayMs: 0 })
+    expect(forge.reviews(REPO, 4)).toHaveLength(1)
+  })
+
+  it('refuses a forged signature with 401 and starts nothing', async () => {
+    const response = await deliver(5, { signature: 'f'.repeat(64) })
+    expect(response.status).toBe(401)
+    expect(response.headers.get('content-type')).toContain('application/problem+json')
+    await Bun.sleep(1_000)
+    expect(forge.reviews(REPO, 5)).toHaveLength(0)
+  })
+
+  it('comments that a repo has no rules file', async () => {
+    await deliver(1, { repo: 'bare' })
+    const [review] = await reviewsOf(1, 1, 'bare')
+    expect(review?.state).toBe('COMMENT')
+    expect(review?.body).toContain(RULES_YML_PATH)
+  })
+
+  it('records post-failed when the forge fails the post', async () => {
+    forge.failNext('POST', '/repos/{owner}/{repo}/pulls/{index}/reviews', { status: 500 })
+    await deliver(6)
+    const run = await runOf(6, 'post-failed')
+    expect(run.detail).toBeDefined()
+    expect(forge.reviews(REPO, 6)).toHaveLength(0)
+  })
+
+  it('with concurrency 1, runs one, queues eight and turns the tenth away with a comment', async () => {
+    expect((await putSettings({ max_concurrent_reviews: 1 })).status).toBe(200)
+    ai.setMode({ delayMs: 300 })
+    const prs = Array.from({ length: 10 }, (_, i) => 11 + i)
+    const answers = await Promise.all(prs.map((pr) => deliver(pr)))
+    expect(answers.every((r) => r.status === 202)).toBe(true)
+    const until = Date.now() + 90_000
+    let reviews: FakeReview[] = []
+    while (Date.now() < until) {
+      reviews = prs.flatMap((pr) => forge.reviews(REPO, pr))
+      if (reviews.length >= 10) break
+      await Bun.sleep(200)
+    }
+    ai.setMode({ delayMs: 0 })
+    expect(reviews).toHaveLength(10)
+    const turnedAway = reviews.filter((r) => r.body.includes('waiting places'))
+    expect(turnedAway).toHaveLength(1)
+    expect(turnedAway[0]).toMatchObject({ state: 'COMMENT' })
+    expect(turnedAway[0]?.body).toStartWith('**No verdict:**')
+    expect(reviews.filter((r) => r.state === 'APPROVED')).toHaveLength(9)
+    await runOf(turnedAway[0]?.pr ?? 0, 'queue-full')
+    expect((await putSettings({ max_concurrent_reviews: 2 })).status).toBe(200)
+  })
+
+  it('posts no verdict when no classifier is running, and reviews again once one is back', async () => {
+    classifier.kill('SIGTERM')
+    expect(await classifier.exited).toBe(0)
+    await deliver(7)
+    const [review] = await reviewsOf(7)
+    expect(review).toMatchObject({ state: 'COMMENT' })
+    expect(review?.body).toContain("the classifier isn't running")
+    classifier = startClassifier()
+    await classifier.waitForLine('review classifier listening')
+    await deliver(8)
+    expect((await reviewsOf(8))[0]?.state).toBe('APPROVED')
+  })
+})
