@@ -20,6 +20,8 @@ import { appError, type AppError } from '../../core/errors.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { nameSegments, secretPathSegments } from '../shared/secret-path.ts'
 import type { TokenSource } from './token-source.ts'
+import { describeHttpHost, errorMessage, isTimeoutError } from '../shared/http-errors.ts'
+import { oneLineDetail, redactSecrets } from '../shared/redact.ts'
 
 export type BaoSecretStoreConfig = {
   /** The server's base URL, e.g. `https://bao.internal:8200`; a trailing `/` is ignored. */
@@ -50,7 +52,7 @@ const ErrorResponse = Type.Object({ errors: Type.Array(Type.String()) })
 
 export function createBaoSecretStore(config: BaoSecretStoreConfig, fetchFn: FetchFn = fetch): SecretStore {
   const base = config.addr.replace(/\/+$/, '')
-  const server = describeServer(base)
+  const server = describeHttpHost(base, 'the OpenBao address (BAO_ADDR)', 'https://bao.internal:8200')
   const mount = nameSegments((config.mount ?? 'secret').replace(/^\/+|\/+$/g, ''), 'OpenBao mount')
     .map(encodeURIComponent)
     .join('/')
@@ -77,13 +79,13 @@ export function createBaoSecretStore(config: BaoSecretStoreConfig, fetchFn: Fetc
       const text = await response.text()
       return { status: response.status, body: parseJson(text), scrub }
     } catch (error) {
-      if (isTimeout(error)) {
+      if (isTimeoutError(error)) {
         throw appError('timeout', `OpenBao at ${server} did not answer ${method} /v1/${apiPath} within ${timeoutMs} ms`)
       }
       // No `cause`: the runtime's error is not ours to vouch for, so only its scrubbed message is kept.
       throw appError(
         'unavailable',
-        `OpenBao at ${server} can't be reached for ${method} /v1/${apiPath} (${redact(errorMessage(error), scrub)})`,
+        `OpenBao at ${server} can't be reached for ${method} /v1/${apiPath} (${redactSecrets(errorMessage(error), scrub)})`,
       )
     }
   }
@@ -173,32 +175,8 @@ function parseJson(text: string): unknown {
 /** bao's error strings, one line (its multierror text spans several), capped and scrubbed. */
 function baoErrors(body: unknown, secrets: string[]): string {
   if (!Value.Check(ErrorResponse, body)) return ''
-  const text = body.errors.join('; ').replace(/\s+/g, ' ').trim()
-  const capped = text.length > MAX_DETAIL_CHARS ? `${text.slice(0, MAX_DETAIL_CHARS)}…` : text
-  return redact(capped, secrets)
+  return oneLineDetail(redactSecrets(body.errors.join('; '), secrets), MAX_DETAIL_CHARS)
 }
 
-function redact(text: string, secrets: string[]): string {
-  let out = text
-  for (const secret of secrets) {
-    if (secret !== '') out = out.replaceAll(secret, '[redacted]')
-  }
-  return out
-}
 
-function isTimeout(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'name' in error && error.name === 'TimeoutError'
-}
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : 'request failed'
-}
-
-/** Host and port only: an address may carry credentials or a long path that has no place in a message. */
-function describeServer(base: string): string {
-  const url = URL.parse(base)
-  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '') {
-    throw appError('invalid', 'the OpenBao address (BAO_ADDR) is not an http(s) URL, e.g. https://bao.internal:8200')
-  }
-  return url.host
-}

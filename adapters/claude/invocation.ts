@@ -5,6 +5,7 @@
  */
 import type { Effort } from '../../core/types.ts'
 import { streamJsonUserLine } from '../../core/prompt.ts'
+import { pickEnv } from '../shared/env.ts'
 
 /** The classifier's own variables that reach the runtime: a gateway, a proxy, a private CA. Nothing else of its environment does. */
 export const PASS_ENV_NAMES = ['ANTHROPIC_BASE_URL', 'HTTPS_PROXY', 'NO_PROXY', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'] as const
@@ -25,12 +26,7 @@ export const DEFAULT_MAX_RETRIES = 2
 
 /** Picks the pass-through variables out of an environment, skipping unset and empty ones. */
 export function pickPassEnv(env: Record<string, string | undefined>): PassEnv {
-  const picked: PassEnv = {}
-  for (const name of PASS_ENV_NAMES) {
-    const value = env[name]
-    if (value !== undefined && value !== '') picked[name] = value
-  }
-  return picked
+  return pickEnv(env, PASS_ENV_NAMES)
 }
 
 export type ArgsInput = { system: string; model: string; effort: Effort | null }

@@ -9,6 +9,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { Usage } from '../../core/types.ts'
 import { err, ok } from '../../core/result.ts'
 import type { ClassifyResult } from '../../ports/model-runtime.ts'
+import { oneLineDetail, REDACTED, redactSecrets as redactAll } from '../shared/redact.ts'
 
 /** Longest failure detail; enough for the status and the gist of the message. */
 export const DETAIL_MAX_CHARS = 300
@@ -87,12 +88,10 @@ export function outcomeOf(exit: Exit, apiKey: string): ClassifyResult {
  * comes first, so a cut cannot leave half a key behind.
  */
 export function failureDetail(text: string, apiKey: string): string {
-  const line = redactSecrets(text, apiKey).replace(/\s+/g, ' ').trim()
-  return line.length <= DETAIL_MAX_CHARS ? line : `${line.slice(0, DETAIL_MAX_CHARS - 1)}…`
+  return oneLineDetail(redactSecrets(text, apiKey), DETAIL_MAX_CHARS)
 }
 
 /** Replaces the key and anything shaped like an Anthropic-style key (`sk-…`) with `[redacted]`. */
 export function redactSecrets(text: string, apiKey: string): string {
-  const withoutKey = apiKey === '' ? text : text.split(apiKey).join('[redacted]')
-  return withoutKey.replace(/sk-[A-Za-z0-9_\-]+/g, '[redacted]')
+  return redactAll(text, [apiKey]).replace(/sk-[A-Za-z0-9_\-]+/g, REDACTED)
 }

@@ -11,6 +11,8 @@
 import type { TSchema, Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { appError, type AppError, type ErrorCode } from '../../core/errors.ts'
+import { describeHttpHost, errorMessage, isTimeoutError } from '../shared/http-errors.ts'
+import { oneLineDetail, redactSecrets } from '../shared/redact.ts'
 
 /** The part of `fetch` the adapter uses, so a test can hand in one that answers what no server would. */
 export type FetchFn = (url: string, init: RequestInit) => Promise<Response>
@@ -47,7 +49,7 @@ const MAX_DETAIL_CHARS = 300
 
 export function createHttp(config: { baseUrl: string; timeoutMs: number }, fetchFn: FetchFn): Http {
   const api = `${config.baseUrl.replace(/\/+$/, '')}/api/v1`
-  const host = describeHost(config.baseUrl)
+  const host = describeHttpHost(config.baseUrl, 'the forge URL', 'https://forge.example')
 
   return {
     async send(request) {
@@ -69,8 +71,8 @@ export function createHttp(config: { baseUrl: string; timeoutMs: number }, fetch
         const text = await response.text()
         return { status: response.status, headers: response.headers, text, action, scrub }
       } catch (error) {
-        if (isTimeout(error)) throw appError('timeout', `the forge at ${host} did not answer ${action} within ${config.timeoutMs} ms`)
-        throw appError('unavailable', `the forge at ${host} can't be reached for ${action} (${redact(errorMessage(error), scrub)})`)
+        if (isTimeoutError(error)) throw appError('timeout', `the forge at ${host} did not answer ${action} within ${config.timeoutMs} ms`)
+        throw appError('unavailable', `the forge at ${host} can't be reached for ${action} (${redactSecrets(errorMessage(error), scrub)})`)
       }
     },
   }
@@ -255,32 +257,8 @@ function forgeMessage(answer: Answer): string {
   } catch {
     text = ''
   }
-  const line = text.replace(/\s+/g, ' ').trim()
-  const capped = line.length > MAX_DETAIL_CHARS ? `${line.slice(0, MAX_DETAIL_CHARS)}…` : line
-  return redact(capped, answer.scrub)
+  return oneLineDetail(redactSecrets(text, answer.scrub), MAX_DETAIL_CHARS)
 }
 
-export function redact(text: string, secrets: string[]): string {
-  let out = text
-  for (const secret of secrets) {
-    if (secret !== '') out = out.replaceAll(secret, '[redacted]')
-  }
-  return out
-}
 
-function isTimeout(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'name' in error && error.name === 'TimeoutError'
-}
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : 'request failed'
-}
-
-/** Host and port only: a URL may carry credentials or a path that has no place in a message. */
-function describeHost(baseUrl: string): string {
-  const url = URL.parse(baseUrl)
-  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '') {
-    throw appError('invalid', 'the forge URL is not an http(s) URL, e.g. https://forge.example')
-  }
-  return url.host
-}

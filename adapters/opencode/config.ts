@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path'
 import type { Effort } from '../../core/types.ts'
+import { pickEnv } from '../shared/env.ts'
 
 /** The classifier's own variables that reach opencode: a proxy and a private CA. Nothing else of its environment does. */
 export const PASS_ENV_NAMES = ['HTTPS_PROXY', 'NO_PROXY', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'] as const
@@ -25,12 +26,7 @@ export const KEY_ENV_NAME = 'REVIEW_CLASSIFIER_ACP_KEY'
 
 /** Picks the pass-through variables out of an environment, skipping unset and empty ones. */
 export function pickPassEnv(env: Record<string, string | undefined>): PassEnv {
-  const picked: PassEnv = {}
-  for (const name of PASS_ENV_NAMES) {
-    const value = env[name]
-    if (value !== undefined && value !== '') picked[name] = value
-  }
-  return picked
+  return pickEnv(env, PASS_ENV_NAMES)
 }
 
 /** One process's private directory layout; everything opencode writes lands under `root`. */

@@ -17,6 +17,7 @@ import type { ClassifyInput, ClassifyResult, ModelFailure, ModelRuntime } from '
 import { opencodeConfig, pickPassEnv, type PassEnv } from './config.ts'
 import { startOpencodeProcess } from './process.ts'
 import { askOnce, initializeAgent } from './session.ts'
+import { oneLineDetail, redactSecrets } from '../shared/redact.ts'
 
 export type OpencodeRuntimeConfig = {
   /** The `opencode` binary (`OPENCODE_BIN`). */
@@ -121,10 +122,5 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
 
 /** One line, capped, with every secret replaced, whatever opencode echoed back. */
 export function shortDetail(text: string, secrets: readonly string[]): string {
-  let redacted = text
-  for (const secret of secrets) {
-    if (secret.length >= 4) redacted = redacted.split(secret).join('[redacted]')
-  }
-  const line = redacted.replace(/\s+/g, ' ').trim()
-  return line.length <= DETAIL_MAX_CHARS ? line : `${line.slice(0, DETAIL_MAX_CHARS - 1)}…`
+  return oneLineDetail(redactSecrets(text, secrets), DETAIL_MAX_CHARS)
 }

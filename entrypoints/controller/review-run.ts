@@ -8,7 +8,7 @@
  * ends as a `**No verdict:**` COMMENT review (or a run that couldn't post),
  * and every run is recorded. A run with no clean verdict never approves.
  */
-import { checkReplyRows } from '../../core/aggregate.ts'
+import { checkReplyRows, type Aggregate } from '../../core/aggregate.ts'
 import { isAppError } from '../../core/errors.ts'
 import { err, ok, type Result } from '../../core/result.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../core/review-body.ts'
@@ -26,7 +26,7 @@ import type { ReviewRequest } from '../../core/webhook.ts'
 import { decodeRunReply } from '../../core/wire-decode.ts'
 import type { RunRequest } from '../../core/wire.ts'
 import type { Clock } from '../../ports/clock.ts'
-import type { Forge, ForgePullRequest, NewReview, PostedReview } from '../../ports/forge.ts'
+import type { Forge, ForgePullRequest, ForgeReader, NewReview, PostedReview } from '../../ports/forge.ts'
 import type { Ids } from '../../ports/ids.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { RunQueue } from '../../ports/queue.ts'
@@ -34,6 +34,7 @@ import type { SecretStore } from '../../ports/secret-store.ts'
 import { WAITING_PLACES } from './admission.ts'
 import type { RunStore, SettingsStore } from './stores.ts'
 import { SERVICE_TOKEN } from './service-account.ts'
+import { redactSecrets } from '../../adapters/shared/redact.ts'
 
 /** Where the service account's token lives (DECISIONS.md, Secrets); read for every post, never cached. */
 export const SERVICE_TOKEN_SECRET = { path: SERVICE_TOKEN.secretPath, field: SERVICE_TOKEN.secretField } as const
@@ -85,7 +86,20 @@ type Conclusion =
 /** What the run learnt along the way, for the post and the record. */
 type Progress = { headSha: string | null; answered: Table | null }
 
-type PullRead = { pull: ForgePullRequest; commits: CommitMessage[]; diff: string }
+export type PullRead = { pull: ForgePullRequest; commits: CommitMessage[]; diff: string }
+
+/** What a reply says once decoded and re-checked against what was sent. */
+export type RunReplyReading =
+  /** Undecodable, or the reply to another run. */
+  | { kind: 'unreadable'; reason: string }
+  /** `ok: false`: the run failed as a whole; `rows` are re-checked when the reply had any. */
+  | { kind: 'failed'; reason: string; rows: Row[] | null }
+  /**
+   * `ok: true`, its rows re-checked (the reply's own `counted`, `fails` and
+   * `overall` are never trusted); `answeredNames` are the reply's rows'
+   * names as sent back, for a caller that tells a mismatch from an unanswered row.
+   */
+  | { kind: 'answered'; checked: Aggregate; answeredNames: string[] }
 
 function describeError(error: unknown): string {
   if (error instanceof Error && error.message.trim() !== '') return error.message
@@ -105,6 +119,63 @@ function repoName(repo: RepoRef): string {
   return `${repo.owner}/${repo.name}`
 }
 
+/**
+ * The PR, its commits and its diff, all of one head. The diff route has no
+ * sha to pin, so the head is read again after the diff: when a push moved
+ * it in between, the read starts over on the new head. `progress.headSha`
+ * follows the head being read, so a caller knows it even when the read fails.
+ */
+export async function readPullAtOneHead(
+  forge: Pick<ForgeReader, 'getPullRequest' | 'listPullCommits' | 'getPullDiff'>,
+  repo: RepoRef,
+  pr: number,
+  progress: { headSha: string | null },
+): Promise<Result<PullRead, string>> {
+  try {
+    let pull = await forge.getPullRequest(repo, pr)
+    for (let attempt = 1; ; attempt += 1) {
+      if (pull.headSha === '') return err("the forge can't resolve the pull request's head commit")
+      progress.headSha = pull.headSha
+      const [commits, diff] = await Promise.all([forge.listPullCommits(repo, pr), forge.getPullDiff(repo, pr)])
+      const after = await forge.getPullRequest(repo, pr)
+      if (after.headSha === pull.headSha) return ok({ pull, commits, diff })
+      if (attempt >= PULL_READ_ATTEMPTS) return err("the pull request's head kept moving while it was read")
+      pull = after
+    }
+  } catch (error) {
+    return err(`the pull request couldn't be read: ${describeError(error)}`)
+  }
+}
+
+/** Sends a run and waits for its reply's text; every failure comes back as the reason, in words. */
+export async function sendRunRequest(queue: RunQueue, request: RunRequest, timeoutMs: number): Promise<Result<string, string>> {
+  try {
+    return ok(await queue.request(request, timeoutMs))
+  } catch (error) {
+    if (isAppError(error, 'timeout')) {
+      return err(`the classifier didn't answer within ${Math.round(timeoutMs / 1000)} s`)
+    }
+    if (isAppError(error, 'unavailable') && error.message === 'classifier not running') {
+      return err("the classifier isn't running (no responders)")
+    }
+    return err(`the run couldn't be sent to the classifier: ${describeError(error)}`)
+  }
+}
+
+/** Decodes a reply and re-checks its rows against the classifications sent. */
+export function readRunReply(id: string, sent: readonly Classification[], text: string): RunReplyReading {
+  const decoded = decodeRunReply(text)
+  if (!decoded.ok) return { kind: 'unreadable', reason: `the classifier's reply can't be read: ${decoded.error}` }
+  const reply = decoded.value
+  if (reply.id !== id) return { kind: 'unreadable', reason: `the classifier answered another run (${capText(reply.id, 80)})` }
+  if (!reply.ok) {
+    const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows).rows : null
+    const why = capText(reply.error ?? 'the classifier gave no reason', REPLY_ERROR_MAX_CHARS)
+    return { kind: 'failed', reason: `the run failed: ${why}`, rows }
+  }
+  return { kind: 'answered', checked: checkReplyRows(sent, reply.rows), answeredNames: reply.rows.map((row) => row.name) }
+}
+
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   const { forge } = deps
 
@@ -112,29 +183,8 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     return Math.floor(deps.clock.nowMs() / 1000)
   }
 
-  /**
-   * The PR, its commits and its diff, all of one head. The diff route has no
-   * sha to pin, so the head is read again after the diff: when a push moved
-   * it in between, the read starts over on the new head.
-   */
-  async function readPull(request: ReviewRequest, progress: Progress): Promise<Result<PullRead, string>> {
-    try {
-      let pull = await forge.getPullRequest(request.repo, request.pr)
-      for (let attempt = 1; ; attempt += 1) {
-        if (pull.headSha === '') return err("the forge can't resolve the pull request's head commit")
-        progress.headSha = pull.headSha
-        const [commits, diff] = await Promise.all([
-          forge.listPullCommits(request.repo, request.pr),
-          forge.getPullDiff(request.repo, request.pr),
-        ])
-        const after = await forge.getPullRequest(request.repo, request.pr)
-        if (after.headSha === pull.headSha) return ok({ pull, commits, diff })
-        if (attempt >= PULL_READ_ATTEMPTS) return err("the pull request's head kept moving while it was read")
-        pull = after
-      }
-    } catch (error) {
-      return err(`the pull request couldn't be read: ${describeError(error)}`)
-    }
+  function readPull(request: ReviewRequest, progress: Progress): Promise<Result<PullRead, string>> {
+    return readPullAtOneHead(forge, request.repo, request.pr, progress)
   }
 
   async function readFile(repo: RepoRef, path: string, ref: string): Promise<{ text: string } | { problem: string } | null> {
@@ -186,34 +236,20 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     }
   }
 
-  async function requestRun(request: RunRequest): Promise<Result<string, string>> {
-    try {
-      return ok(await deps.queue.request(request, deps.replyTimeoutMs))
-    } catch (error) {
-      if (isAppError(error, 'timeout')) {
-        return err(`the classifier didn't answer within ${Math.round(deps.replyTimeoutMs / 1000)} s`)
-      }
-      if (isAppError(error, 'unavailable') && error.message === 'classifier not running') {
-        return err("the classifier isn't running (no responders)")
-      }
-      return err(`the run couldn't be sent to the classifier: ${describeError(error)}`)
-    }
+  function requestRun(request: RunRequest): Promise<Result<string, string>> {
+    return sendRunRequest(deps.queue, request, deps.replyTimeoutMs)
   }
 
   /** The reply, re-checked against what was sent: its own `counted`, `fails` and `overall` are never trusted. */
   function concludeReply(id: string, sent: Classification[], text: string, progress: Progress): Conclusion {
-    const decoded = decodeRunReply(text)
-    if (!decoded.ok) return noVerdict(`the classifier's reply can't be read: ${decoded.error}`)
-    const reply = decoded.value
-    if (reply.id !== id) return noVerdict(`the classifier answered another run (${capText(reply.id, 80)})`)
-    if (!reply.ok) {
-      const checked = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows) : null
-      const table: Table = { rows: checked?.rows ?? [], overall: 'no-verdict' }
+    const reading = readRunReply(id, sent, text)
+    if (reading.kind === 'unreadable') return noVerdict(reading.reason)
+    if (reading.kind === 'failed') {
+      const table: Table = { rows: reading.rows ?? [], overall: 'no-verdict' }
       progress.answered = table
-      const why = capText(reply.error ?? 'the classifier gave no reason', REPLY_ERROR_MAX_CHARS)
-      return noVerdict(`the run failed: ${why}`, checked === null ? null : table)
+      return noVerdict(reading.reason, reading.rows === null ? null : table)
     }
-    const checked = checkReplyRows(sent, reply.rows)
+    const { checked } = reading
     progress.answered = { rows: checked.rows, overall: checked.overall }
     if (checked.overall === 'no-verdict') {
       return noVerdict(checked.reason ?? 'the run has no clean verdict', progress.answered)
@@ -263,7 +299,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       return ok(await forge.forAccount(token).createReview(repo, pr, review))
     } catch (error) {
       // The forge's error text is never expected to hold the token; make sure.
-      return err(`the review couldn't be posted: ${describeError(error).replaceAll(token, '[redacted]')}`)
+      return err(`the review couldn't be posted: ${redactSecrets(describeError(error), [token])}`)
     }
   }
 

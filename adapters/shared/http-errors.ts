@@ -1,0 +1,23 @@
+/** What the HTTP adapters (OpenBao, Forgejo) need to describe a failed call without leaking anything. */
+import { appError } from '../../core/errors.ts'
+
+/** `fetch` aborted by `AbortSignal.timeout` (Bun rejects with a `TimeoutError` DOMException). */
+export function isTimeoutError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'name' in error && error.name === 'TimeoutError'
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : 'request failed'
+}
+
+/**
+ * Host and port only, for messages: a URL may carry credentials or a long
+ * path. `what` and `example` name the setting when the URL is not http(s).
+ */
+export function describeHttpHost(baseUrl: string, what: string, example: string): string {
+  const url = URL.parse(baseUrl)
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '') {
+    throw appError('invalid', `${what} is not an http(s) URL, e.g. ${example}`)
+  }
+  return url.host
+}
