@@ -18,10 +18,13 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-# npm ci installs exactly the lockfile; a stamp of the lockfile's hash skips it when nothing changed.
+# Installs what the lockfile pins. Not `npm ci`: opencode-ai lists optional binaries for
+# every platform, the registry here serves only linux-x64's, and npm ci refuses a lockfile
+# without the others, where npm install skips them. --no-save leaves the lockfile as it is.
+# A stamp of the lockfile's hash skips the step when nothing changed.
 stamp=node_modules/.install-stamp
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  npm ci --no-audit --no-fund --loglevel=error
+  npm install --no-save --no-audit --no-fund --loglevel=error
   echo "$want" > "$stamp"
 fi
