@@ -12,13 +12,6 @@ import { checkReplyRows, type Aggregate } from '../../core/aggregate.ts'
 import { isAppError } from '../../core/errors.ts'
 import { err, ok, type Result } from '../../core/result.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../core/review-body.ts'
-import {
-  formatRulesProblem,
-  parseRulesFile,
-  RULES_JSON_PATH,
-  RULES_YML_PATH,
-  selectRulesFile,
-} from '../../core/rules-file.ts'
 import type { ReviewOutcome, RunRecord } from '../../core/run-record.ts'
 import { settingsForRunRequest } from '../../core/settings.ts'
 import type { Classification, CommitMessage, Overall, RepoRef, Row, Settings } from '../../core/types.ts'
@@ -32,6 +25,7 @@ import type { Logger } from '../../ports/logger.ts'
 import type { RunQueue } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { WAITING_PLACES } from './admission.ts'
+import { describeNoRules, describeRulesRefusal, loadDefaultBranchRules } from './rules-source.ts'
 import type { RunStore, SettingsStore } from './stores.ts'
 import { SERVICE_TOKEN } from './service-account.ts'
 import { redactSecrets } from '../../adapters/shared/redact.ts'
@@ -49,15 +43,13 @@ export function runReplyTimeoutMs(runTimeoutS: number): number {
 
 /** A push between reading the head and the diff makes the read inconsistent; read again this many times at most. */
 const PULL_READ_ATTEMPTS = 3
-/** Problems listed from a rules file that doesn't load; a person fixing it runs `validate` for the rest. */
-const RULES_PROBLEMS_SHOWN = 10
 /** The reply's own error is another process's text; keep it to a sentence or two. */
 const REPLY_ERROR_MAX_CHARS = 500
 
 export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
 
 export type ReviewRunDeps = {
-  forge: Pick<Forge, 'getRepository' | 'getPullRequest' | 'listPullCommits' | 'getPullDiff' | 'getFileContent' | 'forAccount'>
+  forge: Pick<Forge, 'getRepository' | 'getBranchHead' | 'getPullRequest' | 'listPullCommits' | 'getPullDiff' | 'getFileContent' | 'forAccount'>
   queue: RunQueue
   secrets: SecretStore
   settings: Pick<SettingsStore, 'read'>
@@ -187,42 +179,19 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     return readPullAtOneHead(forge, request.repo, request.pr, progress)
   }
 
-  async function readFile(repo: RepoRef, path: string, ref: string): Promise<{ text: string } | { problem: string } | null> {
-    try {
-      const file = await forge.getFileContent(repo, path, ref)
-      return file === null ? null : { text: file.content }
-    } catch (error) {
-      // A directory by that name is there but isn't a rules file; anything else is the forge failing.
-      if (isAppError(error, 'invalid')) return { problem: error.message }
-      throw error
-    }
-  }
-
   /** The rules from the default branch, read with no cache (spec: "Repo configuration"). */
   async function readRules(repo: RepoRef): Promise<Result<Classification[], string>> {
     try {
-      const { defaultBranch } = await forge.getRepository(repo)
-      const [yml, json] = await Promise.all([
-        readFile(repo, RULES_YML_PATH, defaultBranch),
-        readFile(repo, RULES_JSON_PATH, defaultBranch),
-      ])
-      const selected = selectRulesFile({ yml: yml !== null, json: json !== null })
-      if (!selected.ok) return err(`the rules don't load: ${formatRulesProblem(selected.error)}`)
-      const path = selected.value
-      if (path === null) {
-        return err(
-          `${repoName(repo)} has no rules file on its default branch ${defaultBranch}: ` +
-            `add ${RULES_YML_PATH} (or ${RULES_JSON_PATH}) there to give it rules`,
-        )
+      const loaded = await loadDefaultBranchRules(forge, repo)
+      switch (loaded.kind) {
+        case 'rules':
+          return ok(loaded.classifications)
+        case 'none':
+          return err(describeNoRules(repo, loaded.branch))
+        case 'both':
+        case 'invalid':
+          return err(describeRulesRefusal(loaded))
       }
-      const file = path === RULES_YML_PATH ? yml : json
-      if (file === null) return err(`the rules file ${path} couldn't be read`)
-      if ('problem' in file) return err(`the rules file ${path} doesn't load: ${file.problem}`)
-      const parsed = parseRulesFile(path, file.text)
-      if (parsed.ok) return parsed
-      const shown = parsed.error.slice(0, RULES_PROBLEMS_SHOWN).map(formatRulesProblem)
-      const more = parsed.error.length - shown.length
-      return err(`the rules file ${path} doesn't load: ${shown.join('; ')}${more > 0 ? `; and ${more} more problems` : ''}`)
     } catch (error) {
       return err(`the rules couldn't be read: ${describeError(error)}`)
     }

@@ -73,6 +73,8 @@ export type FakeForgejo = {
   /** Writes (or with `null` deletes) a file on a branch as a new commit. */
   changeFile(repo: RepoRef, branch: string, path: string, content: string | null): void
   upsertPull(repo: RepoRef, pull: SeedPull): void
+  /** Deletes a branch, the default one included (a repo whose default branch is gone is not empty while another branch is left). */
+  deleteBranch(repo: RepoRef, branch: string): void
   addToken(login: string, token: { name: string; token: string; scopes: string[] }): void
   /** The password the forge holds for the account, `null` when none was set. */
   password(login: string): string | null
@@ -296,6 +298,9 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
     upsertPull(repo, pull) {
       const found = requireRepo(repo)
       found.pulls.set(pull.number, pullState(found, pull, found.defaultBranch, found.pulls.get(pull.number)))
+    },
+    deleteBranch(repo, branch) {
+      if (!requireRepo(repo).branches.delete(branch)) throw new Error(`the fake forge has no branch ${branch} in ${repo.owner}/${repo.name}`)
     },
     addToken(login, token) {
       const user = state.users.get(login.toLowerCase())
