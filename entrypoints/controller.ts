@@ -7,7 +7,7 @@
  * routes that need it answer 503; nothing crashes.
  */
 import { resolve } from 'node:path'
-import { Elysia } from 'elysia'
+import { Elysia, type AnyElysia } from 'elysia'
 import { createForgejoForge } from '../adapters/forgejo/forge.ts'
 import { runSubject } from '../adapters/nats/queue.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
@@ -20,7 +20,12 @@ import { problemResponse } from './controller/problem.ts'
 import { connectLazily } from './controller/queue-link.ts'
 import { runReplyTimeoutMs } from './controller/review-run.ts'
 import { forgeCheck, queueCheck, secretStoreCheck } from './controller/routes/health.ts'
+import { openPrRoutes } from './controller/routes/open-pr.ts'
+import { pullsRoutes } from './controller/routes/pulls.ts'
+import { rulesRoutes } from './controller/routes/rules.ts'
+import { tryOutRoutes } from './controller/routes/try-out.ts'
 import { createKvRunStore } from './controller/run-store.ts'
+import { createTryOuts } from './controller/try-outs.ts'
 import { createServiceAccountProvisioner, SERVICE_ACCOUNT } from './controller/service-account.ts'
 import { createKvSettingsStore } from './controller/settings-store.ts'
 import { WEBHOOK_BODY_MAX_BYTES, WEBHOOK_PATH, webhookRoutes } from './controller/webhook.ts'
@@ -48,7 +53,22 @@ async function main(): Promise<void> {
   const forge: Forge | null =
     config.forgeUrl === null ? null : createForgejoForge({ baseUrl: config.forgeUrl, token: readControllerToken })
 
-  const routes = []
+  const ids = createRandomIds()
+  const replyTimeoutMs = runReplyTimeoutMs(config.runTimeoutMs / 1000)
+  const tryOuts = createTryOuts({ queue: queue.runQueue, runs, clock, ids, logger, replyTimeoutMs })
+  const routes: AnyElysia[] = [
+    tryOutRoutes({ queue: queue.link, forge, settings, tryOuts, logger }),
+    rulesRoutes({ forge, logger }),
+    pullsRoutes({ forge, logger }),
+    openPrRoutes({
+      forge: forge === null || config.forgeUrl === null || config.noreplyDomain === null
+        ? null
+        : { api: forge, webUrl: config.forgeUrl, noreplyDomain: config.noreplyDomain },
+      secrets,
+      ids,
+      logger,
+    }),
+  ]
   if (forge !== null) {
     const pipeline = createReviewPipeline({
       forge,
@@ -57,9 +77,9 @@ async function main(): Promise<void> {
       settings,
       runs,
       clock,
-      ids: createRandomIds(),
+      ids,
       logger,
-      replyTimeoutMs: runReplyTimeoutMs(config.runTimeoutMs / 1000),
+      replyTimeoutMs,
     })
     routes.push(webhookRoutes({ secret: config.webhookSecret, pipeline, logger }))
   } else {

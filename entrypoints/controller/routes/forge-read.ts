@@ -6,6 +6,7 @@
 import { t } from 'elysia'
 import { isAppError } from '../../../core/errors.ts'
 import type { RepoRef } from '../../../core/types.ts'
+import { err, ok, type Result } from '../../../core/result.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import { errorReason, HttpProblem } from '../problem.ts'
 
@@ -26,14 +27,24 @@ function isName(part: string): boolean {
   return NAME.test(part) && part !== '.' && part !== '..'
 }
 
+/** A `repo` value from a query or a body as `owner/name`, or why it isn't one: every route takes the same repos. */
+export function parseRepoValue(value: unknown): Result<RepoRef, string> {
+  if (typeof value === 'string') {
+    const parts = value.split('/')
+    const [owner, name] = parts
+    if (parts.length === 2 && owner !== undefined && name !== undefined && isName(owner) && isName(name)) return ok({ owner, name })
+  }
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+  const shown = text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text
+  return err(`repo must be owner/name (letters, digits, '-', '_' and '.'), got ${typeof value === 'string' ? JSON.stringify(shown) : shown}`)
+}
+
 /** The repo a `repo` query parameter names; a 400 when it's missing or not `owner/name`. */
 export function parseRepoParam(value: string | undefined): RepoRef {
   if (value === undefined || value === '') throw new HttpProblem(400, 'the query needs repo=owner/name')
-  const parts = value.split('/')
-  const [owner, name] = parts
-  if (parts.length === 2 && owner !== undefined && name !== undefined && isName(owner) && isName(name)) return { owner, name }
-  const shown = value.length > SHOWN_CHARS ? `${value.slice(0, SHOWN_CHARS)}…` : value
-  throw new HttpProblem(400, `repo must be owner/name (letters, digits, '-', '_' and '.'), got ${JSON.stringify(shown)}`)
+  const repo = parseRepoValue(value)
+  if (!repo.ok) throw new HttpProblem(400, repo.error)
+  return repo.value
 }
 
 /** The forge, or the 503 for a host that has none configured. */

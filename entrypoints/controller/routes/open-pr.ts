@@ -24,6 +24,7 @@ import type { SecretStore } from '../../../ports/secret-store.ts'
 import { HttpProblem, ProblemSchema } from '../problem.ts'
 import { describeRulesRefusal, loadDefaultBranchRules, type DefaultBranchRules } from '../rules-source.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../service-account.ts'
+import { parseRepoValue } from './forge-read.ts'
 
 /** What the route needs of the forge; `null` in the deps when this host has none (FORGE_URL unset). */
 export type OpenPrForge = {
@@ -51,13 +52,11 @@ export type OpenPrAnswer = { branch: string; path: string; compare_url: string }
 export const OPEN_PR_PATH = '/api/review-classifier/open-pr'
 
 const REMOTE_USER = 'remote-user'
-const BODY_KEYS = ['repo', 'classifications'] as const
 /** A branch-name collision is a 1 in 4 billion chance; one more try with new digits is plenty. */
 const PUSH_ATTEMPTS = 2
 /** Git's advice for a commit subject; a longer one is shortened to a count. */
 const SUBJECT_MAX_CHARS = 72
 /** Forgejo's owner and repo names: letters, digits, `-`, `_`, `.`. */
-const REPO_PART = /^[A-Za-z0-9_.-]+$/
 
 const ClassificationSchema = t.Object(
   {
@@ -100,29 +99,19 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-/** `owner/name`, each part a name Forgejo could give. */
-export function parseRepoName(value: unknown): Result<RepoRef, string> {
-  if (typeof value !== 'string') return err('repo must be a string "owner/name"')
-  const [owner, name, ...rest] = value.split('/')
-  if (owner === undefined || name === undefined || rest.length > 0 || !REPO_PART.test(owner) || !REPO_PART.test(name)) {
-    return err(`repo must be "owner/name", got ${JSON.stringify(value.slice(0, 200))}`)
-  }
-  return ok({ owner, name })
-}
 
-/** The body as the try-out POST takes its repo and classifications; any other key is refused, like a misspelt one in the file. */
+/**
+ * The body as the try-out POST takes its repo and classifications. Other
+ * fields are ignored, as DECISIONS.md's wire formats read every body.
+ */
 export function parseOpenPrBody(text: string): Result<OpenPrRequest, string> {
   const parsed = parseJson(text)
   if (!parsed.ok) return err("the body isn't JSON: send { repo, classifications } as a JSON object")
   const body = parsed.value
   if (!isRecord(body)) return err('the body must be a JSON object { repo, classifications }')
-  const unknown = Object.keys(body).filter((key) => !BODY_KEYS.some((known) => known === key))
-  if (unknown.length > 0) {
-    return err(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the body holds only repo and classifications`)
-  }
   if (!('repo' in body)) return err('missing field "repo"')
   if (!('classifications' in body)) return err('missing field "classifications"')
-  const repo = parseRepoName(body.repo)
+  const repo = parseRepoValue(body.repo)
   if (!repo.ok) return repo
   const classifications = validateClassifications(body.classifications, 'the body')
   if (!classifications.ok) return err(formatRulesProblems(classifications.error))
