@@ -290,3 +290,66 @@ describe('a review request end to end', () => {
     expect((await reviewsOf(8))[0]?.state).toBe('APPROVED')
   })
 })
+
+describe('writing a rule: try it out, then open a PR', () => {
+  const admin = { 'Remote-User': 'alice', 'content-type': 'application/json' }
+  const edited = { name: 'datetime', description: 'Every new datetime is timezone-aware.', threshold: 70, polarity: 'positive' }
+  const added = { name: 'changelog', description: 'The PR adds a line to CHANGELOG.md.', threshold: 60, polarity: 'positive' }
+
+  it('offers the repos with open PRs, their PRs and the repo rules to start from', async () => {
+    const repos = (await (await fetch(`${base}/api/pulls/repos`)).json()) as string[]
+    expect(repos).toContain('acme/widgets')
+    const pulls = (await (await fetch(`${base}/api/pulls?repo=acme/widgets`)).json()) as { number: number; head_sha: string }[]
+    expect(pulls[0]).toMatchObject({ number: 30, head_sha: headOf(30) })
+    const rules = await fetch(`${base}/api/review-classifier/rules?repo=acme/widgets`)
+    expect(rules.status).toBe(200)
+    expect(await rules.json()).toMatchObject({ path: RULES_YML_PATH, branch: 'main', classifications: [{ name: 'datetime' }, { name: 'no-ads' }] })
+    expect((await fetch(`${base}/api/review-classifier/rules?repo=acme/bare`)).status).toBe(404)
+  })
+
+  it('runs a try-out against a real PR without writing anything to the forge', async () => {
+    const post = await fetch(`${base}/api/review-classifier/try-out`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ repo: 'acme/widgets', pr: 9, classifications: [edited] }),
+    })
+    expect(post.status).toBe(202)
+    const { id } = (await post.json()) as { id: string }
+    type TryOutResult = { status: string; rows: { name: string; verdict: string }[]; overall: string; head_sha: string }
+    let result: TryOutResult | null = null
+    for (let i = 0; i < 300; i += 1) {
+      result = (await (await fetch(`${base}/api/review-classifier/try-out/${id}`)).json()) as TryOutResult
+      if (result.status !== 'running') break
+      await Bun.sleep(100)
+    }
+    expect(result).toMatchObject({ status: 'done', overall: 'approve', head_sha: headOf(9), rows: [{ name: 'datetime', verdict: 'match' }] })
+    expect(forge.reviews(REPO, 9)).toHaveLength(0)
+    expect(await runOf(9)).toMatchObject({ id, trigger: 'try-out', outcome: 'done' })
+  })
+
+  it('opens a PR: a branch with one commit merging the rules by name, authored by the admin', async () => {
+    const response = await fetch(`${base}/api/review-classifier/open-pr`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ repo: 'acme/widgets', classifications: [edited, added] }),
+    })
+    expect(response.status).toBe(201)
+    const answer = (await response.json()) as { branch: string; path: string; compare_url: string }
+    expect(answer.branch).toMatch(/^review-classifier\/alice-[0-9a-f]{8}$/)
+    expect(answer.path).toBe(RULES_YML_PATH)
+    expect(answer.compare_url).toBe(`${forge.url}/acme/widgets/compare/main...${answer.branch}`)
+    const [commit] = forge.pushedCommits(REPO)
+    expect(commit).toMatchObject({ branch: answer.branch, from: 'main', path: RULES_YML_PATH, pusher: 'review-classifier' })
+    expect(commit?.author.email).toBe(`alice@noreply.${new URL(forge.url).hostname}`)
+    expect(commit?.content).toContain('    description: A commit message advertises an AI model.')
+    expect(commit?.content).toContain('Every new datetime is timezone-aware.')
+    expect(commit?.content).toContain('name: changelog')
+    // The same classifications again: nothing to change.
+    const again = await fetch(`${base}/api/review-classifier/open-pr`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ repo: 'acme/widgets', classifications: [{ ...added, name: 'no-ads', description: 'A commit message advertises an AI model.', threshold: 90, polarity: 'negative' }] }),
+    })
+    expect(again.status).toBe(422)
+  })
+})
