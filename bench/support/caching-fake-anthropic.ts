@@ -13,6 +13,7 @@
  * Only the success path: the benchmark measures caching, not failures.
  */
 import { createHash } from 'node:crypto'
+import { asArray, estimateTokens, hasMarker, isRecord, withoutMarker } from '../../test/support/fake-anthropic.ts'
 
 export type LatencyModel = {
   /** Fixed per request: network, queueing, routing. */
@@ -72,26 +73,6 @@ export type CachingFakeAnthropic = {
 }
 
 type Piece = { text: string; breakpoint: boolean; inMessages: boolean }
-
-const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4))
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function asArray(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : []
-}
-
-function withoutMarker(block: unknown): string {
-  if (!isRecord(block)) return JSON.stringify(block)
-  const { cache_control: _marker, ...rest } = block
-  return JSON.stringify(rest)
-}
-
-function hasMarker(block: unknown): boolean {
-  return isRecord(block) && block.cache_control !== undefined
-}
 
 /** The request in the API's cache order (tools, system, messages); a breakpoint piece ends a cacheable prefix. */
 function pieces(body: unknown): Piece[] {

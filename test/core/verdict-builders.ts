@@ -1,16 +1,8 @@
-import type { Answer, Classification, Row, RowError } from '../../core/types.ts'
+import type { Answer, Row, RowError } from '../../core/types.ts'
 
 /** Builders for the verdict tests (answer, aggregate, review body). */
 
-export function aClassification(overrides: Partial<Classification> = {}): Classification {
-  return {
-    name: 'datetime',
-    description: 'All datetimes carry time zone information.',
-    threshold: 80,
-    polarity: 'positive',
-    ...overrides,
-  }
-}
+export { aClassification } from '../builders.ts'
 
 export function anAnswer(overrides: Partial<Answer> = {}): Answer {
   return { verdict: 'match', certainty: 92, reason: 'Every timestamp is zone-aware.', ...overrides }

@@ -87,23 +87,23 @@ export type FakeAnthropic = {
 
 type Piece = { text: string; breakpoint: boolean }
 
-const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4))
+export const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4))
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function asArray(value: unknown): unknown[] {
+export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
 }
 
-function withoutMarker(block: unknown): string {
+export function withoutMarker(block: unknown): string {
   if (!isRecord(block)) return JSON.stringify(block)
   const { cache_control: _marker, ...rest } = block
   return JSON.stringify(rest)
 }
 
-function hasMarker(block: unknown): boolean {
+export function hasMarker(block: unknown): boolean {
   return isRecord(block) && block.cache_control !== undefined
 }
 
