@@ -25,6 +25,7 @@ import { HttpProblem, ProblemSchema } from '../problem.ts'
 import { describeRulesRefusal, loadDefaultBranchRules, type DefaultBranchRules } from '../rules-source.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../service-account.ts'
 import { parseRepoValue } from './forge-read.ts'
+import { ClassificationSchema } from './rules.ts'
 
 /** What the route needs of the forge; `null` in the deps when this host has none (FORGE_URL unset). */
 export type OpenPrForge = {
@@ -56,17 +57,6 @@ const REMOTE_USER = 'remote-user'
 const PUSH_ATTEMPTS = 2
 /** Git's advice for a commit subject; a longer one is shortened to a count. */
 const SUBJECT_MAX_CHARS = 72
-/** Forgejo's owner and repo names: letters, digits, `-`, `_`, `.`. */
-
-const ClassificationSchema = t.Object(
-  {
-    name: t.String(),
-    description: t.String({ description: 'The yes/no question the model answers about the PR.' }),
-    threshold: Type.Integer({ minimum: 0, maximum: 100 }),
-    polarity: t.Union([t.Literal('positive'), t.Literal('negative')]),
-  },
-  { additionalProperties: false },
-)
 
 /** For the OpenAPI document only: the body is checked by core, field by field. */
 const OpenPrRequestSchema = t.Object(
@@ -78,7 +68,7 @@ const OpenPrRequestSchema = t.Object(
       description: 'Merged into the rules file by name: a name already there replaces that entry, a new one goes at the end.',
     }),
   },
-  { additionalProperties: false, description: 'The classifications to add to the repo’s rules file.' },
+  { description: 'The classifications to add to the repo’s rules file.' },
 )
 
 const OpenPrAnswerSchema = t.Object({

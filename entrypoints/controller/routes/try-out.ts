@@ -26,6 +26,7 @@ import type { SettingsStore } from '../stores.ts'
 import type { TryOutForge, TryOuts } from '../try-outs.ts'
 import { forgeFailure, parseRepoValue, requireForge } from './forge-read.ts'
 import { RunSchema } from './runs.ts'
+import { ClassificationSchema } from './rules.ts'
 
 export type TryOutRoutesDeps = {
   /** The swarm queue connection, `null` when this host has none. */
@@ -42,24 +43,10 @@ export type TryOutBody = { repo: RepoRef; pr: number; classifications: Classific
 export const TRY_OUT_PATH = '/api/review-classifier/try-out'
 
 const REMOTE_USER = 'remote-user'
-/**
- * The body holds exactly these. An unknown field is refused rather than
- * ignored, as the settings PUT and every classification entry refuse one: a
- * field the page believes does something (a `head_sha` to pin, a `model` to
- * try) would otherwise run something else than the user thinks.
- */
+/** The fields the body must hold; others are ignored (DECISIONS.md, wire formats). */
 const BODY_KEYS = ['repo', 'pr', 'classifications'] as const
 const SHOWN_CHARS = 100
 
-const ClassificationSchema = t.Object(
-  {
-    name: t.String(),
-    description: t.String({ description: 'The yes/no question the model answers about the PR.' }),
-    threshold: Type.Integer({ minimum: 0, maximum: 100 }),
-    polarity: t.Union([t.Literal('positive'), t.Literal('negative')]),
-  },
-  { additionalProperties: false },
-)
 
 /** For the OpenAPI document only: the body is checked by core, field by field. */
 const TryOutRequestSchema = t.Object(
@@ -72,7 +59,7 @@ const TryOutRequestSchema = t.Object(
       description: "In the rules file's shape, with the same checks.",
     }),
   },
-  { additionalProperties: false, description: 'The classifications to run against the PR.' },
+  { description: 'The classifications to run against the PR.' },
 )
 
 const TryOutAcceptedSchema = t.Object({ id: t.String({ description: 'Read the result at /api/review-classifier/try-out/{id}.' }) })
