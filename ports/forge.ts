@@ -157,10 +157,15 @@ export type ForgeReader = {
 export type ForgeAdmin = {
   /**
    * Creates an active account that needs no password change and may create no
-   * repo. `conflict` when the login or the email is taken; `invalid` for any
-   * other refusal (a bad name or email); `forbidden` without admin rights.
+   * repo, the last two set by a second call as {@link ForgeAdmin.ensureServiceAccountLimits}
+   * sets them: when that call fails the account exists without them and the
+   * error is thrown. `conflict` when the login or the email is taken;
+   * `invalid` for any other refusal (a bad name or email); `forbidden`
+   * without admin rights.
    */
   createUser(user: NewUser): Promise<ForgeUser>
+  /** Makes the account active, with no password change due and no repo or organization creation, whatever it had (idempotent); `not_found` for an unknown user, `forbidden` without admin rights. */
+  ensureServiceAccountLimits(login: string): Promise<void>
   /** The account's access tokens (never the secret part); `not_found` for an unknown user. */
   listTokens(login: string): Promise<AccessTokenInfo[]>
   /**

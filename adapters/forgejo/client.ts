@@ -60,10 +60,16 @@ export type CreateUserOptions = {
   send_notify: boolean
 }
 
-/** Only what changes: Forgejo's admin edit leaves out what isn't sent. */
+/**
+ * Only what changes: Forgejo's admin edit (`EditUserOption`, no field
+ * required in v15) leaves out what isn't sent. `login_name` and `source_id`
+ * are never sent: they name the account's auth source, which isn't ours to
+ * change, and the forge refuses one without the other (422).
+ */
 export type EditUserOptions = {
   password?: string
   must_change_password?: boolean
+  active?: boolean
   max_repo_creation?: number
   allow_create_organization?: boolean
 }

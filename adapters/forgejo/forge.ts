@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { appError, isAppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import type { Forge, ForgeWriter, NewBranchCommit } from '../../ports/forge.ts'
-import { createForgejoClient, type FileWriteResult, type ForgejoClient } from './client.ts'
+import { createForgejoClient, type EditUserOptions, type FileWriteResult, type ForgejoClient } from './client.ts'
 import { collectPages, collectPagesConcurrently, createHttp, mapWithConcurrency, type Credentials, type FetchFn } from './http.ts'
 import {
   encodeContent,
@@ -45,6 +45,18 @@ export type { FetchFn } from './http.ts'
 
 const DEFAULT_TIMEOUT_MS = 120_000
 const DEFAULT_CONCURRENCY = 8
+/**
+ * What the service account is held to (CONTRACT §2.1, §3.13): active and with
+ * no password change due, or the forge refuses its every call; `0` repos and
+ * no organizations, which `CreateUserOption` can't say. `prohibit_login` is
+ * left alone, so a site admin can still lock the account out by hand.
+ */
+const SERVICE_ACCOUNT_LIMITS = {
+  active: true,
+  must_change_password: false,
+  max_repo_creation: 0,
+  allow_create_organization: false,
+} as const satisfies EditUserOptions
 /** Statuses the contents API answers when the branch or file moved under us (CONTRACT §3.6; 500 is the PUT-on-missing-file quirk). */
 const REREAD_STATUSES = new Set([409, 422, 500])
 
@@ -155,9 +167,13 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
         }
         throw error
       }
-      // `CreateUserOption` can't say "no repos"; the admin edit can.
-      await client.editUser(auth, user.login, { max_repo_creation: 0, allow_create_organization: false })
+      // `CreateUserOption` can't say "no repos"; the admin edit can. If it fails, the next provisioning pass applies it.
+      await client.editUser(auth, user.login, { ...SERVICE_ACCOUNT_LIMITS })
       return toUser(created)
+    },
+    async ensureServiceAccountLimits(login) {
+      // The user JSON doesn't show the repo limit, so there is nothing to compare: one edit that sets what is already set is the check.
+      await client.editUser(await admin(), login, { ...SERVICE_ACCOUNT_LIMITS })
     },
     async listTokens(login) {
       const auth = await admin()

@@ -14,6 +14,29 @@ export type SeedUser = {
   email?: string
   /** A site admin sees every repo as `owner`. */
   admin?: boolean
+  /** What differs from {@link defaultAccountFlags}. */
+  flags?: Partial<AccountFlags>
+}
+
+/** What Forgejo keeps on an account beside its profile, which only the admin edit sets and no read shows in full. */
+export type AccountFlags = {
+  /** `false`: the forge refuses the account's every call. */
+  active: boolean
+  /** `true`: the forge refuses the account's every call until it changes its password. */
+  mustChangePassword: boolean
+  /** `-1`: the site's default; `0`: none. */
+  maxRepoCreation: number
+  allowCreateOrganization: boolean
+}
+
+/** An account nobody restricted, as Forgejo's defaults leave it. */
+export function defaultAccountFlags(): AccountFlags {
+  return { active: true, mustChangePassword: false, maxRepoCreation: -1, allowCreateOrganization: true }
+}
+
+/** What `ensureServiceAccountLimits` (and so `createUser`) leaves on an account. */
+export function serviceAccountFlags(): AccountFlags {
+  return { active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false }
 }
 
 export type SeedToken = {

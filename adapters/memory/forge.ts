@@ -12,10 +12,13 @@ import {
   addSnapshot,
   blobSha,
   buildState,
+  defaultAccountFlags,
   permissionOf,
   pullState,
+  serviceAccountFlags,
   sha1,
   repoKey,
+  type AccountFlags,
   type ForgeSeed,
   type PullState,
   type RepoState,
@@ -25,7 +28,7 @@ import {
   type UserState,
 } from './forge-state.ts'
 
-export type { ForgeSeed, SeedPull, SeedRepo, SeedToken, SeedUser, StoredCommit, StoredReview } from './forge-state.ts'
+export type { AccountFlags, ForgeSeed, SeedPull, SeedRepo, SeedToken, SeedUser, StoredCommit, StoredReview } from './forge-state.ts'
 
 /** The port plus what a test needs to look behind it or change the forge underneath. */
 export type MemoryForge = Forge & {
@@ -37,6 +40,8 @@ export type MemoryForge = Forge & {
   changeFile(repo: RepoRef, branch: string, path: string, content: string | null): void
   /** Adds a PR, or changes one (a push moves `headSha`). */
   upsertPull(repo: RepoRef, pull: SeedPull): void
+  /** The account's flags as the admin edit left them; `null` for an unknown user. */
+  accountFlags(login: string): AccountFlags | null
   /** While set, every call rejects with this error (the forge down, or no forge token yet). */
   simulateFailure(error: AppError | null): void
 }
@@ -51,6 +56,8 @@ function repoName(repo: RepoRef): string {
 
 export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
   const state = buildState(seed)
+  /** By lowercase login, beside the state the fake Forgejo shares, which keeps its own. */
+  const flags = new Map((seed.users ?? []).map((u) => [u.login.toLowerCase(), { ...defaultAccountFlags(), ...u.flags }]))
   let failure: AppError | null = null
 
   async function call(): Promise<void> {
@@ -114,6 +121,10 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
       for (const user of state.users.values()) {
         const owned = user.tokens.find((t) => t.token === token)
         if (owned === undefined) continue
+        const account = flags.get(user.login.toLowerCase()) ?? defaultAccountFlags()
+        // The forge refuses every call of such an account, whatever the token (CONTRACT §2.1).
+        if (!account.active) throw appError('forbidden', `account ${user.login} is not active`)
+        if (account.mustChangePassword) throw appError('forbidden', `account ${user.login} must change its password`)
         if (!owned.scopes.includes(scope) && !owned.scopes.includes('all')) {
           throw appError('forbidden', `token does not have the required scope ${scope}`)
         }
@@ -255,7 +266,12 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
       if (taken) throw appError('conflict', `user ${user.login} or email ${user.email} already exists`)
       const created: UserState = { login: user.login, fullName: user.fullName, email: user.email, admin: false, tokens: [] }
       state.users.set(user.login.toLowerCase(), created)
+      flags.set(user.login.toLowerCase(), serviceAccountFlags())
       return toUser(created)
+    },
+    async ensureServiceAccountLimits(login) {
+      await call()
+      flags.set(requireUser(login).login.toLowerCase(), serviceAccountFlags())
     },
     async listTokens(login) {
       await call()
@@ -295,6 +311,10 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
     upsertPull(repo, pull) {
       const found = requireRepo(repo)
       found.pulls.set(pull.number, pullState(found, pull, found.defaultBranch, found.pulls.get(pull.number)))
+    },
+    accountFlags(login) {
+      const found = flags.get(login.toLowerCase())
+      return found === undefined ? null : { ...found }
     },
     simulateFailure(error) {
       failure = error

@@ -1,8 +1,10 @@
 /**
  * Keeps the forge account `review-classifier` and its one token in place:
  * a pass at start and every five minutes creates the account when it's
- * missing and mints `swarm-review-classifier` into the secret store when the
- * stored token is missing or no longer matches the forge.
+ * missing, puts its limits (no repo creation, active, no password change
+ * due) back on an existing one, and mints `swarm-review-classifier` into the
+ * secret store when the stored token is missing or no longer matches the
+ * forge.
  *
  * The token never reaches a log, an error or a result: only its name and
  * the forge's id for it do.
@@ -32,6 +34,7 @@ export const DEFAULT_PROVISION_INTERVAL_MS = 5 * 60_000
 export const PROVISION_MESSAGES = {
   accountCreated: 'review classifier service account created',
   emailMismatch: 'review classifier service account refused: an account by that name has another email',
+  limitsFailed: 'review classifier service account limits could not be applied; retrying at the next pass',
   tokenMinted: 'review classifier service account token minted',
   staleTokenDeleted: 'stale review classifier service account token deleted',
   passFailed: 'review classifier service account pass failed; retrying at the next pass',
@@ -110,6 +113,25 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
     return { user, created: true }
   }
 
+  /**
+   * Puts the limits back on an existing account each pass: the forge shows
+   * none of them, so one idempotent edit is the check, and an account whose
+   * limits were lost (the edit after a create failed, or an admin changed
+   * them) is fixed by the next pass. A failure is logged and the pass goes
+   * on: the token step doesn't depend on it.
+   */
+  async function ensureLimits(): Promise<void> {
+    try {
+      await forge.ensureServiceAccountLimits(login)
+    } catch (error) {
+      logger.warn(PROVISION_MESSAGES.limitsFailed, {
+        login,
+        code: isAppError(error) ? error.code : 'internal',
+        error: isAppError(error) ? error.message : 'an internal error',
+      })
+    }
+  }
+
   /** Whether the stored token is the forge's token of that name; compared by its last eight characters, as the forge lists them. */
   async function ensureToken(): Promise<'kept' | 'minted'> {
     const stored = await step('read-stored-token', () => secrets.read(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField))
@@ -148,6 +170,8 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
         logger.error(PROVISION_MESSAGES.emailMismatch, { login, email: user.email, expected_email: SERVICE_ACCOUNT.email })
         return { outcome: 'refused', detail }
       }
+      // `createUser` has just set them, or thrown.
+      if (!created) await ensureLimits()
       const token = await ensureToken()
       return { outcome: 'ready', account: created ? 'created' : 'existing', token }
     } catch (error) {

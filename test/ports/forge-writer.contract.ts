@@ -18,6 +18,9 @@ import {
   type MakeForge,
 } from './forge.fixtures.ts'
 
+/** What `ensureServiceAccountLimits` (and `createUser`) leave on an account. */
+const LIMITED = { active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false }
+
 const NEW_RULES = `${RULES_TEXT}  - name: no-ads\n    description: No AI advertising.\n    polarity: negative\n    threshold: 90\n`
 
 function aBranchCommit(overrides: Partial<NewBranchCommit> = {}): NewBranchCommit {
@@ -137,6 +140,42 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
       const created = await harness.forge.createUser({ login: 'classifier-2', email: 'c2@services.hyperhive.local', fullName: 'Classifier Two' })
       expect(created).toEqual({ login: 'classifier-2', fullName: 'Classifier Two', email: 'c2@services.hyperhive.local' })
       expect(await harness.forge.getUser('classifier-2')).toEqual(created)
+    })
+
+    it('creates the account active, with no password change due, and allowed no repo or organization', async () => {
+      await harness.forge.createUser({ login: 'classifier-2', email: 'c2@services.hyperhive.local', fullName: 'Classifier Two' })
+      expect(await harness.accountFlags('classifier-2')).toEqual(LIMITED)
+    })
+
+    it('puts the limits on an existing account that lacks them, and a second call changes nothing', async () => {
+      expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual({ active: true, mustChangePassword: false, maxRepoCreation: -1, allowCreateOrganization: true })
+      await harness.forge.ensureServiceAccountLimits(SERVICE_LOGIN)
+      expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual(LIMITED)
+      await harness.forge.ensureServiceAccountLimits(SERVICE_LOGIN)
+      expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual(LIMITED)
+      // Nothing else moved: the profile reads the same and the token still works.
+      expect(await harness.forge.getUser(SERVICE_LOGIN)).toEqual({ login: SERVICE_LOGIN, fullName: 'Review classifier', email: 'review-classifier@services.hyperhive.local' })
+      await harness.forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'still here', commitId: HEAD_42 })
+      expect((await harness.reviews(WIDGETS, 42)).map((r) => r.user)).toEqual([SERVICE_LOGIN])
+    })
+
+    it.each([
+      ['must change its password', { mustChangePassword: true }],
+      ['was deactivated', { active: false }],
+    ] as const)('makes an account that %s usable again', async (_, flags) => {
+      await harness.cleanup()
+      const seed = contractForgeSeed()
+      harness = await make({ ...seed, users: (seed.users ?? []).map((u) => (u.login === SERVICE_LOGIN ? { ...u, flags } : u)) })
+      const review = { event: 'COMMENT', body: 'x', commitId: HEAD_42 } as const
+      expect(await codeOf(harness.forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, review))).toBe('forbidden')
+      await harness.forge.ensureServiceAccountLimits(SERVICE_LOGIN)
+      expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual(LIMITED)
+      await harness.forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, review)
+      expect(await harness.reviews(WIDGETS, 42)).toHaveLength(1)
+    })
+
+    it('refuses to limit an unknown user with not_found', async () => {
+      expect(await codeOf(harness.forge.ensureServiceAccountLimits('nobody'))).toBe('not_found')
     })
 
     it('refuses a taken login or email with conflict', async () => {

@@ -6,7 +6,7 @@
 import { isAppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import type { Forge } from '../../ports/forge.ts'
-import type { ForgeSeed, SeedPull, SeedRepo, StoredReview } from '../../adapters/memory/forge.ts'
+import type { AccountFlags, ForgeSeed, SeedPull, SeedRepo, StoredReview } from '../../adapters/memory/forge.ts'
 
 export type ForgeHarness = {
   forge: Forge
@@ -14,6 +14,8 @@ export type ForgeHarness = {
   reviews(repo: RepoRef, pr: number): Promise<StoredReview[]>
   /** Writes (or with `null` deletes) a file on a branch behind the adapter's back. */
   changeFile(repo: RepoRef, branch: string, path: string, content: string | null): Promise<void>
+  /** The account's flags as the forge holds them, which no port read shows; `null` for an unknown user. */
+  accountFlags(login: string): Promise<AccountFlags | null>
   cleanup(): Promise<void>
 }
 

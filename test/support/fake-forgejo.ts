@@ -18,6 +18,7 @@ import type { RepoRef } from '../../core/types.ts'
 import type { ForgeFile } from '../../ports/forge.ts'
 import {
   apiError,
+  seededFlags,
   type AccountFlags,
   type Caller,
   type Extra,
@@ -78,6 +79,7 @@ export type FakeForgejo = {
   addToken(login: string, token: { name: string; token: string; scopes: string[] }): void
   /** The password the forge holds for the account, `null` when none was set. */
   password(login: string): string | null
+  /** The account's flags (Forgejo's defaults where nothing set them); `null` for an unknown user. */
   flags(login: string): AccountFlags | null
   /** The next `times` calls to `method template` fail this way. */
   failNext(method: string, template: string, failure: FakeFailure, times?: number): void
@@ -114,6 +116,7 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
   const settings: FakeForgejoSettings = { ...DEFAULTS, ...options }
   const state = buildState(options.seed ?? {})
   const extra: Extra = { passwords: new Map(), flags: new Map(), reviews: [], ids: new Map(), counters: { comment: 0 } }
+  for (const user of options.seed?.users ?? []) extra.flags.set(user.login.toLowerCase(), seededFlags(user.flags))
   const requests: FakeForgejoRequest[] = []
   const responses: FakeForgejoResponse[] = []
   const failures = new Map<string, FakeFailure[]>()
@@ -148,7 +151,7 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
 
   function renderUser(user: UserState): Record<string, unknown> {
     const flags = extra.flags.get(user.login.toLowerCase())
-    return userJson(site, user, { prohibitLogin: flags?.prohibitLogin ?? false })
+    return userJson(site, user, { prohibitLogin: flags?.prohibitLogin ?? false, active: flags?.active ?? true })
   }
 
   function byToken(token: string): Caller | null {
@@ -180,6 +183,7 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
     }
     if (caller === null) return apiError(context, 401, 'invalid username, password or token')
     const flags = extra.flags.get(caller.user.login.toLowerCase())
+    if (flags?.active === false) return apiError(context, 403, 'This account is not activated.')
     if (flags?.mustChangePassword === true) return apiError(context, 403, `You must change your password. Change it at: ${site.root}user/change_password`)
     if (flags?.prohibitLogin === true) return apiError(context, 403, 'This account is prohibited from signing in, please contact your site administrator.')
     return caller
@@ -309,7 +313,10 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
       user.tokens.push({ id: state.counters.token, ...token })
     },
     password: (login) => extra.passwords.get(login.toLowerCase()) ?? null,
-    flags: (login) => extra.flags.get(login.toLowerCase()) ?? null,
+    flags(login) {
+      if (!state.users.has(login.toLowerCase())) return null
+      return { ...(extra.flags.get(login.toLowerCase()) ?? seededFlags()) }
+    },
     failNext(method, template, failure, times = 1) {
       const key = `${method} ${template}`
       failures.set(key, [...(failures.get(key) ?? []), ...Array.from({ length: times }, () => failure)])

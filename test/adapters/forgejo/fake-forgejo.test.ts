@@ -107,6 +107,8 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     await forge.createUser({ login: 'classifier-2', email: 'c2@example.org', fullName: 'C2' })
     await codeOf(forge.createUser({ login: 'classifier-2', email: 'c3@example.org', fullName: '' }))
     await codeOf(forge.createUser({ login: 'c4', email: '', fullName: '' }))
+    await forge.ensureServiceAccountLimits('classifier-2')
+    await codeOf(forge.ensureServiceAccountLimits('nobody'))
     const minted = await forge.mintToken('classifier-2', { name: 'swarm', scopes: ['write:repository'] })
     await codeOf(forge.mintToken('classifier-2', { name: 'swarm', scopes: ['write:repository'] }))
     await codeOf(forge.mintToken('nobody', { name: 'swarm', scopes: ['write:repository'] }))
@@ -143,6 +145,14 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     const noScope = await post(h, '/admin/users', SERVICE_TOKEN, { username: 'x', email: 'x@example.org', password: 'long enough' })
     expect(noScope.status).toBe(403)
     expect(await noScope.json()).toMatchObject({ message: 'token does not have at least one of required scope(s): [write:admin]' })
+    const halfSource = await fetch(`${h.fake.url}/api/v1/admin/users/${SERVICE_LOGIN}`, {
+      method: 'PATCH',
+      headers: { Authorization: `token ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ login_name: SERVICE_LOGIN, max_repo_creation: 0 }),
+    })
+    // `login_name` without `source_id` (or the reverse) is refused whole: nothing of the edit is applied.
+    expect(halfSource.status).toBe(422)
+    expect(h.fake.flags(SERVICE_LOGIN)?.maxRepoCreation).toBe(-1)
     const allStates = await fetch(`${h.fake.url}/api/v1/repos/acme/widgets/pulls`, { headers: { Authorization: `token ${ADMIN_TOKEN}` } })
     const listed: unknown = await allStates.json()
     // Left out, `state` lists every state, closed and merged too (CONTRACT §6.1).

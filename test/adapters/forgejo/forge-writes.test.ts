@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../adapters/forgejo/forge.ts'
 import { isAppError } from '../../../core/errors.ts'
-import { BUSY, codeOf, contractForgeSeed, HEAD_42, RULES_PATH, SERVICE_LOGIN, SERVICE_TOKEN, WIDGETS } from '../../ports/forge.fixtures.ts'
+import { BUSY, codeOf, contractForgeSeed, HEAD_42, READER_TOKEN, RULES_PATH, SERVICE_LOGIN, SERVICE_TOKEN, WIDGETS } from '../../ports/forge.fixtures.ts'
 import { ADMIN_TOKEN, startForgejoHarness, type ForgejoHarness } from '../../support/fake-forgejo/harness.ts'
 
 setDefaultTimeout(60_000)
 
 const V16 = '16.0.0+gitea-1.22.0'
+/** The whole admin edit body for the service account's limits: nothing else of the account is touched. */
+const LIMITS_BODY = { active: true, must_change_password: false, max_repo_creation: 0, allow_create_organization: false }
 
 let harness: ForgejoHarness | null = null
 afterEach(async () => {
@@ -102,11 +104,54 @@ describe('createForgejoForge: provisioning the service account', () => {
     await forge.createUser({ login: 'classifier-2', email: 'c2@services.hyperhive.local', fullName: 'Classifier Two' })
     const create = fake.requests.find((r) => r.method === 'POST' && r.template === '/admin/users')
     expect(create?.body).toMatchObject({ username: 'classifier-2', must_change_password: false })
-    expect(fake.flags('classifier-2')).toMatchObject({ mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false })
+    const edit = fake.requests.find((r) => r.method === 'PATCH' && r.template === '/admin/users/{username}')
+    expect(edit?.body).toEqual(LIMITS_BODY)
+    expect(fake.flags('classifier-2')).toMatchObject({ active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false })
     // The account can work (the forge refuses every call of one that must change its password): its minted token posts a review.
     const minted = await forge.mintToken('classifier-2', { name: 'swarm', scopes: ['write:repository'] })
     await forge.forAccount(minted.token).createReview(BUSY, 2, { event: 'COMMENT', body: 'hi', commitId: HEAD_42 })
     expect(fake.reviews(BUSY, 2).map((r) => r.user)).toEqual(['classifier-2'])
+  })
+
+  it('limits an existing account with one admin edit that sends only the limits: no login_name, source_id, password or profile', async () => {
+    const { fake, forge } = await start(contractForgeSeed())
+    await forge.ensureServiceAccountLimits(SERVICE_LOGIN)
+    expect(fake.requests.map((r) => [r.method, r.path, r.auth, r.login])).toEqual([['PATCH', `/admin/users/${SERVICE_LOGIN}`, 'token', 'swarm-controller']])
+    expect(fake.requests[0]?.body).toEqual(LIMITS_BODY)
+    expect(fake.password(SERVICE_LOGIN)).toBeNull()
+    expect(fake.flags(SERVICE_LOGIN)).toEqual({ active: true, mustChangePassword: false, prohibitLogin: false, maxRepoCreation: 0, allowCreateOrganization: false })
+  })
+
+  it('leaves a login ban a site admin set by hand in place', async () => {
+    const { fake, forge } = await start(contractForgeSeed())
+    const ban = await fetch(`${fake.url}/api/v1/admin/users/${SERVICE_LOGIN}`, {
+      method: 'PATCH',
+      headers: { Authorization: `token ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prohibit_login: true }),
+    })
+    expect(ban.status).toBe(200)
+    await forge.ensureServiceAccountLimits(SERVICE_LOGIN)
+    expect(fake.flags(SERVICE_LOGIN)?.prohibitLogin).toBe(true)
+  })
+
+  it('refuses to limit an account without admin rights as forbidden, and a forge error as unavailable', async () => {
+    const { fake, forge } = await start(contractForgeSeed())
+    const notAdmin = createForgejoForge({ baseUrl: fake.url, token: async () => READER_TOKEN })
+    expect(await codeOf(notAdmin.ensureServiceAccountLimits(SERVICE_LOGIN))).toBe('forbidden')
+    fake.failNext('PATCH', '/admin/users/{username}', { status: 502 })
+    expect(await codeOf(forge.ensureServiceAccountLimits(SERVICE_LOGIN))).toBe('unavailable')
+    expect(fake.flags(SERVICE_LOGIN)).toMatchObject({ maxRepoCreation: -1, allowCreateOrganization: true })
+  })
+
+  it('throws when the edit after the create fails, leaving an account that a later ensureServiceAccountLimits limits', async () => {
+    const { fake, forge } = await start(contractForgeSeed())
+    fake.failNext('PATCH', '/admin/users/{username}', { status: 500 })
+    const newUser = { login: 'classifier-2', email: 'c2@services.hyperhive.local', fullName: 'Classifier Two' }
+    expect(await codeOf(forge.createUser(newUser))).toBe('unavailable')
+    expect(await forge.getUser('classifier-2')).toEqual(newUser)
+    expect(fake.flags('classifier-2')).toMatchObject({ mustChangePassword: false, maxRepoCreation: -1, allowCreateOrganization: true })
+    await forge.ensureServiceAccountLimits('classifier-2')
+    expect(fake.flags('classifier-2')).toMatchObject({ active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false })
   })
 
   it('refuses a bad login as invalid, not conflict', async () => {

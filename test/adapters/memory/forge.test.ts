@@ -10,6 +10,7 @@ forgeContract('memory', async (seed) => {
     forge,
     reviews: async (repo, pr) => forge.reviews(repo, pr),
     changeFile: async (repo, branch, path, content) => forge.changeFile(repo, branch, path, content),
+    accountFlags: async (login) => forge.accountFlags(login),
     cleanup: async () => undefined,
   }
 })

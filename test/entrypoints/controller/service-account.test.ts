@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { appError } from '../../../core/errors.ts'
 import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createMemoryForge, type ForgeSeed, type MemoryForge } from '../../../adapters/memory/forge.ts'
@@ -10,6 +10,9 @@ import {
   SERVICE_ACCOUNT,
   SERVICE_TOKEN,
 } from '../../../entrypoints/controller/service-account.ts'
+import { startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
+
+setDefaultTimeout(60_000)
 
 const GOOD_TOKEN = '0123456789abcdef0123456789abcdef01234567'
 
@@ -24,6 +27,8 @@ function aWorld(seed: ForgeSeed = {}, stored: string | null = null): World & Ret
 }
 
 const theAccount = { login: SERVICE_ACCOUNT.login, email: SERVICE_ACCOUNT.email, fullName: SERVICE_ACCOUNT.fullName }
+const LIMITED = { active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false }
+const UNLIMITED = { active: true, mustChangePassword: false, maxRepoCreation: -1, allowCreateOrganization: true }
 
 function storedToken(world: World): Promise<string | null> {
   return world.secrets.read(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField)
@@ -75,6 +80,78 @@ describe('createServiceAccountProvisioner', () => {
     expect(world.logger.entries).toEqual([])
   })
 
+  it('puts the limits on an existing account that lacks them, at every pass, and on a new one through createUser', async () => {
+    const world = aWorld(
+      { users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }], tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }] },
+      GOOD_TOKEN,
+    )
+    let edits = 0
+    const ensure = world.forge.ensureServiceAccountLimits.bind(world.forge)
+    world.forge.ensureServiceAccountLimits = async (login) => {
+      edits += 1
+      await ensure(login)
+    }
+    expect(world.forge.accountFlags(SERVICE_ACCOUNT.login)).toEqual(UNLIMITED)
+    expect(await world.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: 'kept' })
+    expect(world.forge.accountFlags(SERVICE_ACCOUNT.login)).toEqual(LIMITED)
+    expect(await world.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: 'kept' })
+    expect(edits).toBe(2)
+    expect(world.logger.entries).toEqual([])
+
+    const fresh = aWorld()
+    expect(await fresh.runOnce()).toEqual({ outcome: 'ready', account: 'created', token: 'minted' })
+    expect(fresh.forge.accountFlags(SERVICE_ACCOUNT.login)).toEqual(LIMITED)
+  })
+
+  it('makes an existing account that must change its password able to post again', async () => {
+    const world = aWorld(
+      { users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email, flags: { mustChangePassword: true } }], repos: [{ owner: 'acme', name: 'widgets', pulls: [{ number: 1 }] }] },
+    )
+    expect(await world.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: 'minted' })
+    await world.forge.forAccount((await storedToken(world)) ?? '').createReview({ owner: 'acme', name: 'widgets' }, 1, { event: 'COMMENT', body: 'hi', commitId: 'abc' })
+    expect(world.forge.reviews({ owner: 'acme', name: 'widgets' }, 1).map((r) => r.user)).toEqual([SERVICE_ACCOUNT.login])
+  })
+
+  it('logs a failed limits edit as a warning and still keeps or mints the token', async () => {
+    for (const stored of [GOOD_TOKEN, null]) {
+      const world = aWorld(
+        { users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }], tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }] },
+        stored,
+      )
+      world.forge.ensureServiceAccountLimits = async () => {
+        throw appError('unavailable', 'the forge answered 502')
+      }
+      expect(await world.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: stored === null ? 'minted' : 'kept' })
+      const [warning] = world.logger.withMessage(PROVISION_MESSAGES.limitsFailed)
+      expect(warning?.level).toBe('warn')
+      expect(warning?.fields).toMatchObject({ login: SERVICE_ACCOUNT.login, code: 'unavailable', error: 'the forge answered 502' })
+      expect(world.logger.withMessage(PROVISION_MESSAGES.passFailed)).toEqual([])
+      const token = await storedToken(world)
+      expect((await world.forge.listTokens(SERVICE_ACCOUNT.login)).map((t) => t.lastEight)).toEqual([token?.slice(-8) ?? 'none'])
+      expectNoTokenIn(world.logger, GOOD_TOKEN, token)
+    }
+  })
+
+  it('recovers, through the Forgejo adapter, from an account created without its limits', async () => {
+    const harness = await startForgejoHarness({})
+    try {
+      const secrets = createMemorySecretStore()
+      const logger = createRecordingLogger()
+      const provisioner = createServiceAccountProvisioner({ forge: harness.forge, secrets, logger })
+      // The create goes through, the edit after it does not.
+      harness.fake.failNext('PATCH', '/admin/users/{username}', { status: 500 })
+      expect(await provisioner.runOnce()).toMatchObject({ outcome: 'failed', step: 'create-account' })
+      expect(harness.fake.flags(SERVICE_ACCOUNT.login)).toMatchObject({ maxRepoCreation: -1, allowCreateOrganization: true })
+      expect(await provisioner.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: 'minted' })
+      expect(harness.fake.flags(SERVICE_ACCOUNT.login)).toMatchObject({ active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false })
+      const limits = harness.fake.requests.filter((r) => r.method === 'PATCH' && JSON.stringify(r.body).includes('max_repo_creation'))
+      expect(limits).toHaveLength(2)
+      expect(await secrets.read(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField)).toMatch(/^[0-9a-f]{40}$/)
+    } finally {
+      await harness.cleanup()
+    }
+  })
+
   it('re-mints when the token was deleted on the forge, and the new one is the one stored', async () => {
     const world = aWorld(
       { users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }], tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }] },
@@ -119,6 +196,7 @@ describe('createServiceAccountProvisioner', () => {
     expect(result).toMatchObject({ outcome: 'refused' })
     expect(await world.forge.listTokens(SERVICE_ACCOUNT.login)).toEqual([])
     expect(await storedToken(world)).toBeNull()
+    expect(world.forge.accountFlags(SERVICE_ACCOUNT.login)).toEqual(UNLIMITED)
     const [refusal] = world.logger.withMessage(PROVISION_MESSAGES.emailMismatch)
     expect(refusal?.level).toBe('error')
     expect(refusal?.fields).toMatchObject({ email: 'mallory@example.org', expected_email: SERVICE_ACCOUNT.email })

@@ -24,7 +24,18 @@ export type FakeReview = {
   htmlUrl: string
 }
 
-export type AccountFlags = { mustChangePassword: boolean; prohibitLogin: boolean; maxRepoCreation: number; allowCreateOrganization: boolean }
+export type AccountFlags = {
+  active: boolean
+  mustChangePassword: boolean
+  prohibitLogin: boolean
+  maxRepoCreation: number
+  allowCreateOrganization: boolean
+}
+
+/** An account's flags as seeded (`SeedUser.flags`), Forgejo's defaults for what the seed leaves out. */
+export function seededFlags(flags: Partial<Omit<AccountFlags, 'prohibitLogin'>> = {}): AccountFlags {
+  return { active: true, mustChangePassword: false, prohibitLogin: false, maxRepoCreation: -1, allowCreateOrganization: true, ...flags }
+}
 
 export type Extra = {
   passwords: Map<string, string>

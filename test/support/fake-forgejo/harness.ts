@@ -46,6 +46,12 @@ export async function startForgejoHarness(
     forge,
     reviews: async (repo, pr) => fake.reviews(repo, pr).map(toStoredReview),
     changeFile: async (repo, branch, path, content) => fake.changeFile(repo, branch, path, content),
+    async accountFlags(login) {
+      const flags = fake.flags(login)
+      if (flags === null) return null
+      const { active, mustChangePassword, maxRepoCreation, allowCreateOrganization } = flags
+      return { active, mustChangePassword, maxRepoCreation, allowCreateOrganization }
+    },
     cleanup: () => fake.stop(),
   }
 }

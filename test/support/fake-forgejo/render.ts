@@ -25,7 +25,7 @@ export function repoUrl(site: Site, repo: RepoState): string {
 }
 
 /** A user as an admin (or the user) sees it: the real email and the private fields filled. */
-export function userJson(site: Site, user: UserState, extra: { restricted?: boolean; prohibitLogin?: boolean } = {}): Record<string, unknown> {
+export function userJson(site: Site, user: UserState, extra: { restricted?: boolean; prohibitLogin?: boolean; active?: boolean } = {}): Record<string, unknown> {
   return {
     id: site.idOf('user', user.login.toLowerCase()),
     login: user.login,
@@ -40,7 +40,7 @@ export function userJson(site: Site, user: UserState, extra: { restricted?: bool
     last_login: ZERO_TIME,
     created: CREATED,
     restricted: extra.restricted ?? false,
-    active: true,
+    active: extra.active ?? true,
     prohibit_login: extra.prohibitLogin ?? false,
     location: '',
     pronouns: '',

@@ -1,7 +1,7 @@
 /** The fake forge's account routes: version, users, admin user create/edit, access tokens (CONTRACT §3.12–3.14, §3.16). */
 import { randomBytes } from 'node:crypto'
 import type { TokenState, UserState } from '../../../adapters/memory/forge-state.ts'
-import { apiError, bodyObject, json, notFound, paginate, stringField, type Route, type RouteContext } from './context.ts'
+import { apiError, bodyObject, json, notFound, paginate, seededFlags, stringField, type Route, type RouteContext } from './context.ts'
 import { tokenJson } from './render.ts'
 
 const SCOPE_NAMES = ['activitypub', 'admin', 'misc', 'notification', 'organization', 'package', 'issue', 'repository', 'user']
@@ -93,13 +93,8 @@ export function userRoutes(): Route[] {
         const user: UserState = { login: username, fullName: stringField(body, 'full_name') ?? '', email, admin: false, tokens: [] }
         context.state.users.set(username.toLowerCase(), user)
         context.extra.passwords.set(username.toLowerCase(), password)
-        context.extra.flags.set(username.toLowerCase(), {
-          // Omitted, it defaults to true (CONTRACT §3.13).
-          mustChangePassword: body?.must_change_password !== false,
-          prohibitLogin: false,
-          maxRepoCreation: -1,
-          allowCreateOrganization: true,
-        })
+        // Omitted, it defaults to true (CONTRACT §3.13).
+        context.extra.flags.set(username.toLowerCase(), seededFlags({ mustChangePassword: body?.must_change_password !== false }))
         return json(context.render.userJson(user), 201)
       },
     },
@@ -110,13 +105,18 @@ export function userRoutes(): Route[] {
       handler: withUser((context, user) => {
         const body = bodyObject(context.body)
         const key = user.login.toLowerCase()
-        const flags = context.extra.flags.get(key) ?? { mustChangePassword: false, prohibitLogin: false, maxRepoCreation: -1, allowCreateOrganization: true }
+        const flags = context.extra.flags.get(key) ?? seededFlags()
+        // Both or neither: they name the account's auth source together (Forgejo's EditUser).
+        if ((body?.source_id === undefined) !== (body?.login_name === undefined)) {
+          return apiError(context, 422, 'source_id and login_name must be specified together')
+        }
         const password = stringField(body, 'password')
         if (password !== undefined && password !== '') {
           if (password.length < MIN_PASSWORD_LENGTH) return apiError(context, 400, 'PasswordIsRequired')
           context.extra.passwords.set(key, password)
         }
         if (typeof body?.must_change_password === 'boolean') flags.mustChangePassword = body.must_change_password
+        if (typeof body?.active === 'boolean') flags.active = body.active
         if (typeof body?.prohibit_login === 'boolean') flags.prohibitLogin = body.prohibit_login
         if (typeof body?.max_repo_creation === 'number') flags.maxRepoCreation = body.max_repo_creation
         if (typeof body?.allow_create_organization === 'boolean') flags.allowCreateOrganization = body.allow_create_organization
