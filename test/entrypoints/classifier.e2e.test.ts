@@ -101,7 +101,8 @@ describe('classifier process', () => {
   })
 
   it('with nine of ten classifications timing out, says so and never approves', async () => {
-    const proc = startClassifier({ CLASSIFICATION_TIMEOUT_S: '2' })
+    // Long enough for the first answer on a loaded machine, short enough for nine deadlines.
+    const proc = startClassifier({ CLASSIFICATION_TIMEOUT_S: '6' })
     await proc.waitForLine('review classifier listening')
     fake.setResponder((body) => (JSON.stringify(body).includes('Rule number 1 holds') ? null : { mode: 'hang' }))
     const reply = await ask(aRunRequest({ id: 'e2e-9', classifications: rules(10) }))

@@ -82,7 +82,8 @@ function startClassifier(): ServiceProcess {
     SWARM,
     SECRETS_DIR: secretsDir,
     ANTHROPIC_BASE_URL: ai.url,
-    CLASSIFICATION_TIMEOUT_S: '3',
+    // Room for a slow spawn on a loaded machine; the timeout test waits this out twice.
+    CLASSIFICATION_TIMEOUT_S: '8',
   })
 }
 
