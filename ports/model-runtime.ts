@@ -1,7 +1,9 @@
 /**
  * A model runtime answers one classification: the API key runtime spawns
  * `claude --print`, the ACP runtime drives `opencode acp`. One call is one
- * fresh, tool-less session; nothing carries over to the next.
+ * fresh, tool-less session; nothing carries over to the next. A runtime may
+ * keep something for a run (the ACP runtime keeps one process per run) until
+ * `endRun`.
  *
  * A failed classification is an expected outcome (it becomes a row's error),
  * so `classify` never rejects: every failure is in the result.
@@ -10,6 +12,8 @@ import type { AcpProvider, Effort, Usage } from '../core/types.ts'
 import type { Result } from '../core/result.ts'
 
 export type ClassifyInput = {
+  /** The run request's id: every classification of a run carries it, so a runtime can share what a run shares. */
+  runId: string
   /** The classifier's system prompt, the same for every classification. */
   system: string
   /** The shared context (header, commits, diff), the first content block; identical across a run so the provider's cache holds. */
@@ -24,7 +28,7 @@ export type ClassifyInput = {
   acp: AcpProvider | null
   /** The runtime's key, from the secret store; never logged, never in a failure's detail. */
   apiKey: string
-  /** How long the session may take from its start; at the deadline the process group is killed. */
+  /** How long the session may take from the call; at the deadline the session is stopped. */
   deadlineMs: number
   /** Named in the process's telemetry attributes so cost reads by repo and PR. */
   labels: { repo: string; pr: number }
@@ -50,4 +54,10 @@ export type ClassifyResult = Result<ModelAnswer, ModelFailure>
 export type ModelRuntime = {
   /** Runs one classification's session to its answer or its failure; never rejects. */
   classify(input: ClassifyInput): Promise<ClassifyResult>
+  /**
+   * The run's classifications are all done: release what the runtime kept
+   * for it (the ACP runtime stops the run's process and removes its
+   * directory); a no-op for runtimes that keep nothing. Never rejects.
+   */
+  endRun(runId: string): Promise<void>
 }

@@ -133,6 +133,7 @@ export function aSeedRepo(overrides: Partial<SeedRepo> = {}): SeedRepo {
 
 export function aClassifyInput(overrides: Partial<ClassifyInput> = {}): ClassifyInput {
   return {
+    runId: 'run-test',
     system: 'You classify pull requests.',
     context: '# acme/widgets PR 42\n\n## Commit 1\n\nAdd timezone\n\n## Diff\n\n+now(UTC)\n',
     question: 'All datetimes carry time zone information.',

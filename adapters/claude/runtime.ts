@@ -140,5 +140,8 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
     return result
   }
 
-  return { classify } satisfies ModelRuntime
+  // Each classification is its own process, gone when it answers: a run keeps nothing.
+  async function endRun(_runId: string): Promise<void> {}
+
+  return { classify, endRun } satisfies ModelRuntime
 }

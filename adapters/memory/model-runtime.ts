@@ -13,6 +13,8 @@ export type ModelScript = (input: ClassifyInput, call: number) => ClassifyResult
 export type ScriptedModelRuntime = ModelRuntime & {
   /** Every call's input, in call order. */
   readonly calls: ClassifyInput[]
+  /** Every `endRun` call's run id, in call order. */
+  readonly endedRuns: string[]
   /** Sessions running right now. */
   inFlight(): number
   /** The most sessions that ran at once. */
@@ -36,6 +38,7 @@ export function hang(): Promise<ClassifyResult> {
 
 export function createScriptedModelRuntime(script: ModelScript): ScriptedModelRuntime {
   const calls: ClassifyInput[] = []
+  const endedRuns: string[] = []
   let running = 0
   let peak = 0
 
@@ -75,7 +78,11 @@ export function createScriptedModelRuntime(script: ModelScript): ScriptedModelRu
 
   return {
     calls,
+    endedRuns,
     classify,
+    async endRun(runId) {
+      endedRuns.push(runId)
+    },
     inFlight() {
       return running
     },

@@ -4,9 +4,8 @@
  * leading its own process group so stopping it leaves nothing behind, and
  * the directory removed when it stops, whatever happened before.
  *
- * A process can carry several sessions (`subscribe` routes each session's
- * updates), so one process per run instead of one per classification is a
- * change in the runtime only.
+ * A process carries several sessions (`subscribe` routes each session's
+ * updates): the runtime runs all of a run's classifications on one.
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -44,6 +43,8 @@ export type OpencodeProcess = {
   connection: AcpConnection
   /** The per-process secret besides the key, to be redacted like it. */
   serverPassword: string
+  /** Settles when the process has exited, whatever the cause; never rejects. */
+  exited: Promise<void>
   /** Routes `session/update` notifications of one session; returns the unsubscribe. */
   subscribe(sessionId: string, listener: SessionUpdateListener): () => void
   /** Peak resident memory so far (VmHWM), where /proc has it. */
@@ -159,6 +160,7 @@ function spawnIn(dirs: RunDirs, config: OpencodeProcessConfig, logger: Logger): 
     dirs,
     connection,
     serverPassword,
+    exited: exit,
     subscribe(sessionId, listener) {
       listeners.set(sessionId, listener)
       return () => listeners.delete(sessionId)

@@ -28,6 +28,8 @@ export type SessionInput = {
   question: string
   /** Called as soon as the session exists, so a deadline can cancel it. */
   onSession(sessionId: string): void
+  /** Asked once the session exists: true (the deadline or an abort came first) sends no prompt. */
+  stopped?(): boolean
 }
 
 const NewSessionResult = Type.Object({
@@ -75,6 +77,7 @@ export async function askOnce(host: SessionHost, input: SessionInput): Promise<R
   if (!Value.Check(NewSessionResult, created.value)) return err('session/new answered in an unknown shape')
   const { sessionId } = created.value
   input.onSession(sessionId)
+  if (input.stopped?.() === true) return err('stopped before the prompt was sent')
   const mismatch = configMismatch(created.value.configOptions ?? [], input)
   if (mismatch !== null) return err(mismatch)
 

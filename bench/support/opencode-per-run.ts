@@ -104,6 +104,8 @@ export function createPerRunOpencodeRuntime(config: OpencodeRuntimeConfig, logge
 
   return {
     classify,
+    // The benchmark stops the process itself with `close()`, after the reply, so the stop is not in the wall time.
+    async endRun() {},
     async close() {
       const current = host
       host = null

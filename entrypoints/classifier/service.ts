@@ -85,6 +85,7 @@ function usageTotals(rows: readonly Row[]): Usage {
 
 export function createClassifier(deps: ClassifierDeps): Classifier {
   const shutdown = new AbortController()
+  let runsHandled = 0
 
   function recordAcpUsage(request: RunRequest, usage: Usage): void {
     if (request.acp === null) return
@@ -96,6 +97,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
 
   async function classifyOne(
     request: RunRequest,
+    runKey: string,
     context: string,
     classification: Classification,
     apiKey: string,
@@ -104,6 +106,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     const runtime = deps.runtimes[request.runtime]
     const run = () =>
       runtime.classify({
+        runId: runKey,
         system: prompt.system,
         context: prompt.blocks[0].text,
         question: prompt.blocks[1].text,
@@ -141,14 +144,14 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
    * writes the shared prefix to its cache; the rest then run in parallel and
    * read it from there. `all-parallel` starts every question at once.
    */
-  async function classifyAll(request: RunRequest, context: string, apiKey: string): Promise<ClassificationResult[]> {
+  async function classifyAll(request: RunRequest, runKey: string, context: string, apiKey: string): Promise<ClassificationResult[]> {
     if (deps.schedule === 'all-parallel') {
-      return Promise.all(request.classifications.map((c) => classifyOne(request, context, c, apiKey)))
+      return Promise.all(request.classifications.map((c) => classifyOne(request, runKey, context, c, apiKey)))
     }
     const [first, ...rest] = request.classifications
     if (first === undefined) return []
-    const warm = await classifyOne(request, context, first, apiKey)
-    const others = await Promise.all(rest.map((c) => classifyOne(request, context, c, apiKey)))
+    const warm = await classifyOne(request, runKey, context, first, apiKey)
+    const others = await Promise.all(rest.map((c) => classifyOne(request, runKey, context, c, apiKey)))
     return [warm, ...others]
   }
 
@@ -171,7 +174,17 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     const key = await readKey(request.runtime)
     if ('error' in key) return failedReply(request.id, key.error)
 
-    const results = await classifyAll(request, context, key.key)
+    // The runtime's handle on this run: unique per request handled, so two
+    // requests that reuse an id (a retry, a buggy sender) never share a process.
+    runsHandled += 1
+    const runKey = `${request.id}#${runsHandled}`
+    let results: ClassificationResult[]
+    try {
+      results = await classifyAll(request, runKey, context, key.key)
+    } finally {
+      // Once every classification has ended, answered, failed or aborted: the ACP runtime stops the run's process here.
+      await deps.runtimes[request.runtime].endRun(runKey)
+    }
     const aggregate = aggregateVerdict(request.classifications, results)
     const answered = aggregate.rows.filter((row) => row.verdict !== null).length
     if (answered === 0) {

@@ -32,6 +32,13 @@ describe('createScriptedModelRuntime', () => {
     expect(runtime.calls.map((c) => c.question)).toEqual(['a', 'b'])
   })
 
+  it('records every ended run, in order', async () => {
+    const runtime = createScriptedModelRuntime(() => answered('ok'))
+    await runtime.endRun('r-1')
+    await runtime.endRun('r-2')
+    expect(runtime.endedRuns).toEqual(['r-1', 'r-2'])
+  })
+
   it('tracks how many sessions ran at once', async () => {
     let release = () => {}
     const gate = new Promise<void>((resolve) => {

@@ -1,14 +1,16 @@
 /**
  * Each fence DECISIONS.md puts around opencode, checked on the real process:
- * two classifications of one PR run once, and while each one's request is
- * at the fake provider the test looks at the live process (its environment,
- * children, listening port and files). The last test shows the proxy catcher
+ * two classifications of one PR run as one run (one process, two sessions),
+ * and while each one's request is at the fake provider the test looks at the
+ * live process (its environment, children, listening port and files). A
+ * second run then shows each process gets a password of its own. The last test shows the proxy catcher
  * does see opencode's outbound calls when the fences are down, so its
  * silence above means something.
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { spawn } from 'node:child_process'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAcpConnection } from '../../../adapters/opencode/acp-client.ts'
@@ -26,12 +28,18 @@ const CONTEXT = 'Pull request #7 in acme/widgets.\n=====BEGIN PR DATA=====\n+now
 const QUESTIONS = ['Rule one: datetimes carry a zone.', 'Rule two: no print statements.']
 const ANSWER = '{"verdict":"match","certainty":80,"reason":"fake"}'
 
-type Observed = { request: RecordedRequest; live: LiveSnapshot; configPort: { status: number; body: string } | null }
+type Observed = { pid: number; request: RecordedRequest; live: LiveSnapshot; configPort: { status: number; body: string } | null }
+
+const RUN_ID = 'fence-run'
 
 describe('opencode fences', () => {
   let harness: OpencodeHarness
   const observed: Observed[] = []
   const results: ClassifyResult[] = []
+  let runRequests: RecordedRequest[] = []
+  let runDir = ''
+  let runDirAfterEnd: string[] | null = null
+  let otherRunPassword: string | undefined
 
   beforeAll(async () => {
     harness = await startOpencodeHarness()
@@ -44,18 +52,27 @@ describe('opencode fences', () => {
         port === undefined
           ? null
           : await fetch(`http://127.0.0.1:${port}/config`).then(async (response) => ({ status: response.status, body: await response.text() }))
-      observed.push({ request, live, configPort })
+      observed.push({ pid, request, live, configPort })
     })
     for (const question of QUESTIONS) {
-      results.push(await harness.classify({ apiKey: API_KEY, system: SYSTEM, context: CONTEXT, question }))
+      results.push(await harness.classify({ runId: RUN_ID, apiKey: API_KEY, system: SYSTEM, context: CONTEXT, question }))
     }
+    runRequests = harness.fake.requests()
+    runDir = lastStarted(harness.logger).dir
+    await harness.runtime.endRun(RUN_ID)
+    runDirAfterEnd = await readdir(runDir).catch(() => null)
+    harness.fake.onRequest(async () => {
+      const { pid, dir } = lastStarted(harness.logger)
+      otherRunPassword = (await snapshot(pid, dir)).environ.get('OPENCODE_SERVER_PASSWORD')
+    })
+    await harness.classify({ apiKey: API_KEY, system: SYSTEM, context: CONTEXT, question: QUESTIONS[0] })
     harness.fake.onRequest(null)
   })
 
   afterAll(async () => {
     const ended = harness.logger.withMessage('opencode session ended').map((entry) => entry.fields)
     // Measured, not asserted: machines are noisy.
-    console.log(`opencode per classification: ${ended.map((f) => `${f.wall_ms} ms, peak RSS ${f.peak_rss_mib} MiB`).join('; ')}`)
+    console.log(`opencode per session (the first starts the run's process): ${ended.map((f) => `${f.wall_ms} ms, peak RSS ${f.peak_rss_mib} MiB`).join('; ')}`)
     await harness.cleanup()
   })
 
@@ -72,7 +89,16 @@ describe('opencode fences', () => {
   })
 
   it('makes exactly one provider request per classification: no title call, no model list', () => {
-    expect(harness.fake.requests().map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/chat/completions', 'POST /v1/chat/completions'])
+    expect(runRequests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/chat/completions', 'POST /v1/chat/completions'])
+  })
+
+  it("runs the run's classifications on one process, as two sessions, and its end stops the process and removes its directory", () => {
+    expect(new Set(observed.map((o) => o.pid)).size).toBe(1)
+    const sessions = harness.logger.withMessage('opencode session ended').filter((entry) => entry.fields.run === RUN_ID)
+    expect(new Set(sessions.map((entry) => entry.fields.session)).size).toBe(2)
+    expect(harness.logger.withMessage('opencode process started').filter((entry) => entry.fields.run === RUN_ID)).toHaveLength(1)
+    expect(runDirAfterEnd).toBeNull()
+    expect(existsSync(`/proc/${observed[0]?.pid}`)).toBe(false)
   })
 
   it('offers the model no tool', () => {
@@ -152,7 +178,10 @@ describe('opencode fences', () => {
   it('guards its local HTTP port with a fresh password per process', () => {
     const passwords = observed.map((o) => o.live.environ.get('OPENCODE_SERVER_PASSWORD') ?? '')
     expect(passwords.every((password) => password.length >= 16)).toBe(true)
-    expect(new Set(passwords).size).toBe(2)
+    // One process for the run, and the next run's process has a password of its own.
+    expect(new Set(passwords).size).toBe(1)
+    expect(otherRunPassword?.length).toBeGreaterThanOrEqual(16)
+    expect(passwords).not.toContain(otherRunPassword)
     for (const { configPort } of observed) {
       expect(configPort?.status).toBe(401)
       expect(configPort?.body ?? '').not.toContain(API_KEY)

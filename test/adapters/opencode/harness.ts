@@ -25,8 +25,13 @@ export type OpencodeHarness = {
   /** The runtime with the fake as every input's provider (what the contract drives). */
   pointed: ModelRuntime
   workDir: string
-  /** A classification against the fake; overrides go over a complete input. */
+  /**
+   * A classification against the fake; overrides go over a complete input.
+   * Without a `runId` it is a run of its own, ended once it has answered;
+   * with one, the caller ends the run.
+   */
   classify(overrides?: Partial<ClassifyInput>, mode?: FakeMode): Promise<ClassifyResult>
+  /** Ends every run still open, then stops the fake and removes the directories. */
   cleanup(): Promise<void>
 }
 
@@ -51,21 +56,34 @@ export async function startOpencodeHarness(): Promise<OpencodeHarness> {
     },
     logger,
   )
+  const opened = new Set<string>()
   const pointed: ModelRuntime = {
-    classify: (input) =>
-      runtime.classify({ ...input, model: MODEL, acp: { base_url: fake.url, model: MODEL, prices: { input: 0.5, output: 2 } } }),
+    classify: (input) => {
+      opened.add(input.runId)
+      return runtime.classify({ ...input, model: MODEL, acp: { base_url: fake.url, model: MODEL, prices: { input: 0.5, output: 2 } } })
+    },
+    endRun: (runId) => runtime.endRun(runId),
   }
+  let runs = 0
   return {
     fake,
     logger,
     runtime,
     pointed,
     workDir,
-    classify(overrides = {}, mode) {
+    async classify(overrides = {}, mode) {
       if (mode !== undefined) fake.setMode(mode)
-      return pointed.classify(aClassifyInput({ deadlineMs: 30_000, ...overrides }))
+      if (overrides.runId !== undefined) return pointed.classify(aClassifyInput({ deadlineMs: 30_000, ...overrides }))
+      runs += 1
+      const runId = `harness-run-${runs}`
+      try {
+        return await pointed.classify(aClassifyInput({ deadlineMs: 30_000, ...overrides, runId }))
+      } finally {
+        await runtime.endRun(runId)
+      }
     },
     async cleanup() {
+      for (const runId of opened) await runtime.endRun(runId)
       await fake.stop()
       await rm(parent, { recursive: true, force: true })
     },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { modelRuntimeContract, type ProviderBehaviour } from '../../ports/model-runtime.contract.ts'
@@ -106,6 +107,89 @@ describe('createOpencodeRuntime', () => {
     const result = await runtime.classify(aClassifyInput({ acp: { base_url: harness.fake.url, model: 'm', prices: { input: 1, output: 1 } } }))
     expect(result.ok ? 'answered' : result.error.detail).toContain('opencode could not start')
     expect(await readdir(join(workDir, 'runs'))).toEqual([])
+  })
+
+  const startedFor = (runId: string) => harness.logger.withMessage('opencode process started').filter((e) => e.fields.run === runId)
+  const endedFor = (runId: string) => harness.logger.withMessage('opencode session ended').filter((e) => e.fields.run === runId)
+  const userMessages = (body: unknown): unknown => {
+    const messages = Reflect.get(Object(body), 'messages')
+    return Array.isArray(messages) ? messages.slice(1) : null
+  }
+
+  it("runs a run's classifications as sessions of one process, each provider request with only its own question", async () => {
+    const runId = 'one-process-run'
+    const before = harness.fake.requests().length
+    harness.fake.setMode({ kind: 'answer', text: ANSWER })
+    const questions = ['Question one: zones.', 'Question two: prints.']
+    const results = await Promise.all(questions.map((question) => harness.classify({ runId, apiKey: API_KEY, question })))
+    expect(results.map((r) => (r.ok ? r.value.text : r.error.detail))).toEqual([ANSWER, ANSWER])
+    expect(startedFor(runId)).toHaveLength(1)
+    expect(new Set(endedFor(runId).map((e) => e.fields.pid)).size).toBe(1)
+    expect(new Set(endedFor(runId).map((e) => e.fields.session)).size).toBe(2)
+    const context = aClassifyInput().context
+    const seen = harness.fake.requests().slice(before).map((request) => userMessages(request.body))
+    expect(seen).toHaveLength(2)
+    for (const question of questions) {
+      expect(seen).toContainEqual([{ role: 'user', content: [{ type: 'text', text: context }, { type: 'text', text: question }] }])
+    }
+
+    const pid = Number(startedFor(runId)[0]?.fields.pid)
+    const dir = String(startedFor(runId)[0]?.fields.dir)
+    expect(existsSync(`/proc/${pid}`)).toBe(true)
+    await harness.runtime.endRun(runId)
+    expect(existsSync(`/proc/${pid}`)).toBe(false)
+    expect(existsSync(dir)).toBe(false)
+  })
+
+  it("cancels a session at its deadline and leaves the run's process to its other session", async () => {
+    const runId = 'deadline-run'
+    harness.fake.setMode({ kind: 'answer', text: ANSWER })
+    let slowTimedOut = false
+    let released = false
+    harness.fake.onRequest(async (request) => {
+      const slow = JSON.stringify(request.body).includes('SLOW-QUESTION')
+      // The slow one is held past its deadline; the fast one until the slow one has timed out.
+      while (!released && (slow || !slowTimedOut)) await Bun.sleep(50)
+    })
+    try {
+      const slow = harness.classify({ runId, apiKey: API_KEY, question: 'SLOW-QUESTION', deadlineMs: 8_000 })
+      const fast = harness.classify({ runId, apiKey: API_KEY, question: 'FAST-QUESTION', deadlineMs: 60_000 })
+      const slowResult = await slow
+      slowTimedOut = true
+      expect(slowResult.ok ? 'answered' : slowResult.error).toEqual({ kind: 'timeout', detail: 'no answer within 8000 ms' })
+      const fastResult = await fast
+      expect(fastResult.ok ? fastResult.value.text : fastResult.error).toBe(ANSWER)
+      expect(startedFor(runId)).toHaveLength(1)
+      expect(existsSync(`/proc/${Number(startedFor(runId)[0]?.fields.pid)}`)).toBe(true)
+    } finally {
+      released = true
+      harness.fake.onRequest(null)
+      await harness.runtime.endRun(runId)
+    }
+  })
+
+  it("fails the sessions of a process that died as runtime failures, and starts the run's next classification on a new one", async () => {
+    const runId = 'crash-run'
+    harness.fake.setMode({ kind: 'answer', text: ANSWER })
+    harness.fake.onRequest(async () => {
+      const pid = Number(startedFor(runId).at(-1)?.fields.pid)
+      process.kill(-pid, 'SIGKILL')
+      await Bun.sleep(200)
+    })
+    try {
+      const crashed = await harness.classify({ runId, apiKey: API_KEY })
+      expect(crashed.ok ? 'answered' : crashed.error.kind).toBe('runtime')
+      expect(crashed.ok ? '' : crashed.error.detail).not.toContain(API_KEY)
+      harness.fake.onRequest(null)
+      const next = await harness.classify({ runId, apiKey: API_KEY })
+      expect(next.ok ? next.value.text : next.error).toBe(ANSWER)
+      const pids = startedFor(runId).map((e) => Number(e.fields.pid))
+      expect(new Set(pids).size).toBe(2)
+    } finally {
+      harness.fake.onRequest(null)
+      await harness.runtime.endRun(runId)
+    }
+    for (const entry of startedFor(runId)) expect(existsSync(String(entry.fields.dir))).toBe(false)
   })
 
   // Runs last: by now this runtime has answered, failed and timed out.

@@ -241,14 +241,57 @@ describe('createClassifier', () => {
   })
 
   it('on shutdown stops the sessions in hand and still answers their runs', async () => {
-    const { handle, classifier, limiter } = setup(() => hang(), { maxSessions: 1, timeoutMs: 60_000 })
-    const pending = handle({ classifications: rules(3) })
+    const { handle, classifier, limiter, claude } = setup(() => hang(), { maxSessions: 1, timeoutMs: 60_000 })
+    const pending = handle({ id: 'r-abort', classifications: rules(3) })
     await Bun.sleep(20)
     classifier.abortAll()
     const reply = await pending
     expect(reply.ok).toBe(false)
     expect(reply.rows.map((r) => r.error?.detail)).toEqual(['cancelled', expect.stringContaining('shutting down'), expect.stringContaining('shutting down')])
     expect(limiter.active()).toBe(0)
+    expect(claude.endedRuns).toEqual([expect.stringMatching(/^r-abort#\d+$/)])
+  })
+
+  it("passes the run's id with every classification and ends the run once, after its last classification", async () => {
+    let ended: string[] = []
+    const { handle, opencode, claude } = setup(async (_input, call) => {
+      await Bun.sleep(call * 5)
+      // Read at each answer: the run must not have ended while a classification still ran.
+      ended = [...opencode.endedRuns]
+      return answered(MATCH)
+    })
+    const reply = await handle({ id: 'r-ends', runtime: 'acp', acp: ACP, classifications: rules(4) })
+    expect(reply.ok).toBe(true)
+    expect(new Set(opencode.calls.map((c) => c.runId)).size).toBe(1)
+    expect(opencode.calls[0]?.runId).toMatch(/^r-ends#\d+$/)
+    expect(opencode.endedRuns).toEqual([opencode.calls[0]?.runId ?? 'no call'])
+    expect(ended).toEqual([])
+    expect(opencode.endedRuns).toEqual([expect.stringMatching(/^r-ends#\d+$/)])
+    expect(claude.endedRuns).toEqual([])
+  })
+
+  it('ends the run also when every classification failed or timed out', async () => {
+    const failing = setup(() => failed('runtime', 'API status 500'))
+    expect((await failing.handle({ id: 'r-failed', classifications: rules(2) })).ok).toBe(false)
+    expect(failing.claude.endedRuns).toEqual([expect.stringMatching(/^r-failed#\d+$/)])
+    const timing = setup(() => hang(), { timeoutMs: 30 })
+    expect((await timing.handle({ id: 'r-timeout', classifications: rules(2) })).ok).toBe(false)
+    expect(timing.claude.endedRuns).toEqual([expect.stringMatching(/^r-timeout#\d+$/)])
+  })
+
+  it('ends no run that never reached its runtime', async () => {
+    const { handle, claude } = setup(() => answered(MATCH), { keys: false })
+    await handle({ id: 'r-nokey' })
+    await handle('{')
+    expect(claude.endedRuns).toEqual([])
+  })
+
+  it('gives two requests that share an id separate runtime runs', async () => {
+    const { handle, claude } = setup(() => answered(MATCH))
+    await Promise.all([handle({ id: 'same' }), handle({ id: 'same' })])
+    const keys = claude.calls.map((c) => c.runId)
+    expect(new Set(keys).size).toBe(2)
+    expect([...claude.endedRuns].sort()).toEqual([...keys].sort())
   })
 
   it('logs one line per run with the result and no diff, commit text or key', async () => {
