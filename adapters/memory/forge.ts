@@ -5,6 +5,7 @@
  * the controller's site-admin account; `forAccount(token)` writes as the
  * token's owner.
  */
+import { repoName } from '../../core/repo.ts'
 import { appError, type AppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import type { Forge, ForgeFile, ForgePullRequest, ForgeUser, ForgeWriter, RepoPermission } from '../../ports/forge.ts'
@@ -49,10 +50,6 @@ export type MemoryForge = Forge & {
 const SCOPE_NAMES = ['activitypub', 'admin', 'misc', 'notification', 'organization', 'package', 'issue', 'repository', 'user']
 const KNOWN_SCOPES = new Set(['all', 'public-only', ...SCOPE_NAMES.flatMap((n) => [`read:${n}`, `write:${n}`])])
 const RANK: Record<RepoPermission, number> = { none: 0, read: 1, write: 2, admin: 3, owner: 4 }
-
-function repoName(repo: RepoRef): string {
-  return `${repo.owner}/${repo.name}`
-}
 
 export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
   const state = buildState(seed)

@@ -117,3 +117,22 @@ export function requireQueue(queue: QueueLink | null): void {
   if (queue === null) throw new HttpProblem(503, 'this host has no swarm queue')
   if (!queue.connected()) throw new HttpProblem(503, 'the swarm queue is not connected')
 }
+
+/** The header the gateway sets for an authenticated admin, as the routes that change something document it. */
+export const RemoteUserHeaders = t.Object({ 'remote-user': t.Optional(t.String({ description: 'Set by the gateway; required.' })) })
+
+/** The admin the gateway names, or the 401 for a request without one; `action` says what needed it. */
+export function requireRemoteUser(request: Request, action: string): string {
+  const user = request.headers.get('remote-user')?.trim() ?? ''
+  if (user === '') throw new HttpProblem(401, `${action} needs the Remote-User header the gateway sets`)
+  return user
+}
+
+/** A body read as text (`parse: 'text'`) as JSON, so the route's 400 can say what it wanted instead of Elysia's parse error. */
+export function parseJsonBody(body: unknown): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(typeof body === 'string' ? body : '') }
+  } catch {
+    return { ok: false }
+  }
+}

@@ -8,6 +8,7 @@
  * ends as a `**No verdict:**` COMMENT review (or a run that couldn't post),
  * and every run is recorded. A run with no clean verdict never approves.
  */
+import { repoName } from '../../core/repo.ts'
 import { checkReplyRows, type Aggregate } from '../../core/aggregate.ts'
 import { isAppError } from '../../core/errors.ts'
 import { err, ok, type Result } from '../../core/result.ts'
@@ -105,10 +106,6 @@ function noVerdict(reason: string, table: Table | null = null): Conclusion {
 function capText(text: string, max: number): string {
   const points = [...text]
   return points.length > max ? `${points.slice(0, max - 1).join('')}…` : text
-}
-
-function repoName(repo: RepoRef): string {
-  return `${repo.owner}/${repo.name}`
 }
 
 /**

@@ -7,6 +7,7 @@
  * The head is read first and both files are read at that commit, so the
  * answer belongs to one commit even when a push lands in between.
  */
+import { repoName } from '../../core/repo.ts'
 import { appError, isAppError } from '../../core/errors.ts'
 import {
   formatRulesProblem,
@@ -39,10 +40,6 @@ export type DefaultBranchRules =
 export const RULES_PROBLEMS_SHOWN = 10
 
 type FileRead = { kind: 'file'; text: string; sha: string } | { kind: 'unreadable'; detail: string } | null
-
-function repoName(repo: RepoRef): string {
-  return `${repo.owner}/${repo.name}`
-}
 
 async function readRulesFile(forge: RulesReader, repo: RepoRef, path: string, commit: string): Promise<FileRead> {
   try {

@@ -8,6 +8,7 @@
  * The body is parsed here, not by Elysia, so a 400's detail is core's
  * message naming the field. Every refusal is thrown as an {@link HttpProblem}.
  */
+import { repoName } from '../../../core/repo.ts'
 import { Elysia, t } from 'elysia'
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
@@ -21,7 +22,7 @@ import type { Forge, ForgeReader, ForgeUser } from '../../../ports/forge.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
-import { HttpProblem, ProblemSchema } from '../problem.ts'
+import { HttpProblem, parseJsonBody, ProblemSchema, RemoteUserHeaders, requireRemoteUser } from '../problem.ts'
 import { describeRulesRefusal, loadDefaultBranchRules, type DefaultBranchRules } from '../rules-source.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../service-account.ts'
 import { parseRepoValue } from './forge-read.ts'
@@ -52,7 +53,6 @@ export type OpenPrAnswer = { branch: string; path: string; compare_url: string }
 
 export const OPEN_PR_PATH = '/api/review-classifier/open-pr'
 
-const REMOTE_USER = 'remote-user'
 /** A branch-name collision is a 1 in 4 billion chance; one more try with new digits is plenty. */
 const PUSH_ATTEMPTS = 2
 /** Git's advice for a commit subject; a longer one is shortened to a count. */
@@ -81,21 +81,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch {
-    return { ok: false }
-  }
-}
-
 
 /**
  * The body as the try-out POST takes its repo and classifications. Other
  * fields are ignored, as DECISIONS.md's wire formats read every body.
  */
 export function parseOpenPrBody(text: string): Result<OpenPrRequest, string> {
-  const parsed = parseJson(text)
+  const parsed = parseJsonBody(text)
   if (!parsed.ok) return err("the body isn't JSON: send { repo, classifications } as a JSON object")
   const body = parsed.value
   if (!isRecord(body)) return err('the body must be a JSON object { repo, classifications }')
@@ -106,10 +98,6 @@ export function parseOpenPrBody(text: string): Result<OpenPrRequest, string> {
   const classifications = validateClassifications(body.classifications, 'the body')
   if (!classifications.ok) return err(formatRulesProblems(classifications.error))
   return ok({ repo: repo.value, classifications: classifications.value })
-}
-
-function repoName(repo: RepoRef): string {
-  return `${repo.owner}/${repo.name}`
 }
 
 /** A name in a one-line commit message: line breaks and tabs become spaces. */
@@ -314,8 +302,7 @@ export function openPrRoutes(deps: OpenPrRoutesDeps) {
     .post(
       '/open-pr',
       async ({ body, request, set }) => {
-        const remoteUser = request.headers.get(REMOTE_USER)?.trim() ?? ''
-        if (remoteUser === '') throw new HttpProblem(401, 'opening a PR needs the Remote-User header the gateway sets')
+        const remoteUser = requireRemoteUser(request, 'opening a PR')
         const parsed = parseOpenPrBody(typeof body === 'string' ? body : '')
         if (!parsed.ok) throw new HttpProblem(400, parsed.error)
         const { repo, classifications } = parsed.value
@@ -365,7 +352,7 @@ export function openPrRoutes(deps: OpenPrRoutesDeps) {
       },
       {
         parse: 'text',
-        headers: t.Object({ 'remote-user': t.Optional(t.String({ description: 'Set by the gateway; required.' })) }),
+        headers: RemoteUserHeaders,
         response: {
           201: OpenPrAnswerSchema,
           400: ProblemSchema,

@@ -3,6 +3,7 @@
  * try-out page's repo and PR fields offer to pick from (spec: "Try-out"),
  * read with the controller's own token. The adapter reads every page.
  */
+import { repoName } from '../../../core/repo.ts'
 import { Elysia, t } from 'elysia'
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
@@ -34,10 +35,6 @@ export function compareRepoNames(a: string, b: string): number {
   const [la, lb] = [a.toLowerCase(), b.toLowerCase()]
   if (la !== lb) return la < lb ? -1 : 1
   return a < b ? -1 : a > b ? 1 : 0
-}
-
-function repoName(repo: RepoRef): string {
-  return `${repo.owner}/${repo.name}`
 }
 
 export function pullsRoutes(deps: PullsRoutesDeps) {

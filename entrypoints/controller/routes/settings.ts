@@ -8,7 +8,7 @@ import { Elysia, t } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS, validateSettingsUpdate } from '../../../core/settings.ts'
 import type { Logger } from '../../../ports/logger.ts'
-import { errorReason, HttpProblem, ProblemSchema, requireQueue, storeFailureStatus, type QueueLink } from '../problem.ts'
+import { errorReason, HttpProblem, parseJsonBody, ProblemSchema, type QueueLink, RemoteUserHeaders, requireQueue, requireRemoteUser, storeFailureStatus } from '../problem.ts'
 import type { SettingsStore } from '../stores.ts'
 
 export type SettingsRoutesDeps = {
@@ -49,15 +49,6 @@ const SettingsUpdateSchema = t.Partial(SettingsSchema, {
   description: 'The fields to change; a field left out keeps its value, null clears effort or acp.',
 })
 
-const REMOTE_USER = 'remote-user'
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch {
-    return { ok: false }
-  }
-}
 
 export function settingsRoutes(deps: SettingsRoutesDeps) {
   const { queue, settings, logger } = deps
@@ -92,9 +83,8 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
     .put(
       '/settings',
       async ({ body, request }) => {
-        const user = request.headers.get(REMOTE_USER)?.trim() ?? ''
-        if (user === '') throw new HttpProblem(401, 'a settings change needs the Remote-User header the gateway sets')
-        const parsed = parseJson(typeof body === 'string' ? body : '')
+        const user = requireRemoteUser(request, 'a settings change')
+        const parsed = parseJsonBody(body)
         if (!parsed.ok) throw new HttpProblem(400, "the body isn't JSON: send the settings fields to change as a JSON object")
         // A body of the wrong shape is refused without the queue; the rules on the merged document need the stored one.
         const shape = validateSettingsUpdate(parsed.value)
@@ -112,7 +102,7 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
       },
       {
         parse: 'text',
-        headers: t.Object({ 'remote-user': t.Optional(t.String({ description: 'Set by the gateway; required.' })) }),
+        headers: RemoteUserHeaders,
         response: { 200: SettingsSchema, 400: ProblemSchema, 401: ProblemSchema, 500: ProblemSchema, 503: ProblemSchema },
         detail: {
           summary: 'Change some settings and answer the whole document stored',

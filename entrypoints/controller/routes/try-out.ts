@@ -13,6 +13,7 @@
  * The body is parsed here, not by Elysia, so a 400's detail is core's
  * message naming the entry and the problem.
  */
+import { repoName } from '../../../core/repo.ts'
 import { Elysia, t } from 'elysia'
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
@@ -21,7 +22,7 @@ import { err, ok, type Result } from '../../../core/result.ts'
 import { formatRulesProblems, MAX_CLASSIFICATIONS, validateClassifications } from '../../../core/rules-file.ts'
 import type { Classification, RepoRef, Settings } from '../../../core/types.ts'
 import type { Logger } from '../../../ports/logger.ts'
-import { errorReason, HttpProblem, ProblemSchema, requireQueue, storeFailureStatus, type QueueLink } from '../problem.ts'
+import { errorReason, HttpProblem, parseJsonBody, ProblemSchema, type QueueLink, RemoteUserHeaders, requireQueue, requireRemoteUser, storeFailureStatus } from '../problem.ts'
 import type { SettingsStore } from '../stores.ts'
 import type { TryOutForge, TryOuts } from '../try-outs.ts'
 import { forgeFailure, parseRepoValue, requireForge } from './forge-read.ts'
@@ -42,7 +43,6 @@ export type TryOutBody = { repo: RepoRef; pr: number; classifications: Classific
 
 export const TRY_OUT_PATH = '/api/review-classifier/try-out'
 
-const REMOTE_USER = 'remote-user'
 /** The fields the body must hold; others are ignored (DECISIONS.md, wire formats). */
 const BODY_KEYS = ['repo', 'pr', 'classifications'] as const
 const SHOWN_CHARS = 100
@@ -84,14 +84,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch {
-    return { ok: false }
-  }
-}
-
 function shown(text: string): string {
   return JSON.stringify(text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text)
 }
@@ -117,7 +109,7 @@ function prProblem(value: unknown): string | null {
  * by index and name).
  */
 export function parseTryOutBody(text: string): Result<TryOutBody, string> {
-  const parsed = parseJson(text)
+  const parsed = parseJsonBody(text)
   if (!parsed.ok) return err("the body isn't JSON: send { repo, pr, classifications } as a JSON object")
   const body = parsed.value
   if (!isRecord(body)) return err(`the body must be a JSON object { repo, pr, classifications }, got ${describeValue(body)}`)
@@ -132,10 +124,6 @@ export function parseTryOutBody(text: string): Result<TryOutBody, string> {
   }
   const problems = [repo.ok ? null : repo.error, pr, classifications.ok ? null : formatRulesProblems(classifications.error)]
   return err(problems.filter((problem) => problem !== null).join('\n'))
-}
-
-function repoName(repo: RepoRef): string {
-  return `${repo.owner}/${repo.name}`
 }
 
 export function tryOutRoutes(deps: TryOutRoutesDeps) {
@@ -172,8 +160,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
     .post(
       '/try-out',
       async ({ body, request, set }) => {
-        const user = request.headers.get(REMOTE_USER)?.trim() ?? ''
-        if (user === '') throw new HttpProblem(401, 'a try-out needs the Remote-User header the gateway sets')
+        const user = requireRemoteUser(request, 'a try-out')
         const parsed = parseTryOutBody(typeof body === 'string' ? body : '')
         if (!parsed.ok) throw new HttpProblem(400, parsed.error)
         const { repo, pr, classifications } = parsed.value
@@ -188,7 +175,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
       },
       {
         parse: 'text',
-        headers: t.Object({ 'remote-user': t.Optional(t.String({ description: 'Set by the gateway; required.' })) }),
+        headers: RemoteUserHeaders,
         response: {
           202: TryOutAcceptedSchema,
           400: ProblemSchema,
