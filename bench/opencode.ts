@@ -1,8 +1,8 @@
 /**
  * opencode process benchmark (DECISIONS.md, "opencode must be fenced in"):
- * one `opencode acp` process per classification (A, the runtime today)
- * against one process per run with a fresh ACP session per classification
- * (B, bench/support/opencode-per-run.ts). Both run under the real
+ * one `opencode acp` process per classification (A: the runtime with each
+ * classification made a run of its own) against one process per run with a
+ * fresh ACP session per classification (B: the runtime as it is). Both run under the real
  * classifier service (warm first, MAX_SESSIONS 8) against the TLS fake
  * provider answering at once, for N = 1, 5 and 10 classifications of one
  * ~100 KB PR, and report wall time, the opencode processes' CPU and memory
@@ -32,7 +32,6 @@ import { createClassifier, RUNTIME_KEY_PATHS } from '../entrypoints/classifier/s
 import { createSessionLimiter } from '../entrypoints/classifier/session-limiter.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../test/support/fake-openai.ts'
 import { median } from './support/cache-report.ts'
-import { createPerRunOpencodeRuntime, type PerRunOpencodeRuntime } from './support/opencode-per-run.ts'
 import {
   checkIndependence,
   MODE_LABEL,
@@ -44,6 +43,47 @@ import {
 } from './support/opencode-report.ts'
 import { clockTicks, startProcessMeter } from './support/process-meter.ts'
 import { aSyntheticPr, someRules } from './support/synthetic-pr.ts'
+
+/**
+ * Side A from the runtime itself: each classification becomes a run of its
+ * own, so it gets its own process, stopped as soon as it answers.
+ */
+function oneRunPerClassification(runtime: ModelRuntime): ModelRuntime {
+  let calls = 0
+  return {
+    async classify(input) {
+      calls += 1
+      const runId = `${input.runId}/${calls}`
+      try {
+        return await runtime.classify({ ...input, runId })
+      } finally {
+        await runtime.endRun(runId)
+      }
+    },
+    async endRun() {},
+  }
+}
+
+/**
+ * Times B's sessions that run on an already-started process: every
+ * classification of a run but its first, which also waits for the start.
+ */
+function timingLaterSessions(runtime: ModelRuntime): ModelRuntime & { sessionMs(): number[] } {
+  const sessions: number[] = []
+  const seenRuns = new Set<string>()
+  return {
+    async classify(input) {
+      const later = seenRuns.has(input.runId)
+      seenRuns.add(input.runId)
+      const started = performance.now()
+      const result = await runtime.classify(input)
+      if (later && result.ok) sessions.push(performance.now() - started)
+      return result
+    },
+    endRun: (runId) => runtime.endRun(runId),
+    sessionMs: () => [...sessions],
+  }
+}
 
 // ---- What is measured ------------------------------------------------------
 
@@ -89,7 +129,7 @@ type Bench = {
   runOnce(mode: ProcessMode, n: number): Promise<MeasuredOpencodeRun>
   /** Most provider requests held at once by one process's sessions, of `PROBE_SESSIONS` started together. */
   probeConcurrency(): Promise<number>
-  /** B's time per session on a running process (session/new to result), all runs. */
+  /** B's time per classification on an already-started process (every one of a run but its first), all runs. */
   sessionMs(): number[]
   proxied(): number
   contextBytes: number
@@ -106,8 +146,8 @@ async function startBench(ticks: number): Promise<Bench> {
     // The fake's certificate, and its proxy catcher so any call off the machine is recorded, not made.
     passEnv: { NODE_EXTRA_CA_CERTS: fake.caFile, HTTPS_PROXY: fake.proxyUrl, NO_PROXY: '127.0.0.1' },
   })
-  const perClassification = createOpencodeRuntime(runtimeConfig('a'), logger)
-  const perRun: PerRunOpencodeRuntime = createPerRunOpencodeRuntime(runtimeConfig('b'), logger)
+  const perClassification = oneRunPerClassification(createOpencodeRuntime(runtimeConfig('a'), logger))
+  const perRun = timingLaterSessions(createOpencodeRuntime(runtimeConfig('b'), logger))
   const pr = aSyntheticPr(DIFF_BYTES)
   const base: Omit<RunRequest, 'id' | 'classifications'> = {
     trigger: 'try-out',
@@ -144,8 +184,6 @@ async function startBench(ticks: number): Promise<Bench> {
     const started = performance.now()
     const reply = await classifier(mode === 'per-run' ? perRun : perClassification).handle(JSON.stringify(request))
     const wallMs = performance.now() - started
-    // After the reply, as the service would stop it; A's processes have all stopped by now.
-    if (mode === 'per-run') await perRun.close()
     const reading = await meter.stop()
     const problems = checkIndependence(fake.requests().slice(seenBefore), context, classifications.map(buildQuestion))
     for (const problem of problems) console.error(`  ${mode} N=${n}: ${problem}`)
@@ -176,7 +214,6 @@ async function startBench(ticks: number): Promise<Bench> {
       await classifier(perRun).handle(JSON.stringify({ ...base, id: 'probe', classifications: someRules(PROBE_SESSIONS + 1) }))
     } finally {
       fake.onRequest(null)
-      await perRun.close()
     }
     return Math.min(most, PROBE_SESSIONS)
   }
@@ -188,7 +225,6 @@ async function startBench(ticks: number): Promise<Bench> {
     proxied: () => fake.proxied().length,
     contextBytes: new TextEncoder().encode(context).length,
     async stop() {
-      await perRun.close()
       await fake.stop()
       await rm(workDir, { recursive: true, force: true })
     },
@@ -256,9 +292,9 @@ async function main(): Promise<void> {
     '',
     `Setup: the real classifier service (\`createClassifier\`, warm first, MAX_SESSIONS ${MAX_SESSIONS}) and the real \`opencode acp\` ` +
       `against the TLS fake provider (\`test/support/fake-openai.ts\`), which answers at once; one PR with a ${(DIFF_BYTES / 1000).toFixed(0)} KB diff ` +
-      `(shared context ${(bench.contextBytes / 1000).toFixed(0)} KB). ${MODE_LABEL['per-classification']} is \`createOpencodeRuntime\` as it is: ` +
-      `a process, a session and one prompt per classification. ${MODE_LABEL['per-run']} (\`bench/support/opencode-per-run.ts\`) starts one process ` +
-      `at the run's first classification, opens a fresh \`session/new\` for each classification on it, and stops it after the reply; ` +
+      `(shared context ${(bench.contextBytes / 1000).toFixed(0)} KB). ${MODE_LABEL['per-classification']} is \`createOpencodeRuntime\` with every classification made a run of its own: ` +
+      `a process, a session and one prompt per classification. ${MODE_LABEL['per-run']} is \`createOpencodeRuntime\` as it is: one process ` +
+      `started at the run's first classification, a fresh \`session/new\` for each classification on it, stopped when the service ends the run; ` +
       'under warm first the first session runs alone and the rest run concurrently on the same process.',
     '',
     'Wall: from handing the run request to the service to its reply. opencode CPU: user + system seconds of every opencode process of the run, ' +
@@ -275,7 +311,7 @@ async function main(): Promise<void> {
     `Concurrent sessions on one process: with the fake holding each request until ${PROBE_SESSIONS} were held (or ${PROBE_HOLD_MS / 1000} s), ` +
       `${concurrent} of ${PROBE_SESSIONS} sessions started together on one process had their provider request open at once` +
       `${concurrent >= PROBE_SESSIONS ? ': opencode runs the prompts of different sessions concurrently.' : ': opencode did not run them all at once.'} ` +
-      `In B, a session on the running process (\`session/new\` to the prompt's result) took ${(median(warmSessionMs) / 1000).toFixed(2)} s, median of ${warmSessionMs.length}.`,
+      `In B, a classification on the already-started process (every one of a run but its first, call to answer) took ${(median(warmSessionMs) / 1000).toFixed(2)} s, median of ${warmSessionMs.length}.`,
     '',
     opencodeConclusion(rows),
     '',
