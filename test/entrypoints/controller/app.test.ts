@@ -9,7 +9,7 @@ import { createKvRunStore } from '../../../entrypoints/controller/run-store.ts'
 import { createKvSettingsStore } from '../../../entrypoints/controller/settings-store.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
 import { aSettings } from '../../builders.ts'
-import { aRequest, aRunRecord } from './http-support.ts'
+import { aRequest, aRunRecord, expectProblem } from './http-support.ts'
 
 const SETTINGS = '/api/review-classifier/settings'
 const RUNS = '/api/review-classifier/runs'
@@ -36,16 +36,6 @@ function put(body: string, headers: Record<string, string> = { 'remote-user': 'a
   return aRequest(SETTINGS, { method: 'PUT', body, headers: { 'content-type': 'application/json', ...headers } })
 }
 
-async function expectProblem(response: Response, status: number, detail?: string | RegExp): Promise<string> {
-  expect(response.status).toBe(status)
-  expect(response.headers.get('content-type')).toBe(PROBLEM_CONTENT_TYPE)
-  const body: unknown = await response.json()
-  expect(body).toEqual({ type: 'about:blank', title: expect.any(String), status, detail: expect.any(String) })
-  const text = typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : ''
-  if (typeof detail === 'string') expect(text).toBe(detail)
-  else if (detail !== undefined) expect(text).toMatch(detail)
-  return text
-}
 
 describe('GET /api/review-classifier/settings', () => {
   it('answers the defaults with nothing stored', async () => {

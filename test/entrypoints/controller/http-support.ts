@@ -1,5 +1,13 @@
 /** Shared pieces of the store, route and service account tests: a run record, a request to the app, failures as values. */
+import { expect } from 'bun:test'
+import type { AnyElysia } from 'elysia'
+import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
+import { createMemoryKv } from '../../../adapters/memory/kv.ts'
+import { createControllerApp } from '../../../entrypoints/controller/app.ts'
+import { createKvRunStore } from '../../../entrypoints/controller/run-store.ts'
+import { createKvSettingsStore } from '../../../entrypoints/controller/settings-store.ts'
 import type { RunRecord } from '../../../core/run-record.ts'
+import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
 import { aRow } from '../../builders.ts'
 
 export function aRunRecord(overrides: Partial<RunRecord> = {}): RunRecord {
@@ -30,4 +38,41 @@ export async function failureOf(promise: Promise<unknown>): Promise<unknown> {
 /** A request to the app under test. Elysia finds the path by skipping a host, so it needs a real-looking one (`http://x/` breaks it). */
 export function aRequest(path: string, init: RequestInit = {}): Request {
   return new Request(`http://localhost${path}`, init)
+}
+
+/**
+ * Asserts a problem+json answer: the status, the content type, exactly the
+ * four fields, the detail (equal to a string, matching a pattern), and that
+ * none of `secrets` is anywhere in the body. Returns the detail.
+ */
+export async function expectProblem(
+  response: Response,
+  status: number,
+  detail?: string | RegExp,
+  secrets: readonly string[] = [],
+): Promise<string> {
+  const text = await response.text()
+  expect(response.headers.get('content-type')).toBe(PROBLEM_CONTENT_TYPE)
+  const body: unknown = JSON.parse(text)
+  expect({ status: response.status, body }).toEqual({ status, body: { type: 'about:blank', title: expect.any(String), status, detail: expect.any(String) } })
+  for (const secret of secrets) expect(text).not.toContain(secret)
+  const said = typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : ''
+  if (typeof detail === 'string') expect(said).toBe(detail)
+  else if (detail !== undefined) expect(said).toMatch(detail)
+  return said
+}
+
+/** The controller app with in-memory stores, no queue and no readiness checks, serving `routes` besides its own. */
+export function aRouteApp(routes: (logger: RecordingLogger) => AnyElysia[]) {
+  const buckets = createMemoryKv()
+  const logger = createRecordingLogger()
+  const app = createControllerApp({
+    queue: null,
+    settings: createKvSettingsStore({ buckets, logger }),
+    runs: createKvRunStore({ buckets, logger }),
+    checks: [],
+    logger,
+    routes: routes(logger),
+  })
+  return { app, logger }
 }

@@ -14,11 +14,10 @@ import type { Classification, RepoRef } from '../../../core/types.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { createControllerApp } from '../../../entrypoints/controller/app.ts'
-import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
 import { commitMessage, OPEN_PR_PATH, openPrRoutes, parseOpenPrBody, type OpenPrForge } from '../../../entrypoints/controller/routes/open-pr.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../entrypoints/controller/service-account.ts'
 import { startForgejoHarness, type ForgejoHarness } from '../../support/fake-forgejo/harness.ts'
-import { aRequest } from './http-support.ts'
+import { aRequest, expectProblem as expectProblemAnswer } from './http-support.ts'
 
 setDefaultTimeout(60_000)
 
@@ -171,16 +170,9 @@ function bodyFor(target: RepoRef, classifications: Classification[] = [aClassifi
   return { repo: `${target.owner}/${target.name}`, classifications }
 }
 
-async function expectProblem(response: Response, status: number, detail?: RegExp): Promise<string> {
-  const text = await response.text()
-  expect({ status: response.status, text }).toMatchObject({ status })
-  expect(response.headers.get('content-type')).toBe(PROBLEM_CONTENT_TYPE)
-  const body: unknown = JSON.parse(text)
-  expect(body).toEqual({ type: 'about:blank', title: expect.any(String), status, detail: expect.any(String) })
-  expect(text).not.toContain(SVC_TOKEN)
-  const said = typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : ''
-  if (detail !== undefined) expect(said).toMatch(detail)
-  return text
+/** Every problem here must leave the token out. */
+function expectProblem(response: Response, status: number, detail?: string | RegExp, secrets: readonly string[] = []): Promise<string> {
+  return expectProblemAnswer(response, status, detail, [SVC_TOKEN, ...secrets])
 }
 
 type Answer = { branch: string; path: string; compare_url: string }
@@ -450,8 +442,7 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
 
   it('answers 503 when the forge refuses the service account token', async () => {
     const { harness: h, app } = await aWorld({ token: 'f'.repeat(40) })
-    const text = await expectProblem(await app.handle(openPr(bodyFor(BLANK))), 503, /refuses the service account's token/)
-    expect(text).not.toContain('f'.repeat(40))
+    await expectProblem(await app.handle(openPr(bodyFor(BLANK))), 503, /refuses the service account's token/, ['f'.repeat(40)])
     expect(h.fake.pushedCommits(BLANK)).toEqual([])
   })
 })

@@ -6,16 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../adapters/forgejo/forge.ts'
 import type { SeedPull, SeedRepo } from '../../../adapters/memory/forge-state.ts'
-import { createMemoryKv } from '../../../adapters/memory/kv.ts'
-import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import type { ForgeReader } from '../../../ports/forge.ts'
-import { createControllerApp } from '../../../entrypoints/controller/app.ts'
-import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
 import { compareRepoNames, pullsRoutes } from '../../../entrypoints/controller/routes/pulls.ts'
-import { createKvRunStore } from '../../../entrypoints/controller/run-store.ts'
-import { createKvSettingsStore } from '../../../entrypoints/controller/settings-store.ts'
 import { ADMIN_TOKEN, startForgejoHarness, type ForgejoHarness } from '../../support/fake-forgejo/harness.ts'
-import { aRequest } from './http-support.ts'
+import { aRequest, expectProblem as expectProblemAnswer, aRouteApp } from './http-support.ts'
 
 setDefaultTimeout(30_000)
 
@@ -80,32 +74,16 @@ afterAll(async () => {
 })
 
 function anApp(forge: ForgeReader | null) {
-  const buckets = createMemoryKv()
-  const logger = createRecordingLogger()
-  const app = createControllerApp({
-    queue: null,
-    settings: createKvSettingsStore({ buckets, logger }),
-    runs: createKvRunStore({ buckets, logger }),
-    checks: [],
-    logger,
-    routes: [pullsRoutes({ forge, logger })],
-  })
-  return { app, logger }
+  return aRouteApp((logger) => [pullsRoutes({ forge, logger })])
 }
 
 async function get(forge: ForgeReader | null, path: string): Promise<Response> {
   return anApp(forge).app.handle(aRequest(path))
 }
 
-async function expectProblem(response: Response, status: number, detail: string | RegExp): Promise<string> {
-  expect(response.headers.get('content-type')).toBe(PROBLEM_CONTENT_TYPE)
-  const body: unknown = await response.json()
-  expect({ status: response.status, body }).toEqual({ status, body: { type: 'about:blank', title: expect.any(String), status, detail: expect.any(String) } })
-  const text = typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : ''
-  if (typeof detail === 'string') expect(text).toBe(detail)
-  else expect(text).toMatch(detail)
-  expect(text).not.toContain(ADMIN_TOKEN)
-  return text
+/** Every problem here must leave the token out. */
+function expectProblem(response: Response, status: number, detail?: string | RegExp, secrets: readonly string[] = []): Promise<string> {
+  return expectProblemAnswer(response, status, detail, [ADMIN_TOKEN, ...secrets])
 }
 
 describe('GET /api/pulls/repos', () => {

@@ -5,7 +5,7 @@ import type { RunRecord } from '../../../core/run-record.ts'
 import type { RunRequest } from '../../../core/wire.ts'
 import { createReviewPipeline } from '../../../entrypoints/controller/pipeline.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
-import { aRequest } from './http-support.ts'
+import { aRequest, expectProblem } from './http-support.ts'
 import { parseTryOutBody } from '../../../entrypoints/controller/routes/try-out.ts'
 import { createTryOuts, TRY_OUT_KEEP_MS } from '../../../entrypoints/controller/try-outs.ts'
 import { createSequenceIds } from '../../../adapters/memory/ids.ts'
@@ -25,16 +25,6 @@ import {
 
 const HEAD = (await createTryOutWorld().forge.getPullRequest(REPO, 42)).headSha
 
-async function expectProblem(response: Response, status: number, detail?: string | RegExp): Promise<string> {
-  expect(response.status).toBe(status)
-  expect(response.headers.get('content-type')).toBe(PROBLEM_CONTENT_TYPE)
-  const body: unknown = await response.json()
-  expect(body).toEqual({ type: 'about:blank', title: expect.any(String), status, detail: expect.any(String) })
-  const text = typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : ''
-  if (typeof detail === 'string') expect(text).toBe(detail)
-  else if (detail !== undefined) expect(text).toMatch(detail)
-  return text
-}
 
 function onlyRecord(world: TryOutWorld): RunRecord {
   expect(world.runs.records).toHaveLength(1)
