@@ -12,6 +12,7 @@
  *
  * Not a test: it runs on demand and asserts nothing but that runs answered.
  */
+import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, DIFF_BYTES, MAX_SESSIONS, NS } from './support/run-shape.ts'
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
@@ -35,18 +36,9 @@ import { aSyntheticPr, someRules } from './support/synthetic-pr.ts'
 
 // ---- What is measured ------------------------------------------------------
 
-/** Classifications per run. 10 is the spec's maximum per repo. */
-const NS = [1, 5, 10] as const
 const STRATEGIES: readonly Schedule[] = ['warm-first', 'all-parallel']
 /** Runs per (strategy, N); medians are reported. */
 const DEFAULT_REPS = 7
-/** The classifier's default cap on sessions at once (DECISIONS.md, "Process fan-out"). */
-const MAX_SESSIONS = 8
-/** The PR's diff: ~96 KB is a large but ordinary PR, ~25k tokens, far under the 600 KB budget. */
-const DIFF_BYTES = 96_000
-/** The classifier's default deadline; nothing here should come near it. */
-const CLASSIFICATION_TIMEOUT_MS = 180_000
-const CONTEXT_BUDGET_BYTES = 600_000
 
 // ---- The fake provider -----------------------------------------------------
 

@@ -15,6 +15,7 @@
  *
  * Not a test: it runs on demand and asserts nothing but that runs answered.
  */
+import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, DIFF_BYTES, MAX_SESSIONS, NS } from './support/run-shape.ts'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -87,18 +88,9 @@ function timingLaterSessions(runtime: ModelRuntime): ModelRuntime & { sessionMs(
 
 // ---- What is measured ------------------------------------------------------
 
-/** Classifications per run. 10 is the spec's maximum per repo. */
-const NS = [1, 5, 10] as const
 const MODES: readonly ProcessMode[] = ['per-classification', 'per-run']
 /** Runs per (mode, N); medians are reported. 5 keeps the whole run near 5 minutes on 2 cores. */
 const DEFAULT_REPS = 5
-/** The classifier's default cap on sessions at once (DECISIONS.md, "Process fan-out"). */
-const MAX_SESSIONS = 8
-/** The PR's diff: ~96 KB, as in bench/cache.ts, a large but ordinary PR. */
-const DIFF_BYTES = 96_000
-/** The classifier's default deadline; nothing here should come near it. */
-const CLASSIFICATION_TIMEOUT_MS = 180_000
-const CONTEXT_BUDGET_BYTES = 600_000
 /** How often the meter samples the processes' memory. */
 const SAMPLE_MS = 100
 /**
