@@ -12,7 +12,7 @@
  *
  * Not a test: it runs on demand and asserts nothing but that runs answered.
  */
-import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, DIFF_BYTES, MAX_SESSIONS, NS } from './support/run-shape.ts'
+
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
@@ -30,8 +30,9 @@ import type { AcpPrices } from '../core/types.ts'
 import type { RunRequest } from '../core/wire.ts'
 import { createClassifier, RUNTIME_KEY_PATHS, type Schedule } from '../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../entrypoints/classifier/session-limiter.ts'
-import { conclusion, renderTable, summarise, type MeasuredRun } from './support/cache-report.ts'
-import { startCachingFakeAnthropic, type CacheCommit, type LatencyModel } from './support/caching-fake-anthropic.ts'
+import { conclusion, type MeasuredRun, renderTable, summarise } from './support/cache-report.ts'
+import { type CacheCommit, type LatencyModel, startCachingFakeAnthropic } from './support/caching-fake-anthropic.ts'
+import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, DIFF_BYTES, MAX_SESSIONS, NS } from './support/run-shape.ts'
 import { aSyntheticPr, someRules } from './support/synthetic-pr.ts'
 
 // ---- What is measured ------------------------------------------------------
@@ -62,7 +63,8 @@ const CACHE_COMMIT: CacheCommit = 'response-end'
 /** Haiku 4.5's minimum cacheable prompt; the CLI's small system breakpoints fall under it, the PR does not. */
 const MIN_CACHEABLE_TOKENS = 4_096
 /** A well-formed answer of the spec's shape, ~30 output tokens. */
-const ANSWER = '{"verdict":"no-match","certainty":88,"reason":"The diff stores timestamps in UTC and bounds every retry loop."}'
+const ANSWER =
+  '{"verdict":"no-match","certainty":88,"reason":"The diff stores timestamps in UTC and bounds every retry loop."}'
 
 // ---- Prices ----------------------------------------------------------------
 
@@ -87,10 +89,18 @@ type Bench = {
 }
 
 async function startBench(): Promise<Bench & { contextBytes: number; contextTokens: number }> {
-  const fake = startCachingFakeAnthropic({ text: ANSWER, latency: LATENCY, commit: CACHE_COMMIT, minCacheableTokens: MIN_CACHEABLE_TOKENS })
+  const fake = startCachingFakeAnthropic({
+    text: ANSWER,
+    latency: LATENCY,
+    commit: CACHE_COMMIT,
+    minCacheableTokens: MIN_CACHEABLE_TOKENS,
+  })
   const workDir = await mkdtemp(join(tmpdir(), 'bench-cache-'))
   const logger = createRecordingLogger()
-  const claude = createClaudeRuntime({ claudeBin: CLAUDE_BIN, workDir, passEnv: { ANTHROPIC_BASE_URL: fake.url } }, logger)
+  const claude = createClaudeRuntime(
+    { claudeBin: CLAUDE_BIN, workDir, passEnv: { ANTHROPIC_BASE_URL: fake.url } },
+    logger,
+  )
   const pr = aSyntheticPr(DIFF_BYTES)
   const base: Omit<RunRequest, 'id' | 'classifications'> = {
     trigger: 'try-out',
@@ -169,12 +179,16 @@ function claudeVersion(): string {
   }
 }
 
-const loadText = () => loadavg().map((value) => value.toFixed(2)).join(' / ')
+const loadText = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' / ')
 
 async function main(): Promise<void> {
   const args = parseArgs({ options: { reps: { type: 'string' }, 'no-write': { type: 'boolean' } } }).values
   const reps = args.reps === undefined ? DEFAULT_REPS : Number(args.reps)
-  if (!Number.isInteger(reps) || reps < 1) throw new RangeError(`--reps must be a whole number of at least 1, got ${args.reps}`)
+  if (!Number.isInteger(reps) || reps < 1)
+    throw new RangeError(`--reps must be a whole number of at least 1, got ${args.reps}`)
 
   const loadBefore = loadText()
   const version = claudeVersion()
@@ -191,7 +205,9 @@ async function main(): Promise<void> {
         for (const strategy of order) {
           const run = await bench.runOnce(strategy, n)
           measured.push(run)
-          console.error(`rep ${rep + 1}/${reps} ${strategy} N=${n}: ${(run.wallMs / 1000).toFixed(2)} s, $${run.costUsd.toFixed(4)}${run.ok ? '' : ' (NOT all answered)'}`)
+          console.error(
+            `rep ${rep + 1}/${reps} ${strategy} N=${n}: ${(run.wallMs / 1000).toFixed(2)} s, $${run.costUsd.toFixed(4)}${run.ok ? '' : ' (NOT all answered)'}`,
+          )
         }
       }
     }

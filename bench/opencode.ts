@@ -15,7 +15,7 @@
  *
  * Not a test: it runs on demand and asserts nothing but that runs answered.
  */
-import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, DIFF_BYTES, MAX_SESSIONS, NS } from './support/run-shape.ts'
+
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -28,21 +28,22 @@ import { createOpencodeRuntime } from '../adapters/opencode/runtime.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { buildQuestion, buildSharedContext } from '../core/prompt.ts'
 import type { RunRequest } from '../core/wire.ts'
-import type { ModelRuntime } from '../ports/model-runtime.ts'
 import { createClassifier, RUNTIME_KEY_PATHS } from '../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../entrypoints/classifier/session-limiter.ts'
-import { startFakeOpenAI, type FakeOpenAI } from '../test/support/fake-openai.ts'
+import type { ModelRuntime } from '../ports/model-runtime.ts'
+import { type FakeOpenAI, startFakeOpenAI } from '../test/support/fake-openai.ts'
 import { median } from './support/cache-report.ts'
 import {
   checkIndependence,
+  type MeasuredOpencodeRun,
   MODE_LABEL,
   opencodeConclusion,
+  type ProcessMode,
   renderOpencodeTable,
   summariseOpencode,
-  type MeasuredOpencodeRun,
-  type ProcessMode,
 } from './support/opencode-report.ts'
 import { clockTicks, startProcessMeter } from './support/process-meter.ts'
+import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, DIFF_BYTES, MAX_SESSIONS, NS } from './support/run-shape.ts'
 import { aSyntheticPr, someRules } from './support/synthetic-pr.ts'
 
 /**
@@ -104,7 +105,8 @@ const PROBE_HOLD_MS = 3_000
 // ---- The fake provider -----------------------------------------------------
 
 /** A well-formed answer of the spec's shape. */
-const ANSWER = '{"verdict":"no-match","certainty":88,"reason":"The diff stores timestamps in UTC and bounds every retry loop."}'
+const ANSWER =
+  '{"verdict":"no-match","certainty":88,"reason":"The diff stores timestamps in UTC and bounds every retry loop."}'
 /** Fixed counts: the fake then does no per-request prefix matching, which would cost this process CPU beside opencode. */
 const USAGE = { prompt: 26_000, completion: 30, cached: 25_600, reasoning: 0 }
 const MODEL = 'Qwen/Qwen3-35B'
@@ -203,7 +205,9 @@ async function startBench(ticks: number): Promise<Bench> {
     })
     try {
       // Warm first: the first session alone (held for PROBE_HOLD_MS), then the rest together.
-      await classifier(perRun).handle(JSON.stringify({ ...base, id: 'probe', classifications: someRules(PROBE_SESSIONS + 1) }))
+      await classifier(perRun).handle(
+        JSON.stringify({ ...base, id: 'probe', classifications: someRules(PROBE_SESSIONS + 1) }),
+      )
     } finally {
       fake.onRequest(null)
     }
@@ -225,17 +229,23 @@ async function startBench(ticks: number): Promise<Bench> {
 
 async function opencodeVersion(): Promise<string> {
   // From the package, not `opencode --version`, which writes to $HOME.
-  const text = await readFile(join(import.meta.dir, '../node_modules/opencode-ai/package.json'), 'utf8').catch(() => '{}')
+  const text = await readFile(join(import.meta.dir, '../node_modules/opencode-ai/package.json'), 'utf8').catch(
+    () => '{}',
+  )
   const version: unknown = Reflect.get(JSON.parse(text), 'version')
   return typeof version === 'string' ? version : 'unknown'
 }
 
-const loadText = () => loadavg().map((value) => value.toFixed(2)).join(' / ')
+const loadText = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' / ')
 
 async function main(): Promise<void> {
   const args = parseArgs({ options: { reps: { type: 'string' }, 'no-write': { type: 'boolean' } } }).values
   const reps = args.reps === undefined ? DEFAULT_REPS : Number(args.reps)
-  if (!Number.isInteger(reps) || reps < 1) throw new RangeError(`--reps must be a whole number of at least 1, got ${args.reps}`)
+  if (!Number.isInteger(reps) || reps < 1)
+    throw new RangeError(`--reps must be a whole number of at least 1, got ${args.reps}`)
 
   const loadBefore = loadText()
   const version = await opencodeVersion()
@@ -249,7 +259,9 @@ async function main(): Promise<void> {
     // Untimed: pages the 185 MB binary in so the first timed run is not the odd one out.
     for (const mode of MODES) await bench.runOnce(mode, 1)
     concurrent = await bench.probeConcurrency()
-    console.error(`probe: ${concurrent} of ${PROBE_SESSIONS} sessions on one process had a provider request open at once`)
+    console.error(
+      `probe: ${concurrent} of ${PROBE_SESSIONS} sessions on one process had a provider request open at once`,
+    )
     const sessionsBefore = bench.sessionMs().length
     for (let rep = 0; rep < reps; rep += 1) {
       // Alternating the order keeps drift (load from elsewhere, a warming disk) from favouring one side.

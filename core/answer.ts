@@ -57,7 +57,9 @@ export function parseAnswer(text: string): Result<Answer, string> {
     return err(`unknown verdict ${snippet(JSON.stringify(verdict) ?? String(verdict))}`)
   }
   if (typeof certainty !== 'number' || !Number.isInteger(certainty) || certainty < 0 || certainty > 100) {
-    return err(`certainty is not a whole number from 0 to 100: ${snippet(JSON.stringify(certainty) ?? String(certainty))}`)
+    return err(
+      `certainty is not a whole number from 0 to 100: ${snippet(JSON.stringify(certainty) ?? String(certainty))}`,
+    )
   }
   if (typeof reason !== 'string') {
     return err(`reason is not a string: ${snippet(JSON.stringify(reason) ?? String(reason))}`)

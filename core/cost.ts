@@ -17,7 +17,10 @@ export function costUsd(usage: Usage, prices: AcpPrices): number {
   const cacheRead = prices.cache_read ?? prices.input
   const cacheWrite = prices.cache_write ?? prices.input
   const micro =
-    usage.input * prices.input + usage.output * prices.output + usage.cache_read * cacheRead + usage.cache_write * cacheWrite
+    usage.input * prices.input +
+    usage.output * prices.output +
+    usage.cache_read * cacheRead +
+    usage.cache_write * cacheWrite
   return micro / PER_MILLION
 }
 

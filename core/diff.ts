@@ -92,10 +92,7 @@ function isFileStart(text: string): boolean {
 
 function endsHeader(text: string): boolean {
   return (
-    text.startsWith('--- ') ||
-    text.startsWith('@@') ||
-    text.startsWith('Binary files ') ||
-    text === 'GIT binary patch'
+    text.startsWith('--- ') || text.startsWith('@@') || text.startsWith('Binary files ') || text === 'GIT binary patch'
   )
 }
 
@@ -241,14 +238,14 @@ function unquote(path: string): string {
   // Octal escapes are UTF-8 bytes, so the whole path is rebuilt as bytes.
   const bytes: number[] = []
   const encoder = new TextEncoder()
-  for (const [, escape, plain] of path.slice(1, -1).matchAll(/\\([0-7]{3}|.)|([^\\]+)/gsu)) {
+  for (const [, escaped, plain] of path.slice(1, -1).matchAll(/\\([0-7]{3}|.)|([^\\]+)/gsu)) {
     if (plain !== undefined) {
       bytes.push(...encoder.encode(plain))
-    } else if (escape !== undefined && /^[0-7]{3}$/.test(escape)) {
-      bytes.push(Number.parseInt(escape, 8))
-    } else if (escape !== undefined) {
-      const code = C_ESCAPES[escape]
-      bytes.push(...(code === undefined ? encoder.encode(escape) : [code]))
+    } else if (escaped !== undefined && /^[0-7]{3}$/.test(escaped)) {
+      bytes.push(Number.parseInt(escaped, 8))
+    } else if (escaped !== undefined) {
+      const code = C_ESCAPES[escaped]
+      bytes.push(...(code === undefined ? encoder.encode(escaped) : [code]))
     }
   }
   return new TextDecoder().decode(new Uint8Array(bytes))

@@ -2,14 +2,7 @@
  * The one error type every port throws. `code` is stable across process
  * boundaries; the controller maps it to an HTTP status in one place.
  */
-export type ErrorCode =
-  | 'invalid'
-  | 'not_found'
-  | 'conflict'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'unavailable'
-  | 'timeout'
+export type ErrorCode = 'invalid' | 'not_found' | 'conflict' | 'unauthorized' | 'forbidden' | 'unavailable' | 'timeout'
 
 export class AppError extends Error {
   override readonly name = 'AppError'

@@ -137,10 +137,7 @@ export function renderReviewBody(rows: readonly Row[], overall: 'approve' | 'req
  * The body of a no-verdict COMMENT review: the reason, the table when the
  * classifier answered, and always the retry hint last.
  */
-export function renderNoVerdictBody(
-  reason: string,
-  table: { rows: readonly Row[]; overall: Overall } | null,
-): string {
+export function renderNoVerdictBody(reason: string, table: { rows: readonly Row[]; overall: Overall } | null): string {
   const parts = [`**No verdict:** ${escapeTableCell(reason)}`]
   if (table !== null) parts.push(renderReviewTable(table.rows, table.overall))
   parts.push(RETRY_HINT)

@@ -9,9 +9,10 @@
  * Entries are named by 0-based index, like `classifications[1]`, the way a
  * JSON path or a program would index them.
  */
+
+import { err, ok, type Result } from './result.ts'
 import { fromPlainValue, readJsonSource, readYamlSource, type SourceNode } from './rules-source.ts'
 import type { Classification, Polarity } from './types.ts'
-import { err, ok, type Result } from './result.ts'
 
 export const RULES_YML_PATH = '.hyperhive/review-classifier.yml'
 export const RULES_JSON_PATH = '.hyperhive/review-classifier.json'

@@ -5,7 +5,6 @@
  * has no comments to keep and is written out again.
  */
 import { Document, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml'
-import type { Classification } from './types.ts'
 import { err, ok, type Result } from './result.ts'
 import {
   CLASSIFICATION_KEYS,
@@ -14,9 +13,10 @@ import {
   parseRulesFile,
   RULES_YAML_OPTIONS,
   RULES_YML_PATH,
-  validateClassifications,
   type RulesProblem,
+  validateClassifications,
 } from './rules-file.ts'
+import type { Classification } from './types.ts'
 
 export type RulesFileText = { path: string; text: string }
 
@@ -90,10 +90,15 @@ export function mergeClassifications(
 }
 
 /** The written file must load exactly as the merged list, through the same checks as the `rules` route. */
-function verified(path: string, text: string, expected: readonly Classification[]): Result<RulesFileText, MergeProblem> {
+function verified(
+  path: string,
+  text: string,
+  expected: readonly Classification[],
+): Result<RulesFileText, MergeProblem> {
   const reread = parseRulesFile(path, text)
   if (!reread.ok) return err({ kind: 'result-invalid', path, problems: reread.error })
-  const same = reread.value.length === expected.length && reread.value.every((entry, i) => sameClassification(entry, expected[i]))
+  const same =
+    reread.value.length === expected.length && reread.value.every((entry, i) => sameClassification(entry, expected[i]))
   if (!same) {
     return err({
       kind: 'result-invalid',
@@ -130,12 +135,14 @@ function renderEntry(entry: Classification, keys: readonly ClassificationKey[], 
     },
   })
   const body = doc.toString({ lineWidth: 80 }).replace(/\n$/, '')
-  return body
-    .split('\n')
-    // Empty lines stay empty: inside a block scalar they are blank either way,
-    // and indenting them would only add trailing spaces.
-    .map((line, index) => (index === 0 || line === '' ? line : indent + line))
-    .join(eol)
+  return (
+    body
+      .split('\n')
+      // Empty lines stay empty: inside a block scalar they are blank either way,
+      // and indenting them would only add trailing spaces.
+      .map((line, index) => (index === 0 || line === '' ? line : indent + line))
+      .join(eol)
+  )
 }
 
 function renderNewFile(entries: readonly Classification[]): string {
@@ -162,7 +169,11 @@ type Edit = { start: number; end: number; text: string }
  * would re-fold `>-` text and move comments, and the spec wants the entries
  * the merge leaves alone to keep their text.
  */
-function mergeYamlText(text: string, replacements: ReadonlyMap<number, Classification>, appends: readonly Classification[]): string {
+function mergeYamlText(
+  text: string,
+  replacements: ReadonlyMap<number, Classification>,
+  appends: readonly Classification[],
+): string {
   const doc = parseDocument(text, RULES_YAML_OPTIONS)
   const list = isMap(doc.contents) ? doc.contents.get('classifications', true) : undefined
   // The source passed parseRulesFile, so the list exists; a flow list
@@ -178,7 +189,9 @@ function mergeYamlText(text: string, replacements: ReadonlyMap<number, Classific
     const item: unknown = list.items[index]
     if (!isMap(item) || item.range == null) return mergeYamlDocument(doc, replacements, appends)
     const [start, end] = item.range
-    const keys = item.items.flatMap((pair) => CLASSIFICATION_KEYS.filter((key) => isScalar(pair.key) && pair.key.value === key))
+    const keys = item.items.flatMap((pair) =>
+      CLASSIFICATION_KEYS.filter((key) => isScalar(pair.key) && pair.key.value === key),
+    )
     const indent = ' '.repeat(start - lineStart(text, start))
     const trailingSpace = /\s*$/.exec(text.slice(start, end))?.[0] ?? ''
     edits.push({ start, end, text: renderEntry(entry, keys, indent, eol) + trailingSpace })

@@ -4,10 +4,11 @@
  * messages whatever the format. Structural problems (syntax, anchors, tags,
  * duplicate keys, several documents) are reported here.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, visit } from 'yaml'
+
 import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml'
-import type { RulesProblem } from './rules-file.ts'
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, visit } from 'yaml'
 import { err, ok, type Result } from './result.ts'
+import type { RulesProblem } from './rules-file.ts'
 
 /**
  * A format-neutral view of the parsed document. `text` is the value as
@@ -64,10 +65,17 @@ export function readYamlSource(path: string, text: string): Result<SourceNode, R
   const lines = new LineCounter()
   const docs = parseAllDocuments(text, { ...RULES_YAML_OPTIONS, lineCounter: lines })
   const [doc, second] = docs
-  if (doc === undefined) return err([{ file: path, at: null, detail: 'the file is empty; it needs the key "classifications"' }])
+  if (doc === undefined)
+    return err([{ file: path, at: null, detail: 'the file is empty; it needs the key "classifications"' }])
   if (second !== undefined) {
     const at = second.range[0]
-    return err([{ file: path, at: position(lines, at), detail: `the file holds ${docs.length} YAML documents; a rules file is one document` }])
+    return err([
+      {
+        file: path,
+        at: position(lines, at),
+        detail: `the file holds ${docs.length} YAML documents; a rules file is one document`,
+      },
+    ])
   }
   const [firstError] = doc.errors
   if (firstError !== undefined) {
@@ -78,15 +86,29 @@ export function readYamlSource(path: string, text: string): Result<SourceNode, R
       return err([{ file: path, at: position(lines, firstError.pos[0]), detail: 'the file nests too deeply to read' }])
     }
     const real = doc.errors.filter((error) => error.code !== 'RESOURCE_EXHAUSTION')
-    return err((real.length > 0 ? real : doc.errors).map((error) => ({ file: path, at: position(lines, error.pos[0]), detail: error.message })))
+    return err(
+      (real.length > 0 ? real : doc.errors).map((error) => ({
+        file: path,
+        at: position(lines, error.pos[0]),
+        detail: error.message,
+      })),
+    )
   }
   const problems: RulesProblem[] = []
   if (doc.directives.yaml.explicit && doc.directives.yaml.version !== '1.2') {
-    problems.push({ file: path, at: 'line 1', detail: `the %YAML ${doc.directives.yaml.version} directive is not allowed; rules files are read as YAML 1.2` })
+    problems.push({
+      file: path,
+      at: 'line 1',
+      detail: `the %YAML ${doc.directives.yaml.version} directive is not allowed; rules files are read as YAML 1.2`,
+    })
   }
   visit(doc, (_key, node) => {
     if (isAlias(node)) {
-      problems.push({ file: path, at: position(lines, node.range?.[0] ?? 0), detail: `the alias *${node.source} is not allowed; write the value out` })
+      problems.push({
+        file: path,
+        at: position(lines, node.range?.[0] ?? 0),
+        detail: `the alias *${node.source} is not allowed; write the value out`,
+      })
       return
     }
     if (!isScalar(node) && !isMap(node) && !isSeq(node)) return
@@ -95,7 +117,11 @@ export function readYamlSource(path: string, text: string): Result<SourceNode, R
     if (node.anchor !== undefined) {
       // The node starts after its anchor; point at the anchor itself.
       const anchorAt = text.lastIndexOf(`&${node.anchor}`, start)
-      problems.push({ file: path, at: position(lines, anchorAt === -1 ? start : anchorAt), detail: `the anchor &${node.anchor} is not allowed; rules files use no anchors or aliases` })
+      problems.push({
+        file: path,
+        at: position(lines, anchorAt === -1 ? start : anchorAt),
+        detail: `the anchor &${node.anchor} is not allowed; rules files use no anchors or aliases`,
+      })
     }
     if (node.tag !== undefined) {
       problems.push({ file: path, at, detail: `the tag ${shortTag(node.tag)} is not allowed; rules files use no tags` })
@@ -143,13 +169,19 @@ function fromYamlNode(node: unknown, alsoReadAs: ReadonlyMap<number, string>, de
 
 export function fromPlainValue(value: unknown, depth: number): SourceNode {
   if (Array.isArray(value)) {
-    return { kind: 'list', items: depth >= INSPECTED_DEPTH ? [] : value.map((item: unknown) => fromPlainValue(item, depth + 1)) }
+    return {
+      kind: 'list',
+      items: depth >= INSPECTED_DEPTH ? [] : value.map((item: unknown) => fromPlainValue(item, depth + 1)),
+    }
   }
   if (typeof value === 'object' && value !== null) {
     const entries = depth >= INSPECTED_DEPTH ? [] : Object.entries(value)
     return {
       kind: 'map',
-      entries: entries.map(([key, item]) => ({ key: fromPlainValue(key, depth + 1), value: fromPlainValue(item, depth + 1) })),
+      entries: entries.map(([key, item]) => ({
+        key: fromPlainValue(key, depth + 1),
+        value: fromPlainValue(item, depth + 1),
+      })),
     }
   }
   return { kind: 'scalar', value, text: typeof value === 'string' ? value : String(value), alsoReadAs: null }
@@ -200,7 +232,8 @@ export function readJsonSource(path: string, text: string): Result<SourceNode, R
   }
   function readString(): string {
     const lexeme = match(JSON_STRING)
-    if (lexeme === null) throw new JsonSyntaxError(pos, 'invalid string: unterminated, or a raw control character or bad escape inside')
+    if (lexeme === null)
+      throw new JsonSyntaxError(pos, 'invalid string: unterminated, or a raw control character or bad escape inside')
     return String(JSON.parse(lexeme))
   }
   function readValue(depth: number): SourceNode {
@@ -216,7 +249,8 @@ export function readJsonSource(path: string, text: string): Result<SourceNode, R
     const number = match(JSON_NUMBER)
     if (number !== null) return { kind: 'scalar', value: Number(number), text: number, alsoReadAs: null }
     const literal = match(JSON_LITERAL)
-    if (literal !== null) return { kind: 'scalar', value: literal === 'null' ? null : literal === 'true', text: literal, alsoReadAs: null }
+    if (literal !== null)
+      return { kind: 'scalar', value: literal === 'null' ? null : literal === 'true', text: literal, alsoReadAs: null }
     return unexpected()
   }
   function readObject(depth: number): SourceNode {
@@ -235,7 +269,11 @@ export function readJsonSource(path: string, text: string): Result<SourceNode, R
       const key = readString()
       const first = seen.get(key)
       if (first !== undefined) {
-        duplicates.push({ file: path, at: position(lines, keyAt), detail: `duplicate key ${JSON.stringify(key)} (first at ${position(lines, first)})` })
+        duplicates.push({
+          file: path,
+          at: position(lines, keyAt),
+          detail: `duplicate key ${JSON.stringify(key)} (first at ${position(lines, first)})`,
+        })
       } else {
         seen.set(key, keyAt)
       }
@@ -275,7 +313,8 @@ export function readJsonSource(path: string, text: string): Result<SourceNode, R
   }
 
   skipSpace()
-  if (pos >= text.length) return err([{ file: path, at: null, detail: 'the file is empty; it needs the key "classifications"' }])
+  if (pos >= text.length)
+    return err([{ file: path, at: null, detail: 'the file is empty; it needs the key "classifications"' }])
   try {
     const root = readValue(0)
     skipSpace()

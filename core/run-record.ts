@@ -6,10 +6,10 @@
  * The stored array is newest first, the order the runs route answers in, so
  * reading it back needs no sort and an append is one prepend and a cut.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { Value, type ValueError } from '@sinclair/typebox/value'
-import type { Overall, Row } from './types.ts'
 import { err, ok, type Result } from './result.ts'
+import type { Overall, Row } from './types.ts'
 
 export const RUNS_BUCKET = 'review-classifier-runs'
 export const RUNS_KEY = 'recent'
@@ -113,6 +113,7 @@ const RunRecordSchema = Type.Object({
 // An outcome the type has but the schema lacks would hide every such run as undecodable: fail the build instead.
 type SchemaOutcome = Static<typeof RunRecordSchema>['outcome']
 type IsTrue<T extends true> = T
+// biome-ignore lint/correctness/noUnusedVariables: a check the compiler makes, never used as a value
 type SchemaKnowsEveryOutcome = IsTrue<[RunOutcome] extends [SchemaOutcome] ? true : false>
 
 function recordedRow(row: RecordedRow): RecordedRow {

@@ -6,8 +6,9 @@
  * every message becomes a problem+json `detail` a person reads: it has to name
  * the field and say what would be accepted.
  */
-import type { AcpPrices, AcpProvider, Effort, Runtime, Settings } from './types.ts'
+
 import { err, ok, type Result } from './result.ts'
+import type { AcpPrices, AcpProvider, Effort, Runtime, Settings } from './types.ts'
 
 export const SETTINGS_BUCKET = 'review-classifier-settings'
 export const SETTINGS_KEY = 'all'
@@ -158,7 +159,8 @@ function readPrices(value: unknown, unknownFields: UnknownFields, problems: stri
   const input = 'input' in value ? readPrice(value.input, 'acp.prices.input', problems) : undefined
   const output = 'output' in value ? readPrice(value.output, 'acp.prices.output', problems) : undefined
   const cacheRead = 'cache_read' in value ? readPrice(value.cache_read, 'acp.prices.cache_read', problems) : undefined
-  const cacheWrite = 'cache_write' in value ? readPrice(value.cache_write, 'acp.prices.cache_write', problems) : undefined
+  const cacheWrite =
+    'cache_write' in value ? readPrice(value.cache_write, 'acp.prices.cache_write', problems) : undefined
   if (problems.length > before || input === undefined || output === undefined) return undefined
   return {
     input,
@@ -243,7 +245,8 @@ export function settingsRuleProblems(settings: Settings): string[] {
   const { model, max_concurrent_reviews: limit, acp } = settings
   if (model === '') problems.push("model can't be empty")
   else if (hasWhitespace(model)) problems.push(`model must be one word, and ${JSON.stringify(model)} has whitespace`)
-  else if (model.startsWith('-')) problems.push(`model can't start with "-": claude would read ${JSON.stringify(model)} as an option`)
+  else if (model.startsWith('-'))
+    problems.push(`model can't start with "-": claude would read ${JSON.stringify(model)} as an option`)
   if (limit < MIN_CONCURRENT_REVIEWS || limit > MAX_CONCURRENT_REVIEWS) {
     problems.push(`max_concurrent_reviews must be ${MIN_CONCURRENT_REVIEWS} to ${MAX_CONCURRENT_REVIEWS}, not ${limit}`)
   }
@@ -326,7 +329,7 @@ export function decodeStoredSettingsText(text: string): DecodedSettings {
   try {
     raw = JSON.parse(text)
   } catch {
-    return undecodable('the stored value isn\'t JSON')
+    return undecodable("the stored value isn't JSON")
   }
   return decodeStoredSettings(raw)
 }

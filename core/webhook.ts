@@ -6,7 +6,7 @@
  * event type header and the parsed body here. Only the fields read are in
  * the schemas; everything else a real payload carries is ignored.
  */
-import { Type, type TSchema } from '@sinclair/typebox'
+import { type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { RepoRef } from './types.ts'
 
@@ -69,7 +69,10 @@ function sameLogin(a: string, b: string): boolean {
  * that claims to be a review request for the account but lacks a field the
  * run needs is invalid.
  */
-export function decodeReviewRequestDelivery(headers: { eventType: string | null }, body: unknown): ReviewRequestDelivery {
+export function decodeReviewRequestDelivery(
+  headers: { eventType: string | null },
+  body: unknown,
+): ReviewRequestDelivery {
   if (headers.eventType === null || headers.eventType.trim() === '') {
     return { kind: 'invalid', detail: 'the delivery has no X-Forgejo-Event-Type (or X-Gitea-Event-Type) header' }
   }
@@ -91,7 +94,10 @@ export function decodeReviewRequestDelivery(headers: { eventType: string | null 
   }
   const reviewer = body.requested_reviewer.login
   if (!sameLogin(reviewer, SERVICE_ACCOUNT_LOGIN)) {
-    return { kind: 'ignore', reason: `the review was requested from ${JSON.stringify(reviewer)}, not ${SERVICE_ACCOUNT_LOGIN}` }
+    return {
+      kind: 'ignore',
+      reason: `the review was requested from ${JSON.stringify(reviewer)}, not ${SERVICE_ACCOUNT_LOGIN}`,
+    }
   }
 
   if (!Value.Check(RequestShape, body)) {
@@ -112,5 +118,5 @@ export function decodeReviewRequestDelivery(headers: { eventType: string | null 
  * case-insensitive, and a sha is hex.
  */
 export function reviewRequestKey(request: Pick<ReviewRequest, 'repo' | 'pr' | 'headSha'>): string {
-  return `${request.repo.owner}/${request.repo.name}`.toLowerCase() + `#${request.pr}@${request.headSha.toLowerCase()}`
+  return `${`${request.repo.owner}/${request.repo.name}`.toLowerCase()}#${request.pr}@${request.headSha.toLowerCase()}`
 }

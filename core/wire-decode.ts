@@ -4,10 +4,10 @@
  * ignored, a missing required field is an error, and the defaults of a split
  * deploy apply (no runtime → `api-key`, no model → `haiku`).
  */
-import { Type, type Static } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { formatRulesProblems, validateClassifications } from './rules-file.ts'
 import { err, ok, type Result } from './result.ts'
+import { formatRulesProblems, validateClassifications } from './rules-file.ts'
 import { decodeStoredSettings } from './settings.ts'
 import type { Row, RowErrorKind, Usage, Verdict } from './types.ts'
 import type { RunReply, RunRequest } from './wire.ts'

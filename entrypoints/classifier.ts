@@ -52,7 +52,10 @@ async function main(): Promise<void> {
         },
         logger,
       ),
-      acp: createOpencodeRuntime({ opencodeBin: config.opencodeBin, workDir: join(config.workDir, 'opencode'), passEnv: config.passEnv }, logger),
+      acp: createOpencodeRuntime(
+        { opencodeBin: config.opencodeBin, workDir: join(config.workDir, 'opencode'), passEnv: config.passEnv },
+        logger,
+      ),
     },
     secrets: createSecretStore(config.secrets),
     metrics: metrics.metrics,
@@ -65,7 +68,12 @@ async function main(): Promise<void> {
 
   let nats: Awaited<ReturnType<typeof connectNats>>
   try {
-    nats = await connectNats({ url: config.natsUrl, name: 'review-classifier', firstConnectTimeoutMs: FIRST_CONNECT_TIMEOUT_MS, logger })
+    nats = await connectNats({
+      url: config.natsUrl,
+      name: 'review-classifier',
+      firstConnectTimeoutMs: FIRST_CONNECT_TIMEOUT_MS,
+      logger,
+    })
   } catch (error) {
     logger.error('cannot connect to the queue; exiting', { error })
     await metrics.shutdown()

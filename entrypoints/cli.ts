@@ -11,12 +11,12 @@ import { parseArgs } from 'node:util'
 import { checkContextBudget } from '../core/budget.ts'
 import { buildPromptFromContext, buildSharedContext, streamJsonUserLine } from '../core/prompt.ts'
 import {
-  RULES_JSON_PATH,
-  RULES_MAX_BYTES,
-  RULES_YML_PATH,
   formatRulesProblem,
   formatRulesProblems,
   parseRulesFile,
+  RULES_JSON_PATH,
+  RULES_MAX_BYTES,
+  RULES_YML_PATH,
   selectRulesFile,
 } from '../core/rules-file.ts'
 import type { Classification, CommitMessage } from '../core/types.ts'
@@ -105,8 +105,13 @@ export function formatRulesTable(rules: readonly Classification[]): string {
   const lines = rules.map((r) => [r.name, r.polarity, String(r.threshold), oneLine(r.description)])
   const widths = header.slice(0, 3).map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)))
   const format = (cells: string[]): string =>
-    cells.map((cell, i) => (i < 3 ? cell.padEnd(widths[i] ?? 0) : cell)).join('  ').trimEnd()
-  return [format(header), format(widths.map((w) => '-'.repeat(w)).concat('-'.repeat(11))), ...lines.map(format)].join('\n')
+    cells
+      .map((cell, i) => (i < 3 ? cell.padEnd(widths[i] ?? 0) : cell))
+      .join('  ')
+      .trimEnd()
+  return [format(header), format(widths.map((w) => '-'.repeat(w)).concat('-'.repeat(11))), ...lines.map(format)].join(
+    '\n',
+  )
 }
 
 function validateCommand(args: string[], io: CliIo): number {
@@ -124,7 +129,9 @@ export function parseCommitsFile(path: string, text: string): CommitMessage[] {
     try {
       value = JSON.parse(text)
     } catch (error) {
-      throw new InputError(`commits file ${path} is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`)
+      throw new InputError(
+        `commits file ${path} is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`,
+      )
     }
     if (!Array.isArray(value)) throw new InputError(`commits file ${path} must hold a JSON array`)
     return value.map((item: unknown, index) => {
@@ -161,12 +168,14 @@ function promptCommand(args: string[], io: CliIo): number {
   if (values.rules === undefined) throw new UsageError('prompt needs --rules PATH')
   if (values.diff === undefined) throw new UsageError('prompt needs --diff FILE')
   const pr = Number(values.pr)
-  if (!Number.isSafeInteger(pr) || pr < 1) throw new UsageError(`--pr must be a positive whole number, got "${values.pr}"`)
+  if (!Number.isSafeInteger(pr) || pr < 1)
+    throw new UsageError(`--pr must be a positive whole number, got "${values.pr}"`)
   if (!/^[^/\s]+\/[^/\s]+$/.test(values.repo)) throw new UsageError(`--repo must be owner/name, got "${values.repo}"`)
 
   const rules = loadRules(values.rules)
   const diff = readTextFile(values.diff, 'diff file')
-  const commits = values.commits === undefined ? [] : parseCommitsFile(values.commits, readTextFile(values.commits, 'commits file'))
+  const commits =
+    values.commits === undefined ? [] : parseCommitsFile(values.commits, readTextFile(values.commits, 'commits file'))
   const context = buildSharedContext({ repo: values.repo, pr, title: values.title, commits, diff })
   const prompts = rules.map((rule) => ({ name: rule.name, prompt: buildPromptFromContext(context, rule) }))
   const budget = checkContextBudget(context)
@@ -185,7 +194,10 @@ function promptCommand(args: string[], io: CliIo): number {
     )
   } else {
     const first = prompts[0]
-    const parts = [`=== system prompt\n${first?.prompt.system ?? ''}`, `=== block 1 (shared by every rule, cache breakpoint after it)\n${context}`]
+    const parts = [
+      `=== system prompt\n${first?.prompt.system ?? ''}`,
+      `=== block 1 (shared by every rule, cache breakpoint after it)\n${context}`,
+    ]
     for (const { name, prompt } of prompts) parts.push(`=== block 2 for "${name}"\n${prompt.blocks[1].text}`)
     io.out(`${parts.join('\n\n')}\n`)
   }
@@ -219,7 +231,10 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       io.err(`${error.message}\n`)
       return 1
     }
-    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      error instanceof UsageError ||
+      (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+    ) {
       io.err(`${error.message}\n\n${USAGE}`)
       return 2
     }

@@ -3,11 +3,12 @@
  * environment once, at start, into a typed config. A bad value stops the
  * process with one line naming the variable; nothing half-starts.
  */
-import { isAbsolute, resolve } from 'node:path'
+
 import { tmpdir } from 'node:os'
+import { isAbsolute, resolve } from 'node:path'
+import { type TokenSource, tokenSourceFromEnv } from '../adapters/bao/token-source.ts'
 import { err, ok, type Result } from '../core/result.ts'
 import type { LogLevel } from '../ports/logger.ts'
-import { tokenSourceFromEnv, type TokenSource } from '../adapters/bao/token-source.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -62,7 +63,9 @@ function url(env: Env, name: string, fallback: string | null, protocols: readonl
     throw new ConfigError(`${name} must be a URL, got "${raw}"`)
   }
   if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${parsed.protocol}//"`)
+    throw new ConfigError(
+      `${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${parsed.protocol}//"`,
+    )
   }
   return raw
 }
@@ -97,7 +100,10 @@ function common(env: Env, root: string): CommonConfig {
     secrets = { kind: 'dir', dir: path(env, 'SECRETS_DIR', '.secrets', root) }
   } else {
     const tokenFile = value(env, 'BAO_TOKEN_FILE')
-    const token = tokenSourceFromEnv({ ...env, BAO_TOKEN_FILE: tokenFile === undefined ? undefined : path(env, 'BAO_TOKEN_FILE', '', root) })
+    const token = tokenSourceFromEnv({
+      ...env,
+      BAO_TOKEN_FILE: tokenFile === undefined ? undefined : path(env, 'BAO_TOKEN_FILE', '', root),
+    })
     if (!token.ok) throw new ConfigError(token.error)
     secrets = { kind: 'bao', addr: baoAddr, token: token.value }
   }
@@ -164,7 +170,8 @@ export function parseControllerConfig(env: Env, root: string): Result<Controller
       port: wholeNumber(env, 'PORT', 8080, 0, 65535),
       forgeUrl,
       // Kept as written: the sender signs with exactly these bytes.
-      webhookSecret: env.FORGE_WEBHOOK_SECRET === undefined || env.FORGE_WEBHOOK_SECRET === '' ? null : env.FORGE_WEBHOOK_SECRET,
+      webhookSecret:
+        env.FORGE_WEBHOOK_SECRET === undefined || env.FORGE_WEBHOOK_SECRET === '' ? null : env.FORGE_WEBHOOK_SECRET,
       noreplyDomain: domainName(env, 'FORGE_NOREPLY_DOMAIN', forgeDomain),
       runTimeoutMs: wholeNumber(env, 'RUN_TIMEOUT_S', 900, 1, 86_400) * 1000,
     })

@@ -7,13 +7,14 @@
  * routes that need it answer 503; nothing crashes.
  */
 import { resolve } from 'node:path'
-import { Elysia, type AnyElysia } from 'elysia'
+import { type AnyElysia, Elysia } from 'elysia'
 import { createForgejoForge } from '../adapters/forgejo/forge.ts'
 import { runSubject } from '../adapters/nats/queue.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { createRandomIds } from '../adapters/system/ids.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
 import type { Forge } from '../ports/forge.ts'
+import { parseControllerConfig } from './config.ts'
 import { createControllerApp } from './controller/app.ts'
 import { createReviewPipeline } from './controller/pipeline.ts'
 import { problemResponse } from './controller/problem.ts'
@@ -25,11 +26,10 @@ import { pullsRoutes } from './controller/routes/pulls.ts'
 import { rulesRoutes } from './controller/routes/rules.ts'
 import { tryOutRoutes } from './controller/routes/try-out.ts'
 import { createKvRunStore } from './controller/run-store.ts'
-import { createTryOuts } from './controller/try-outs.ts'
 import { createServiceAccountProvisioner, SERVICE_ACCOUNT } from './controller/service-account.ts'
 import { createKvSettingsStore } from './controller/settings-store.ts'
+import { createTryOuts } from './controller/try-outs.ts'
 import { WEBHOOK_BODY_MAX_BYTES, WEBHOOK_PATH, webhookRoutes } from './controller/webhook.ts'
-import { parseControllerConfig } from './config.ts'
 import { createSecretStore } from './wiring.ts'
 
 /** The controller's own site-admin token (DECISIONS.md, "Secrets"). */
@@ -61,9 +61,10 @@ async function main(): Promise<void> {
     rulesRoutes({ forge, logger }),
     pullsRoutes({ forge, logger }),
     openPrRoutes({
-      forge: forge === null || config.forgeUrl === null || config.noreplyDomain === null
-        ? null
-        : { api: forge, webUrl: config.forgeUrl, noreplyDomain: config.noreplyDomain },
+      forge:
+        forge === null || config.forgeUrl === null || config.noreplyDomain === null
+          ? null
+          : { api: forge, webUrl: config.forgeUrl, noreplyDomain: config.noreplyDomain },
       secrets,
       ids,
       logger,
@@ -84,7 +85,9 @@ async function main(): Promise<void> {
     routes.push(webhookRoutes({ secret: config.webhookSecret, pipeline, logger }))
   } else {
     routes.push(
-      new Elysia({ name: 'webhook-unconfigured' }).post(WEBHOOK_PATH, () => problemResponse(503, 'the forge is not configured: set FORGE_URL')),
+      new Elysia({ name: 'webhook-unconfigured' }).post(WEBHOOK_PATH, () =>
+        problemResponse(503, 'the forge is not configured: set FORGE_URL'),
+      ),
     )
   }
 
@@ -102,7 +105,11 @@ async function main(): Promise<void> {
   })
   // Bun's own body limit sits just above the webhook's, so an oversized
   // delivery reaches the route and gets its 413 problem+json.
-  const server = app.listen({ port: config.port, hostname: '0.0.0.0', maxRequestBodySize: WEBHOOK_BODY_MAX_BYTES + 1024 * 1024 })
+  const server = app.listen({
+    port: config.port,
+    hostname: '0.0.0.0',
+    maxRequestBodySize: WEBHOOK_BODY_MAX_BYTES + 1024 * 1024,
+  })
   logger.info('controller listening', {
     port: server.server?.port,
     forge: config.forgeUrl ?? 'not configured',
@@ -110,7 +117,8 @@ async function main(): Promise<void> {
     secrets: config.secrets.kind,
   })
 
-  const provisioning = forge === null ? null : createServiceAccountProvisioner({ forge, secrets, logger, clock }).start()
+  const provisioning =
+    forge === null ? null : createServiceAccountProvisioner({ forge, secrets, logger, clock }).start()
   if (forge === null) logger.warn('FORGE_URL is not set: no reviews, no service account', {})
 
   let stopping = false

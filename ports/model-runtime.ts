@@ -8,8 +8,9 @@
  * A failed classification is an expected outcome (it becomes a row's error),
  * so `classify` never rejects: every failure is in the result.
  */
-import type { AcpProvider, Effort, Usage } from '../core/types.ts'
+
 import type { Result } from '../core/result.ts'
+import type { AcpProvider, Effort, Usage } from '../core/types.ts'
 
 export type ClassifyInput = {
   /** The run request's id: every classification of a run carries it, so a runtime can share what a run shares. */

@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 export PATH="$PWD/node_modules/.bin:$PATH"
+echo "== format and lint (biome)"
+biome check .
 echo "== typecheck"
 tsc --noEmit
 echo "== tests"

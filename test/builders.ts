@@ -3,11 +3,12 @@
  * fields a test cares about overridden. Defaults are plain and fixed, so a
  * test that depends on one says so by overriding it.
  */
+
+import type { SeedPull, SeedRepo } from '../adapters/memory/forge.ts'
 import type { Answer, Classification, RepoRef, Row, Settings, Usage } from '../core/types.ts'
 import type { RunReply, RunRequest } from '../core/wire.ts'
 import type { ForgePullRequest, ForgePullSummary, ForgeRepository } from '../ports/forge.ts'
 import type { ClassifyInput } from '../ports/model-runtime.ts'
-import type { SeedPull, SeedRepo } from '../adapters/memory/forge.ts'
 
 export function aRepoRef(overrides: Partial<RepoRef> = {}): RepoRef {
   return { owner: 'acme', name: 'widgets', ...overrides }
@@ -102,7 +103,12 @@ export function aPullRequest(overrides: Partial<ForgePullRequest> = {}): ForgePu
 }
 
 export function aPullSummary(overrides: Partial<ForgePullSummary> = {}): ForgePullSummary {
-  return { number: 42, title: 'Add timezone to timestamps', headSha: '4b7e2f0c9d1a3b5c7e9f1a2b3c4d5e6f7a8b9c0d', ...overrides }
+  return {
+    number: 42,
+    title: 'Add timezone to timestamps',
+    headSha: '4b7e2f0c9d1a3b5c7e9f1a2b3c4d5e6f7a8b9c0d',
+    ...overrides,
+  }
 }
 
 /** A memory-forge PR with one commit and a small diff. */

@@ -16,12 +16,12 @@
  */
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { appError, type AppError } from '../../core/errors.ts'
+import { type AppError, appError } from '../../core/errors.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
-import { nameSegments, secretPathSegments } from '../shared/secret-path.ts'
-import type { TokenSource } from './token-source.ts'
 import { describeHttpHost, errorMessage, isTimeoutError } from '../shared/http-errors.ts'
 import { oneLineDetail, redactSecrets } from '../shared/redact.ts'
+import { nameSegments, secretPathSegments } from '../shared/secret-path.ts'
+import type { TokenSource } from './token-source.ts'
 
 export type BaoSecretStoreConfig = {
   /** The server's base URL, e.g. `https://bao.internal:8200`; a trailing `/` is ignored. */
@@ -156,7 +156,8 @@ export function createBaoSecretStore(config: BaoSecretStoreConfig, fetchFn: Fetc
 
     async write(path, field, value) {
       const apiPath = apiPathOf(secretPathSegments(path, field))
-      if (value === '') throw appError('invalid', `refusing to write an empty value to ${path}: it would read back as no secret`)
+      if (value === '')
+        throw appError('invalid', `refusing to write an empty value to ${path}: it would read back as no secret`)
       const answer = await send('POST', apiPath, [value], { data: { [field]: value } })
       if (answer.status < 200 || answer.status > 299) throw failure(answer, `writing ${path}`)
     },
@@ -177,6 +178,3 @@ function baoErrors(body: unknown, secrets: string[]): string {
   if (!Value.Check(ErrorResponse, body)) return ''
   return oneLineDetail(redactSecrets(body.errors.join('; '), secrets), MAX_DETAIL_CHARS)
 }
-
-
-

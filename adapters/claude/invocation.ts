@@ -3,12 +3,19 @@
  * environment and its one stdin line. Pure, so each choice is testable
  * without a process (facts behind them: ../shared/runtimes/claude-cli.md).
  */
-import type { Effort } from '../../core/types.ts'
+
 import { streamJsonUserLine } from '../../core/prompt.ts'
+import type { Effort } from '../../core/types.ts'
 import { pickEnv } from '../shared/env.ts'
 
 /** The classifier's own variables that reach the runtime: a gateway, a proxy, a private CA. Nothing else of its environment does. */
-export const PASS_ENV_NAMES = ['ANTHROPIC_BASE_URL', 'HTTPS_PROXY', 'NO_PROXY', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'] as const
+export const PASS_ENV_NAMES = [
+  'ANTHROPIC_BASE_URL',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+] as const
 
 export type PassEnvName = (typeof PASS_ENV_NAMES)[number]
 
@@ -105,7 +112,13 @@ function encodeOtelValue(value: string): string {
 /** W3C baggage-octet, minus `%` and `=`: those are left to the decoder's percent-decoding and the key separator. */
 function isBaggageOctet(byte: number): boolean {
   if (byte === 0x25 || byte === 0x3d) return false
-  return byte === 0x21 || (byte >= 0x23 && byte <= 0x2b) || (byte >= 0x2d && byte <= 0x3a) || (byte >= 0x3c && byte <= 0x5b) || (byte >= 0x5d && byte <= 0x7e)
+  return (
+    byte === 0x21 ||
+    (byte >= 0x23 && byte <= 0x2b) ||
+    (byte >= 0x2d && byte <= 0x3a) ||
+    (byte >= 0x3c && byte <= 0x5b) ||
+    (byte >= 0x5d && byte <= 0x7e)
+  )
 }
 
 /** The one user message: the shared context with the cache breakpoint, then the question without one. */

@@ -4,10 +4,10 @@
  * also exits with a `result` line (its `subtype` still "success"), and a
  * killed process leaves none.
  */
-import { Type, type Static } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import type { Usage } from '../../core/types.ts'
 import { err, ok } from '../../core/result.ts'
+import type { Usage } from '../../core/types.ts'
 import type { ClassifyResult } from '../../ports/model-runtime.ts'
 import { oneLineDetail, REDACTED, redactSecrets as redactAll } from '../shared/redact.ts'
 
@@ -75,7 +75,11 @@ export function outcomeOf(exit: Exit, apiKey: string): ClassifyResult {
   if (exit.exitCode === 0 && line !== null && !line.is_error && line.result !== undefined) {
     return ok({ text: line.result, usage: usageOf(line) })
   }
-  const parts = [exit.signalCode === null ? `claude exited with code ${exit.exitCode ?? 'none'}` : `claude ended by ${exit.signalCode}`]
+  const parts = [
+    exit.signalCode === null
+      ? `claude exited with code ${exit.exitCode ?? 'none'}`
+      : `claude ended by ${exit.signalCode}`,
+  ]
   if (line === null) parts.push('no result line')
   if (line?.api_error_status != null) parts.push(`API status ${line.api_error_status}`)
   if (line?.result !== undefined && line.result !== '') parts.push(line.result)
@@ -93,5 +97,5 @@ export function failureDetail(text: string, apiKey: string): string {
 
 /** Replaces the key and anything shaped like an Anthropic-style key (`sk-…`) with `[redacted]`. */
 export function redactSecrets(text: string, apiKey: string): string {
-  return redactAll(text, [apiKey]).replace(/sk-[A-Za-z0-9_\-]+/g, REDACTED)
+  return redactAll(text, [apiKey]).replace(/sk-[A-Za-z0-9_-]+/g, REDACTED)
 }

@@ -12,7 +12,7 @@ import type { Logger } from '../../ports/logger.ts'
 import type { ClassifyInput, ClassifyResult, ModelRuntime } from '../../ports/model-runtime.ts'
 import { claudeArgs, claudeEnv, claudeStdinLine, DEFAULT_MAX_RETRIES, type PassEnv } from './invocation.ts'
 import { failureDetail, outcomeOf } from './outcome.ts'
-import { endProcessGroup, feedStdin, readTail, waitForGroupGone, type StopReason } from './process.ts'
+import { endProcessGroup, feedStdin, readTail, type StopReason, waitForGroupGone } from './process.ts'
 
 export type ClaudeRuntimeConfig = {
   /** The `claude` binary (the pinned native one in the project's node_modules). */
@@ -121,8 +121,14 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
       // Anything the CLI left running in its group goes with it.
       endProcessGroup(child.pid, 'SIGKILL')
     }
-    if (!(await waitForGroupGone(child.pid, GROUP_GONE_WAIT_MS))) logger.warn('claude process group still alive after SIGKILL', fields)
-    const exit = { exitCode: child.exitCode, signalCode: child.signalCode, stdout: await stdout, stderrTail: await stderrTail }
+    if (!(await waitForGroupGone(child.pid, GROUP_GONE_WAIT_MS)))
+      logger.warn('claude process group still alive after SIGKILL', fields)
+    const exit = {
+      exitCode: child.exitCode,
+      signalCode: child.signalCode,
+      stdout: await stdout,
+      stderrTail: await stderrTail,
+    }
     const result: ClassifyResult =
       stopReason === 'timeout'
         ? err({ kind: 'timeout', detail: `no answer within ${input.deadlineMs} ms` })

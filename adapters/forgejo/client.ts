@@ -8,17 +8,17 @@ import type { Static } from '@sinclair/typebox'
 import type { AppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import {
+  type Answer,
+  type Credentials,
   escapePath,
   escapeSegment,
   expectSuccess,
-  PAGE_LIMIT,
-  parseBody,
-  statusError,
-  type Answer,
-  type Credentials,
   type Http,
+  PAGE_LIMIT,
   type Page,
+  parseBody,
   type StatusCodes,
+  statusError,
 } from './http.ts'
 import {
   AccessTokenListSchema,
@@ -26,6 +26,7 @@ import {
   BranchSchema,
   CollaboratorPermissionSchema,
   CommitListSchema,
+  type ContentsBody,
   ContentsSchema,
   DirectorySchema,
   FileResponseSchema,
@@ -36,7 +37,6 @@ import {
   SearchResultsSchema,
   UserSchema,
   VersionSchema,
-  type ContentsBody,
 } from './schemas.ts'
 
 export type Identity = { name: string; email: string }
@@ -75,7 +75,9 @@ export type EditUserOptions = {
 }
 
 /** A write the forge refused, with the status, so the caller can look at why before naming the error. */
-export type FileWriteResult = { kind: 'written'; commitSha: string } | { kind: 'refused'; status: number; error: AppError }
+export type FileWriteResult =
+  | { kind: 'written'; commitSha: string }
+  | { kind: 'refused'; status: number; error: AppError }
 
 export type ContentsAnswer = { kind: 'file'; file: ContentsBody } | { kind: 'directory'; entries: number } | null
 
@@ -109,12 +111,23 @@ export function createForgejoClient(http: Http) {
 
     /** Every repo the token can see (a site admin sees all), one page. */
     async searchRepositories(auth: Credentials, page: number): Promise<Page<Static<typeof RepositorySchema>>> {
-      const answer = await call({ method: 'GET', path: '/repos/search', query: { sort: 'id', order: 'asc', page, limit: PAGE_LIMIT }, auth })
+      const answer = await call({
+        method: 'GET',
+        path: '/repos/search',
+        query: { sort: 'id', order: 'asc', page, limit: PAGE_LIMIT },
+        auth,
+      })
       return { items: parseBody(SearchResultsSchema, answer).data, answer }
     },
 
     /** One page of PRs; `state` is always sent, since leaving it out lists every state (CONTRACT §6.1). */
-    async listPulls(auth: Credentials, repo: RepoRef, state: 'open' | 'closed' | 'all', page: number, limit = PAGE_LIMIT) {
+    async listPulls(
+      auth: Credentials,
+      repo: RepoRef,
+      state: 'open' | 'closed' | 'all',
+      page: number,
+      limit = PAGE_LIMIT,
+    ) {
       const answer = await call({ method: 'GET', path: `${repoPath(repo)}/pulls`, query: { state, page, limit }, auth })
       return { items: parseBody(PullRequestListSchema, answer), answer }
     },
@@ -140,7 +153,12 @@ export function createForgejoClient(http: Http) {
     },
 
     async getContents(auth: Credentials, repo: RepoRef, path: string, ref: string): Promise<ContentsAnswer> {
-      const answer = await callOrAbsent({ method: 'GET', path: `${repoPath(repo)}/contents/${escapePath(path)}`, query: { ref }, auth })
+      const answer = await callOrAbsent({
+        method: 'GET',
+        path: `${repoPath(repo)}/contents/${escapePath(path)}`,
+        query: { ref },
+        auth,
+      })
       if (answer === null) return null
       if (answer.text.trimStart().startsWith('[')) {
         const entries = parseBody(DirectorySchema, answer)
@@ -151,20 +169,40 @@ export function createForgejoClient(http: Http) {
     },
 
     /** `POST` creates the file (201); `PUT` with `sha` replaces that version of it (200). */
-    async writeFile(auth: Credentials, repo: RepoRef, path: string, options: FileChangeOptions & { sha?: string }): Promise<FileWriteResult> {
+    async writeFile(
+      auth: Credentials,
+      repo: RepoRef,
+      path: string,
+      options: FileChangeOptions & { sha?: string },
+    ): Promise<FileWriteResult> {
       const method = options.sha === undefined ? 'POST' : 'PUT'
-      const answer = await http.send({ method, path: `${repoPath(repo)}/contents/${escapePath(path)}`, body: options, auth })
-      if (answer.status < 200 || answer.status > 299) return { kind: 'refused', status: answer.status, error: statusError(answer) }
+      const answer = await http.send({
+        method,
+        path: `${repoPath(repo)}/contents/${escapePath(path)}`,
+        body: options,
+        auth,
+      })
+      if (answer.status < 200 || answer.status > 299)
+        return { kind: 'refused', status: answer.status, error: statusError(answer) }
       return { kind: 'written', commitSha: parseBody(FileResponseSchema, answer).commit.sha }
     },
 
     /** The branch, or `null` when the repo or the branch doesn't exist (an empty repo has none). */
     async getBranch(auth: Credentials, repo: RepoRef, branch: string) {
-      const answer = await callOrAbsent({ method: 'GET', path: `${repoPath(repo)}/branches/${escapePath(branch)}`, auth })
+      const answer = await callOrAbsent({
+        method: 'GET',
+        path: `${repoPath(repo)}/branches/${escapePath(branch)}`,
+        auth,
+      })
       return answer === null ? null : parseBody(BranchSchema, answer)
     },
 
-    async createReview(auth: Credentials, repo: RepoRef, pr: number, review: { event: string; body: string; commit_id: string }) {
+    async createReview(
+      auth: Credentials,
+      repo: RepoRef,
+      pr: number,
+      review: { event: string; body: string; commit_id: string },
+    ) {
       const answer = await call({ method: 'POST', path: `${repoPath(repo)}/pulls/${pr}/reviews`, body: review, auth })
       return parseBody(PullReviewSchema, answer)
     },
@@ -179,11 +217,19 @@ export function createForgejoClient(http: Http) {
     },
 
     async editUser(auth: Credentials, login: string, changes: EditUserOptions) {
-      return parseBody(UserSchema, await call({ method: 'PATCH', path: `/admin/users/${escapeSegment(login)}`, body: changes, auth }))
+      return parseBody(
+        UserSchema,
+        await call({ method: 'PATCH', path: `/admin/users/${escapeSegment(login)}`, body: changes, auth }),
+      )
     },
 
     async listTokens(auth: Credentials, login: string, page: number) {
-      const answer = await call({ method: 'GET', path: `/users/${escapeSegment(login)}/tokens`, query: { page, limit: PAGE_LIMIT }, auth })
+      const answer = await call({
+        method: 'GET',
+        path: `/users/${escapeSegment(login)}/tokens`,
+        query: { page, limit: PAGE_LIMIT },
+        auth,
+      })
       return { items: parseBody(AccessTokenListSchema, answer), answer }
     },
 
@@ -200,7 +246,12 @@ export function createForgejoClient(http: Http) {
 
     /** Forgejo ≥ 16: an admin token may mint for another user. */
     async adminCreateToken(auth: Credentials, login: string, token: { name: string; scopes: string[] }) {
-      const answer = await call({ method: 'POST', path: `/admin/users/${escapeSegment(login)}/tokens`, body: token, auth })
+      const answer = await call({
+        method: 'POST',
+        path: `/admin/users/${escapeSegment(login)}/tokens`,
+        body: token,
+        auth,
+      })
       return parseBody(AccessTokenSchema, answer)
     },
 
@@ -209,7 +260,11 @@ export function createForgejoClient(http: Http) {
     },
 
     async getCollaboratorPermission(auth: Credentials, repo: RepoRef, login: string) {
-      const answer = await call({ method: 'GET', path: `${repoPath(repo)}/collaborators/${escapeSegment(login)}/permission`, auth })
+      const answer = await call({
+        method: 'GET',
+        path: `${repoPath(repo)}/collaborators/${escapeSegment(login)}/permission`,
+        auth,
+      })
       return parseBody(CollaboratorPermissionSchema, answer).permission
     },
   }

@@ -11,13 +11,20 @@ import { appError, isAppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import type { Forge, ForgeWriter, NewBranchCommit } from '../../ports/forge.ts'
 import { createForgejoClient, type EditUserOptions, type FileWriteResult, type ForgejoClient } from './client.ts'
-import { collectPages, collectPagesConcurrently, createHttp, mapWithConcurrency, type Credentials, type FetchFn } from './http.ts'
+import {
+  type Credentials,
+  collectPages,
+  collectPagesConcurrently,
+  createHttp,
+  type FetchFn,
+  mapWithConcurrency,
+} from './http.ts'
 import {
   encodeContent,
   hasAdminTokenRoutes,
   isValidBranchName,
-  parseVersion,
   PERMISSIONS,
+  parseVersion,
   toCommitMessages,
   toForgeFile,
   toMintedToken,
@@ -73,7 +80,8 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
       if (isAppError(error)) throw error
       throw appError('unavailable', 'the forge token could not be read')
     }
-    if (token === null || token === '') throw appError('unavailable', 'no forge token yet: the controller has no site-admin token for the forge')
+    if (token === null || token === '')
+      throw appError('unavailable', 'no forge token yet: the controller has no site-admin token for the forge')
     return { kind: 'token', token }
   }
 
@@ -110,7 +118,8 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
     async getFileContent(repo, path, ref) {
       const answer = await client.getContents(await admin(), repo, path, ref)
       if (answer === null) return null
-      if (answer.kind === 'directory') throw appError('invalid', `${path} is a directory in ${repo.owner}/${repo.name} at ${ref}`)
+      if (answer.kind === 'directory')
+        throw appError('invalid', `${path} is a directory in ${repo.owner}/${repo.name} at ${ref}`)
       return toForgeFile(answer.file)
     },
     async getBranchHead(repo, branch) {
@@ -131,7 +140,10 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
           throw error
         }
       })
-      return [...counted.filter((r) => (r.open_pr_counter ?? 0) > 0), ...uncounted.filter((_, i) => checked[i] === true)].map(toRepoRef)
+      return [
+        ...counted.filter((r) => (r.open_pr_counter ?? 0) > 0),
+        ...uncounted.filter((_, i) => checked[i] === true),
+      ].map(toRepoRef)
     },
     async listOpenPulls(repo) {
       const auth = await admin()
@@ -148,7 +160,7 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
 
     async createUser(user) {
       const auth = await admin()
-      let created
+      let created: Awaited<ReturnType<typeof client.createUser>>
       try {
         created = await client.createUser(auth, {
           username: user.login,
@@ -162,7 +174,10 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
         })
       } catch (error) {
         // Forgejo answers 422 for a taken name or email and for a bad one alike.
-        if (isAppError(error, 'invalid') && (/already (exists|in use|used)/i.test(error.message) || (await client.getUser(auth, user.login)) !== null)) {
+        if (
+          isAppError(error, 'invalid') &&
+          (/already (exists|in use|used)/i.test(error.message) || (await client.getUser(auth, user.login)) !== null)
+        ) {
           throw appError('conflict', `the forge already has user ${user.login} or email ${user.email}`, error)
         }
         throw error
@@ -232,14 +247,23 @@ function createWriter(client: ForgejoClient, auth: Credentials): ForgeWriter {
 
   return {
     async createReview(repo, pr, review) {
-      const posted = await client.createReview(auth, repo, pr, { event: review.event, body: review.body, commit_id: review.commitId })
+      const posted = await client.createReview(auth, repo, pr, {
+        event: review.event,
+        body: review.body,
+        commit_id: review.commitId,
+      })
       // An event the forge doesn't know silently becomes a draft nobody sees (CONTRACT §3.7).
-      if (posted.state === 'PENDING') throw appError('invalid', `the forge kept the ${review.event} review on ${repo.owner}/${repo.name}#${pr} as a pending draft`)
+      if (posted.state === 'PENDING')
+        throw appError(
+          'invalid',
+          `the forge kept the ${review.event} review on ${repo.owner}/${repo.name}#${pr} as a pending draft`,
+        )
       return toPostedReview(posted)
     },
 
     async commitFile(repo, commit) {
-      if (!isValidBranchName(commit.branch)) throw appError('invalid', `${JSON.stringify(commit.branch)} is not a branch name git accepts`)
+      if (!isValidBranchName(commit.branch))
+        throw appError('invalid', `${JSON.stringify(commit.branch)} is not a branch name git accepts`)
       const options = {
         branch: commit.from,
         new_branch: commit.branch,
@@ -248,11 +272,17 @@ function createWriter(client: ForgejoClient, auth: Credentials): ForgeWriter {
         author: commit.author,
         committer: commit.committer,
       }
-      const result: FileWriteResult = await client.writeFile(auth, repo, commit.path, commit.sha === null ? options : { ...options, sha: commit.sha })
+      const result: FileWriteResult = await client.writeFile(
+        auth,
+        repo,
+        commit.path,
+        commit.sha === null ? options : { ...options, sha: commit.sha },
+      )
       if (result.kind === 'written') return { branch: commit.branch, commitSha: result.commitSha }
       if (REREAD_STATUSES.has(result.status)) {
         const reason = await conflictReason(repo, commit)
-        if (reason !== null) throw appError('conflict', `can't push to ${repo.owner}/${repo.name}: ${reason}`, result.error)
+        if (reason !== null)
+          throw appError('conflict', `can't push to ${repo.owner}/${repo.name}: ${reason}`, result.error)
       }
       throw result.error
     },

@@ -8,9 +8,9 @@
  * are reduced to their scrubbed message (no `cause`, whose contents are not
  * ours to vouch for).
  */
-import type { TSchema, Static } from '@sinclair/typebox'
+import type { Static, TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { appError, type AppError, type ErrorCode } from '../../core/errors.ts'
+import { type AppError, appError, type ErrorCode } from '../../core/errors.ts'
 import { describeHttpHost, errorMessage, isTimeoutError } from '../shared/http-errors.ts'
 import { oneLineDetail, redactSecrets } from '../shared/redact.ts'
 
@@ -57,7 +57,8 @@ export function createHttp(config: { baseUrl: string; timeoutMs: number }, fetch
       const action = `${request.method} ${request.path}`
       const headers: Record<string, string> = { Accept: 'application/json', Authorization: authorization(request.auth) }
       if (request.body !== undefined) headers['Content-Type'] = 'application/json'
-      const url = request.query === undefined ? `${api}${request.path}` : `${api}${request.path}?${queryString(request.query)}`
+      const url =
+        request.query === undefined ? `${api}${request.path}` : `${api}${request.path}?${queryString(request.query)}`
       try {
         const response = await fetchFn(url, {
           method: request.method,
@@ -71,8 +72,12 @@ export function createHttp(config: { baseUrl: string; timeoutMs: number }, fetch
         const text = await response.text()
         return { status: response.status, headers: response.headers, text, action, scrub }
       } catch (error) {
-        if (isTimeoutError(error)) throw appError('timeout', `the forge at ${host} did not answer ${action} within ${config.timeoutMs} ms`)
-        throw appError('unavailable', `the forge at ${host} can't be reached for ${action} (${redactSecrets(errorMessage(error), scrub)})`)
+        if (isTimeoutError(error))
+          throw appError('timeout', `the forge at ${host} did not answer ${action} within ${config.timeoutMs} ms`)
+        throw appError(
+          'unavailable',
+          `the forge at ${host} can't be reached for ${action} (${redactSecrets(errorMessage(error), scrub)})`,
+        )
       }
     },
   }
@@ -89,7 +94,10 @@ export function statusError(answer: Answer, codes: StatusCodes = {}): AppError {
   const said = detail === '' ? `${answer.status}` : `${answer.status}: ${detail}`
   const code = codes[answer.status] ?? defaultCode(answer.status)
   if (answer.status >= 300 && answer.status < 400) {
-    return appError(code, `the forge redirected ${answer.action} (${said}); the token is not sent on, so point the forge URL at the server that answers`)
+    return appError(
+      code,
+      `the forge redirected ${answer.action} (${said}); the token is not sent on, so point the forge URL at the server that answers`,
+    )
   }
   return appError(code, `the forge answered ${answer.action} with ${said}`)
 }
@@ -175,7 +183,10 @@ function morePages(answer: Answer, got: number, pageSize: number, collected: num
  * Like {@link collectPages}, but once the first page gives the total, the
  * remaining pages are fetched `concurrency` at a time.
  */
-export async function collectPagesConcurrently<T>(fetchPage: (page: number) => Promise<Page<T>>, concurrency: number): Promise<T[]> {
+export async function collectPagesConcurrently<T>(
+  fetchPage: (page: number) => Promise<Page<T>>,
+  concurrency: number,
+): Promise<T[]> {
   const first = await fetchPage(1)
   const total = totalCount(first.answer)
   const pageSize = first.items.length
@@ -197,7 +208,11 @@ export async function collectPagesConcurrently<T>(fetchPage: (page: number) => P
 }
 
 /** `fn` over `items`, at most `limit` at once, results in input order; the first failure rejects and stops new calls. */
-export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapWithConcurrency<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array<R>(items.length)
   let next = 0
   let failed = false
@@ -253,12 +268,10 @@ function forgeMessage(answer: Answer): string {
   let text = ''
   try {
     const body: unknown = JSON.parse(answer.text)
-    if (typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string') text = body.message
+    if (typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string')
+      text = body.message
   } catch {
     text = ''
   }
   return oneLineDetail(redactSecrets(text, answer.scrub), MAX_DETAIL_CHARS)
 }
-
-
-

@@ -73,7 +73,8 @@ export function toTokenInfo(body: AccessTokenBody): AccessTokenInfo {
 }
 
 export function toMintedToken(body: AccessTokenBody): MintedToken {
-  if (body.sha1 === undefined || body.sha1 === '') throw appError('unavailable', `the forge minted token ${body.name} but did not show it`)
+  if (body.sha1 === undefined || body.sha1 === '')
+    throw appError('unavailable', `the forge minted token ${body.name} but did not show it`)
   return { ...toTokenInfo(body), token: body.sha1 }
 }
 

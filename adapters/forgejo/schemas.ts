@@ -5,7 +5,7 @@
  * refuse an answer. Fields the spec marks as pointers (`null` in Go) are
  * `Nullable` where a real forge sends `null`.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
 
 function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()])
@@ -46,7 +46,9 @@ export type PullRequestBody = Static<typeof PullRequestSchema>
 export const PullRequestListSchema = Type.Array(PullRequestSchema)
 
 /** `GET …/pulls/{n}/commits`: newest first. */
-export const CommitListSchema = Type.Array(Type.Object({ sha: Type.String(), commit: Type.Object({ message: Type.String() }) }))
+export const CommitListSchema = Type.Array(
+  Type.Object({ sha: Type.String(), commit: Type.Object({ message: Type.String() }) }),
+)
 
 /** `GET …/contents/{path}` for a file; `content` is base64, `null` for other entry types. */
 export const ContentsSchema = Type.Object({
@@ -86,7 +88,13 @@ export const AccessTokenListSchema = Type.Array(AccessTokenSchema)
 
 /** `GET …/collaborators/{c}/permission`. */
 export const CollaboratorPermissionSchema = Type.Object({
-  permission: Type.Union([Type.Literal('none'), Type.Literal('read'), Type.Literal('write'), Type.Literal('admin'), Type.Literal('owner')]),
+  permission: Type.Union([
+    Type.Literal('none'),
+    Type.Literal('read'),
+    Type.Literal('write'),
+    Type.Literal('admin'),
+    Type.Literal('owner'),
+  ]),
 })
 
 /** `GET /version`: e.g. `15.0.3+gitea-1.22.0`. */

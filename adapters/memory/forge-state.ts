@@ -165,7 +165,12 @@ export function fileMap(files: Record<string, string>): Map<string, ForgeFile> {
 }
 
 /** A PR's full state from a seed, filling what the seed leaves out from `previous` or defaults. */
-export function pullState(repo: { owner: string; name: string }, pull: SeedPull, defaultBranch: string, previous?: PullState): PullState {
+export function pullState(
+  repo: { owner: string; name: string },
+  pull: SeedPull,
+  defaultBranch: string,
+  previous?: PullState,
+): PullState {
   return {
     number: pull.number,
     title: pull.title ?? previous?.title ?? `PR #${pull.number}`,
@@ -200,7 +205,12 @@ export function buildState(seed: ForgeSeed): ForgeState {
     const user = state.users.get(token.login.toLowerCase())
     if (user === undefined) throw new Error(`seed token ${token.name} names unknown user ${token.login}`)
     state.counters.token += 1
-    user.tokens.push({ id: state.counters.token, name: token.name, token: token.token, scopes: token.scopes ?? ['write:repository'] })
+    user.tokens.push({
+      id: state.counters.token,
+      name: token.name,
+      token: token.token,
+      scopes: token.scopes ?? ['write:repository'],
+    })
   }
   for (const seedRepo of seed.repos ?? []) {
     const defaultBranch = seedRepo.defaultBranch ?? 'main'
@@ -212,7 +222,9 @@ export function buildState(seed: ForgeSeed): ForgeState {
       branches: new Map(),
       snapshots: new Map(),
       pulls: new Map((seedRepo.pulls ?? []).map((p) => [p.number, pullState(seedRepo, p, defaultBranch)])),
-      collaborators: new Map(Object.entries(seedRepo.collaborators ?? {}).map(([login, p]) => [login.toLowerCase(), p])),
+      collaborators: new Map(
+        Object.entries(seedRepo.collaborators ?? {}).map(([login, p]) => [login.toLowerCase(), p]),
+      ),
       reviews: [],
       pushed: [],
     }

@@ -5,31 +5,41 @@
  * the controller's site-admin account; `forAccount(token)` writes as the
  * token's owner.
  */
+
+import { type AppError, appError } from '../../core/errors.ts'
 import { repoName } from '../../core/repo.ts'
-import { appError, type AppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import type { Forge, ForgeFile, ForgePullRequest, ForgeUser, ForgeWriter, RepoPermission } from '../../ports/forge.ts'
 import {
+  type AccountFlags,
   addSnapshot,
   blobSha,
   buildState,
   defaultAccountFlags,
-  permissionOf,
-  pullState,
-  serviceAccountFlags,
-  sha1,
-  repoKey,
-  type AccountFlags,
   type ForgeSeed,
   type PullState,
+  permissionOf,
+  pullState,
   type RepoState,
+  repoKey,
   type SeedPull,
   type StoredCommit,
   type StoredReview,
+  serviceAccountFlags,
+  sha1,
   type UserState,
 } from './forge-state.ts'
 
-export type { AccountFlags, ForgeSeed, SeedPull, SeedRepo, SeedToken, SeedUser, StoredCommit, StoredReview } from './forge-state.ts'
+export type {
+  AccountFlags,
+  ForgeSeed,
+  SeedPull,
+  SeedRepo,
+  SeedToken,
+  SeedUser,
+  StoredCommit,
+  StoredReview,
+} from './forge-state.ts'
 
 /** The port plus what a test needs to look behind it or change the forge underneath. */
 export type MemoryForge = Forge & {
@@ -47,14 +57,26 @@ export type MemoryForge = Forge & {
   simulateFailure(error: AppError | null): void
 }
 
-const SCOPE_NAMES = ['activitypub', 'admin', 'misc', 'notification', 'organization', 'package', 'issue', 'repository', 'user']
+const SCOPE_NAMES = [
+  'activitypub',
+  'admin',
+  'misc',
+  'notification',
+  'organization',
+  'package',
+  'issue',
+  'repository',
+  'user',
+]
 const KNOWN_SCOPES = new Set(['all', 'public-only', ...SCOPE_NAMES.flatMap((n) => [`read:${n}`, `write:${n}`])])
 const RANK: Record<RepoPermission, number> = { none: 0, read: 1, write: 2, admin: 3, owner: 4 }
 
 export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
   const state = buildState(seed)
   /** By lowercase login, beside the state the fake Forgejo shares, which keeps its own. */
-  const flags = new Map((seed.users ?? []).map((u) => [u.login.toLowerCase(), { ...defaultAccountFlags(), ...u.flags }]))
+  const flags = new Map(
+    (seed.users ?? []).map((u) => [u.login.toLowerCase(), { ...defaultAccountFlags(), ...u.flags }]),
+  )
   let failure: AppError | null = null
 
   async function call(): Promise<void> {
@@ -91,7 +113,16 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
 
   function toPull(repo: RepoState, pull: PullState): ForgePullRequest {
     const { number, title, state: pullState, merged, headSha, headRef, baseRef } = pull
-    return { number, title, state: pullState, merged, headSha, headRef, baseRef, htmlUrl: `${htmlUrl(repo)}/pulls/${number}` }
+    return {
+      number,
+      title,
+      state: pullState,
+      merged,
+      headSha,
+      headRef,
+      baseRef,
+      htmlUrl: `${htmlUrl(repo)}/pulls/${number}`,
+    }
   }
 
   function toUser(user: UserState): ForgeUser {
@@ -255,13 +286,20 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
 
     async createUser(user) {
       await call()
-      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/.test(user.login)) throw appError('invalid', `invalid user name ${user.login}`)
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/.test(user.login))
+        throw appError('invalid', `invalid user name ${user.login}`)
       if (!/^[^@\s]+@[^@\s]+$/.test(user.email)) throw appError('invalid', `invalid email ${user.email}`)
       const taken = [...state.users.values()].some(
         (u) => u.login.toLowerCase() === user.login.toLowerCase() || u.email.toLowerCase() === user.email.toLowerCase(),
       )
       if (taken) throw appError('conflict', `user ${user.login} or email ${user.email} already exists`)
-      const created: UserState = { login: user.login, fullName: user.fullName, email: user.email, admin: false, tokens: [] }
+      const created: UserState = {
+        login: user.login,
+        fullName: user.fullName,
+        email: user.email,
+        admin: false,
+        tokens: [],
+      }
       state.users.set(user.login.toLowerCase(), created)
       flags.set(user.login.toLowerCase(), serviceAccountFlags())
       return toUser(created)
@@ -277,11 +315,18 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
     async mintToken(login, token) {
       await call()
       const user = requireUser(login)
-      if (user.tokens.some((t) => t.name === token.name)) throw appError('conflict', `access token name ${token.name} has been used already`)
+      if (user.tokens.some((t) => t.name === token.name))
+        throw appError('conflict', `access token name ${token.name} has been used already`)
       const unknown = token.scopes.filter((s) => !KNOWN_SCOPES.has(s))
-      if (token.scopes.length === 0 || unknown.length > 0) throw appError('invalid', `invalid token scopes: ${unknown.join(', ') || 'none'}`)
+      if (token.scopes.length === 0 || unknown.length > 0)
+        throw appError('invalid', `invalid token scopes: ${unknown.join(', ') || 'none'}`)
       state.counters.token += 1
-      const minted = { id: state.counters.token, name: token.name, token: sha1(`token ${state.counters.token}`), scopes: [...token.scopes] }
+      const minted = {
+        id: state.counters.token,
+        name: token.name,
+        token: sha1(`token ${state.counters.token}`),
+        scopes: [...token.scopes],
+      }
       user.tokens.push(minted)
       return { id: minted.id, name: minted.name, lastEight: minted.token.slice(-8), token: minted.token }
     },

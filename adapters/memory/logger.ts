@@ -1,5 +1,5 @@
 /** A logger that keeps its entries for assertions instead of printing them. */
-import type { LogFields, LogLevel, Logger } from '../../ports/logger.ts'
+import type { LogFields, Logger, LogLevel } from '../../ports/logger.ts'
 
 export type LogEntry = { level: LogLevel; msg: string; fields: LogFields }
 

@@ -3,8 +3,9 @@
  * real runtime's contract: the deadline counts from the call, an abort ends
  * the session, and nothing rejects.
  */
-import type { Usage } from '../../core/types.ts'
+
 import { err, ok } from '../../core/result.ts'
+import type { Usage } from '../../core/types.ts'
 import type { ClassifyInput, ClassifyResult, ModelFailure, ModelRuntime } from '../../ports/model-runtime.ts'
 
 /** Decides one call's outcome; a promise that never settles stands for a hung session. */
@@ -58,7 +59,10 @@ export function createScriptedModelRuntime(script: ModelScript): ScriptedModelRu
     const stops: Array<() => void> = []
     try {
       const deadline = new Promise<ClassifyResult>((resolve) => {
-        const timer = setTimeout(() => resolve(failed('timeout', `no answer within ${input.deadlineMs} ms`)), input.deadlineMs)
+        const timer = setTimeout(
+          () => resolve(failed('timeout', `no answer within ${input.deadlineMs} ms`)),
+          input.deadlineMs,
+        )
         stops.push(() => clearTimeout(timer))
       })
       const aborted = new Promise<ClassifyResult>((resolve) => {

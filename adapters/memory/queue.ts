@@ -4,7 +4,7 @@
  * responders" at once, a missing or late reply is a `timeout`, and both
  * directions travel as JSON text.
  */
-import { appError, type AppError } from '../../core/errors.ts'
+import { type AppError, appError } from '../../core/errors.ts'
 import type { RunReply } from '../../core/wire.ts'
 import type { RunHandler, RunQueue, RunResponder, RunSubscription } from '../../ports/queue.ts'
 

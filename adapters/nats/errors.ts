@@ -3,20 +3,27 @@
  * and the queue adapter. Codes measured on 2.9.10 with the v3 clients
  * (FINDINGS A2–A4).
  */
-import { errors } from '@nats-io/transport-node'
+
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream'
-import { appError, isAppError, type AppError } from '../../core/errors.ts'
+import { errors } from '@nats-io/transport-node'
+import { type AppError, appError, isAppError } from '../../core/errors.ts'
 
 /** The server's `err_code` for a write whose bucket would exceed its max value size (`maxValueSize`). */
 const messageSizeExceedsMaximum = 10054
 
 /** A CAS failure: a stale `update`, or a `create` over a live key. */
 function isWrongLastSequence(error: JetStreamApiError): boolean {
-  return error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown
+  return (
+    error.code === JetStreamApiCodes.StreamWrongLastSequence ||
+    error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown
+  )
 }
 
 function isTimeout(error: unknown): boolean {
-  return error instanceof errors.TimeoutError || (error instanceof errors.RequestError && error.cause instanceof errors.TimeoutError)
+  return (
+    error instanceof errors.TimeoutError ||
+    (error instanceof errors.RequestError && error.cause instanceof errors.TimeoutError)
+  )
 }
 
 /**
@@ -28,7 +35,8 @@ export function natsErrorToAppError(error: unknown, action: string): AppError {
   if (isAppError(error)) return error
   if (error instanceof JetStreamApiError) {
     if (isWrongLastSequence(error)) return appError('conflict', `${action}: another write came first`, error)
-    if (error.code === messageSizeExceedsMaximum) return appError('invalid', `${action}: value larger than the bucket allows`, error)
+    if (error.code === messageSizeExceedsMaximum)
+      return appError('invalid', `${action}: value larger than the bucket allows`, error)
     return appError('unavailable', `${action}: JetStream refused (${error.code}: ${error.message})`, error)
   }
   if (isTimeout(error)) return appError('timeout', `${action}: NATS did not answer in time`, error)
@@ -36,7 +44,8 @@ export function natsErrorToAppError(error: unknown, action: string): AppError {
     return appError('unavailable', `${action}: JetStream is not answering (no responders)`, error)
   }
   if (error instanceof errors.InvalidArgumentError) {
-    if (error.message.includes('max_payload')) return appError('invalid', `${action}: larger than the server's max_payload`, error)
+    if (error.message.includes('max_payload'))
+      return appError('invalid', `${action}: larger than the server's max_payload`, error)
     return appError('invalid', `${action}: ${error.message}`, error)
   }
   if (error instanceof errors.ClosedConnectionError || error instanceof errors.DrainingConnectionError) {

@@ -10,7 +10,7 @@
  * one is `invalid`, refused by the client before anything is sent.
  */
 import { jetstream } from '@nats-io/jetstream'
-import { Kvm, type KV } from '@nats-io/kv'
+import { type KV, Kvm } from '@nats-io/kv'
 import { appError } from '../../core/errors.ts'
 import type { KeyValue, KvBuckets } from '../../ports/kv.ts'
 import type { NatsClient } from './connection.ts'
@@ -60,7 +60,8 @@ export function createNatsKvBuckets(client: NatsClient, config: NatsKvConfig = {
       async update(key, value, revision) {
         const action = `kv update of ${bucket}/${key}`
         // The client throws a plain Error for revision 0; no key is ever at revision 0, so it can only conflict.
-        if (!(Number.isSafeInteger(revision) && revision > 0)) throw appError('conflict', `${action}: no key is at revision ${revision}`)
+        if (!(Number.isSafeInteger(revision) && revision > 0))
+          throw appError('conflict', `${action}: no key is at revision ${revision}`)
         return guarded(action, () => kv.update(key, value, revision))
       },
       put(key, value) {

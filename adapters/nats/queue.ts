@@ -34,7 +34,10 @@ import { natsErrorToAppError, notConnected } from './errors.ts'
 /** The run subject under the swarm's prefix (`SWARM`, default `swarm`). */
 export function runSubject(swarm: string): string {
   if (!/^[^\s*>.][^\s*>]*$/.test(swarm) || swarm.endsWith('.')) {
-    throw appError('invalid', `SWARM must be a NATS subject prefix without spaces or wildcards, got ${JSON.stringify(swarm)}`)
+    throw appError(
+      'invalid',
+      `SWARM must be a NATS subject prefix without spaces or wildcards, got ${JSON.stringify(swarm)}`,
+    )
   }
   return `${swarm}.review-classifier.try-out`
 }
@@ -61,7 +64,8 @@ export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfi
       if (!client.isConnected()) throw notConnected(action)
       const body = encoder.encode(JSON.stringify(request))
       const max = serverMaxPayload(client)
-      if (max !== null && body.byteLength > max) throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max))
+      if (max !== null && body.byteLength > max)
+        throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max))
       try {
         const reply = await client.connection.request(config.subject, body, { timeout: timeoutMs })
         return reply.string()
@@ -70,8 +74,10 @@ export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfi
           throw appError('unavailable', 'classifier not running', error)
         }
         const mapped = natsErrorToAppError(error, action)
-        if (mapped.code === 'timeout') throw appError('timeout', `no reply to the run request within ${timeoutMs} ms`, error)
-        if (mapped.code === 'invalid' && max !== null) throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max), error)
+        if (mapped.code === 'timeout')
+          throw appError('timeout', `no reply to the run request within ${timeoutMs} ms`, error)
+        if (mapped.code === 'invalid' && max !== null)
+          throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max), error)
         throw mapped
       }
     },
@@ -112,7 +118,13 @@ export function createNatsRunResponder(
     const max = serverMaxPayload(client)
     if (max === null || body.byteLength <= max) return body
     logger.error('run reply too large', { id: reply.id, bytes: body.byteLength, max_payload: max })
-    const standIn: RunReply = { id: reply.id, ok: false, error: payloadTooLarge('the run reply', body.byteLength, max), rows: [], overall: 'no-verdict' }
+    const standIn: RunReply = {
+      id: reply.id,
+      ok: false,
+      error: payloadTooLarge('the run reply', body.byteLength, max),
+      rows: [],
+      overall: 'no-verdict',
+    }
     return encoder.encode(JSON.stringify(standIn))
   }
 
@@ -130,9 +142,13 @@ export function createNatsRunResponder(
       return
     }
     try {
-      if (!msg.respond(replyBody(reply))) logger.warn('run reply not sent', { id: reply.id, reason: 'request had no reply subject' })
+      if (!msg.respond(replyBody(reply)))
+        logger.warn('run reply not sent', { id: reply.id, reason: 'request had no reply subject' })
     } catch (error) {
-      logger.error('run reply not sent', { id: reply.id, error: error instanceof Error ? error.message : String(error) })
+      logger.error('run reply not sent', {
+        id: reply.id,
+        error: error instanceof Error ? error.message : String(error),
+      })
     }
   }
 
@@ -172,7 +188,9 @@ export function createNatsRunResponder(
             // Unsubscribes at the server and lets messages already delivered reach the callback.
             await subscription.drain()
           } catch (error) {
-            logger.warn('run subscription drain failed', { error: error instanceof Error ? error.message : String(error) })
+            logger.warn('run subscription drain failed', {
+              error: error instanceof Error ? error.message : String(error),
+            })
           }
           while (inFlight.size > 0) await Promise.allSettled([...inFlight])
           // The replies were only queued by respond(); flush so they have left before we report drained.

@@ -67,7 +67,10 @@ export function runDirs(root: string): RunDirs {
  */
 export const PLUGIN_SEED_FILES: ReadonlyArray<{ path: string; text: string }> = [
   { path: 'package.json', text: JSON.stringify({ dependencies: { '@opencode-ai/plugin': '*' } }) },
-  { path: 'package-lock.json', text: JSON.stringify({ packages: { '': { dependencies: { '@opencode-ai/plugin': '*' } } } }) },
+  {
+    path: 'package-lock.json',
+    text: JSON.stringify({ packages: { '': { dependencies: { '@opencode-ai/plugin': '*' } } } }),
+  },
 ]
 
 /**

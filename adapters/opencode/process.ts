@@ -15,8 +15,8 @@ import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { err, ok, type Result } from '../../core/result.ts'
 import type { Logger } from '../../ports/logger.ts'
-import { createAcpConnection, METHOD_NOT_FOUND, type AcpConnection } from './acp-client.ts'
-import { opencodeEnv, PLUGIN_SEED_FILES, runDirs, type PassEnv, type RunDirs } from './config.ts'
+import { type AcpConnection, createAcpConnection, METHOD_NOT_FOUND } from './acp-client.ts'
+import { opencodeEnv, type PassEnv, PLUGIN_SEED_FILES, type RunDirs, runDirs } from './config.ts'
 
 /** How long a process may take to exit after its stdin closes (it takes ~100 ms) before it is killed. */
 const EXIT_GRACE_MS = 500
@@ -66,7 +66,14 @@ export async function startOpencodeProcess(
   try {
     await mkdir(config.runsDir, { recursive: true })
     dirs = runDirs(await mkdtemp(join(config.runsDir, 'opencode-')))
-    for (const dir of [dirs.home, join(dirs.opencodeConfig, 'node_modules'), dirs.data, dirs.state, dirs.cache, dirs.tmp]) {
+    for (const dir of [
+      dirs.home,
+      join(dirs.opencodeConfig, 'node_modules'),
+      dirs.data,
+      dirs.state,
+      dirs.cache,
+      dirs.tmp,
+    ]) {
       await mkdir(dir, { recursive: true })
     }
     for (const file of PLUGIN_SEED_FILES) await writeFile(join(dirs.opencodeConfig, file.path), file.text)
@@ -114,13 +121,16 @@ function spawnIn(dirs: RunDirs, config: OpencodeProcessConfig, logger: Logger): 
         listeners.get(params.sessionId)?.(params.update)
       },
       onRequest(method, params) {
-        if (method !== 'session/request_permission') return err({ code: METHOD_NOT_FOUND, message: `${method} is not offered` })
+        if (method !== 'session/request_permission')
+          return err({ code: METHOD_NOT_FOUND, message: `${method} is not offered` })
         // Deny-all means none should come; any that does is refused.
         logger.warn('opencode asked for a permission, refused', { pid: child.pid })
         const reject = Value.Check(PermissionRequest, params)
           ? params.options.find((option) => option.kind.startsWith('reject'))
           : undefined
-        return ok({ outcome: reject === undefined ? { outcome: 'cancelled' } : { outcome: 'selected', optionId: reject.optionId } })
+        return ok({
+          outcome: reject === undefined ? { outcome: 'cancelled' } : { outcome: 'selected', optionId: reject.optionId },
+        })
       },
     },
   )
@@ -181,7 +191,10 @@ function spawnIn(dirs: RunDirs, config: OpencodeProcessConfig, logger: Logger): 
         }
         killGroup()
         await rm(dirs.root, { recursive: true, force: true }).catch((error: unknown) => {
-          logger.warn('opencode directory not removed', { dir: dirs.root, error: error instanceof Error ? error.message : String(error) })
+          logger.warn('opencode directory not removed', {
+            dir: dirs.root,
+            error: error instanceof Error ? error.message : String(error),
+          })
         })
       })()
       return stopping

@@ -20,10 +20,10 @@ import { err, ok, type Result } from '../../core/result.ts'
 import type { AcpProvider } from '../../core/types.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { ClassifyInput, ClassifyResult, ModelFailure, ModelRuntime } from '../../ports/model-runtime.ts'
-import { opencodeConfig, pickPassEnv, type PassEnv } from './config.ts'
-import { startOpencodeProcess, type OpencodeProcess } from './process.ts'
-import { askOnce, initializeAgent } from './session.ts'
 import { oneLineDetail, redactSecrets } from '../shared/redact.ts'
+import { opencodeConfig, type PassEnv, pickPassEnv } from './config.ts'
+import { type OpencodeProcess, startOpencodeProcess } from './process.ts'
+import { askOnce, initializeAgent } from './session.ts'
 
 export type OpencodeRuntimeConfig = {
   /** The `opencode` binary (`OPENCODE_BIN`). */
@@ -74,7 +74,12 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
           cwd,
           runsDir,
           passEnv,
-          config: opencodeConfig({ baseUrl: acp.base_url, model: input.model, system: input.system, effort: input.effort }),
+          config: opencodeConfig({
+            baseUrl: acp.base_url,
+            model: input.model,
+            system: input.system,
+            effort: input.effort,
+          }),
           apiKey: input.apiKey,
         },
         logger,
@@ -94,7 +99,13 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
   function processFor(input: ClassifyInput, acp: AcpProvider): RunProcess {
     const current = runs.get(input.runId)
     if (current !== undefined && !current.dead) return current
-    const run: RunProcess = { started: start(input, acp), dead: false, inFlight: 0, idle: undefined, retired: current?.retired ?? [] }
+    const run: RunProcess = {
+      started: start(input, acp),
+      dead: false,
+      inFlight: 0,
+      idle: undefined,
+      retired: current?.retired ?? [],
+    }
     if (current !== undefined) clearTimeout(current.idle)
     runs.set(input.runId, run)
     void run.started.then((launched) => {
@@ -126,7 +137,8 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
 
   async function classify(input: ClassifyInput): Promise<ClassifyResult> {
     const secrets = [input.apiKey]
-    const fail = (kind: ModelFailure['kind'], detail: string): ClassifyResult => err({ kind, detail: shortDetail(detail, secrets) })
+    const fail = (kind: ModelFailure['kind'], detail: string): ClassifyResult =>
+      err({ kind, detail: shortDetail(detail, secrets) })
     const stopFailure = (stop: Stop): ClassifyResult =>
       stop.kind === 'deadline'
         ? fail('timeout', `no answer within ${input.deadlineMs} ms`)
@@ -134,7 +146,8 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
     const acp = input.acp
     if (acp === null) return fail('runtime', 'the ACP runtime needs a provider (acp) in the request')
     // ACP reads a prompt starting with "/" as a slash command and asks no model.
-    if (input.context.startsWith('/')) return fail('runtime', 'the shared context starts with "/", which opencode reads as a command')
+    if (input.context.startsWith('/'))
+      return fail('runtime', 'the shared context starts with "/", which opencode reads as a command')
     if (input.signal?.aborted === true) return stopFailure({ kind: 'aborted' })
 
     const started = performance.now()
@@ -163,7 +176,13 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
       if (!launched.ok) return fail('runtime', launched.error)
       const proc = launched.value
       secrets.push(proc.serverPassword)
-      logger.debug('opencode session starting', { run: input.runId, pid: proc.pid, dir: proc.dirs.root, repo: input.labels.repo, pr: input.labels.pr })
+      logger.debug('opencode session starting', {
+        run: input.runId,
+        pid: proc.pid,
+        dir: proc.dirs.root,
+        repo: input.labels.repo,
+        pr: input.labels.pr,
+      })
 
       let sessionId: string | null = null
       const answer = askOnce(proc, {

@@ -6,8 +6,8 @@
  */
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import type { Effort, Usage } from '../../core/types.ts'
 import { err, ok, type Result } from '../../core/result.ts'
+import type { Effort, Usage } from '../../core/types.ts'
 import type { ModelAnswer } from '../../ports/model-runtime.ts'
 import type { AcpConnection } from './acp-client.ts'
 import { AGENT_NAME, qualifiedModel } from './config.ts'
@@ -34,7 +34,9 @@ export type SessionInput = {
 
 const NewSessionResult = Type.Object({
   sessionId: Type.String(),
-  configOptions: Type.Optional(Type.Array(Type.Object({ id: Type.String(), currentValue: Type.Optional(Type.Unknown()) }))),
+  configOptions: Type.Optional(
+    Type.Array(Type.Object({ id: Type.String(), currentValue: Type.Optional(Type.Unknown()) })),
+  ),
 })
 
 const Count = Type.Optional(Type.Number({ minimum: 0 }))
@@ -123,7 +125,10 @@ export async function askOnce(host: SessionHost, input: SessionInput): Promise<R
  * would send its own prompt (and tools), another model goes to another
  * provider, and without our effort variant the effort is not applied.
  */
-function configMismatch(options: ReadonlyArray<{ id: string; currentValue?: unknown }>, input: SessionInput): string | null {
+function configMismatch(
+  options: ReadonlyArray<{ id: string; currentValue?: unknown }>,
+  input: SessionInput,
+): string | null {
   const current = (id: string) => options.find((option) => option.id === id)?.currentValue
   const expected: Array<[string, string]> = [
     ['mode', AGENT_NAME],
@@ -132,7 +137,8 @@ function configMismatch(options: ReadonlyArray<{ id: string; currentValue?: unkn
   if (input.effort !== null) expected.push(['effort', input.effort])
   for (const [id, value] of expected) {
     const actual = current(id)
-    if (actual !== value) return `opencode would run with ${id} ${JSON.stringify(actual ?? null)}, not ${JSON.stringify(value)}`
+    if (actual !== value)
+      return `opencode would run with ${id} ${JSON.stringify(actual ?? null)}, not ${JSON.stringify(value)}`
   }
   return null
 }

@@ -3,7 +3,7 @@
  * exports to. Export failures are logged and never reach the caller: a
  * collector that is down costs a log line, not a classification.
  */
-import { ValueType, type Attributes, type Counter } from '@opentelemetry/api'
+import { type Attributes, type Counter, ValueType } from '@opentelemetry/api'
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-grpc'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import {
@@ -69,7 +69,10 @@ export function createOtelMetrics(config: OtelMetricsConfig, deps: OtelMetricsDe
     readers: [reader],
   })
   const meter = provider.getMeter('review-classifier')
-  const cost = meter.createCounter(costMetricName, { unit: 'USD', description: 'Model cost of classifications on the ACP runtime' })
+  const cost = meter.createCounter(costMetricName, {
+    unit: 'USD',
+    description: 'Model cost of classifications on the ACP runtime',
+  })
   const tokens = meter.createCounter(tokenMetricName, {
     unit: 'tokens',
     description: 'Tokens used by classifications on the ACP runtime',

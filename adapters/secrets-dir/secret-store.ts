@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { constants } from 'node:fs'
-import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises'
+import { type FileHandle, mkdir, open, rename, unlink } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { appError } from '../../core/errors.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
@@ -49,7 +49,11 @@ export function createDirSecretStore(config: DirSecretStoreConfig): SecretStore 
         // ENOTDIR: a segment of the path is a field file of a shorter path, so this secret doesn't exist.
         if (code === 'ENOENT' || code === 'ENOTDIR') return null
         if (code === 'EACCES' || code === 'EPERM') {
-          throw appError('forbidden', `secret file ${file} can't be read by this process (${code}); check its owner`, error)
+          throw appError(
+            'forbidden',
+            `secret file ${file} can't be read by this process (${code}); check its owner`,
+            error,
+          )
         }
         throw appError('unavailable', `secret file ${file} can't be opened (${code})`, error)
       }
@@ -65,7 +69,10 @@ export function createDirSecretStore(config: DirSecretStoreConfig): SecretStore 
           )
         }
         if (stat.size > MAX_SECRET_BYTES) {
-          throw appError('unavailable', `secret file ${file} is larger than ${MAX_SECRET_BYTES} bytes; is it the right file?`)
+          throw appError(
+            'unavailable',
+            `secret file ${file} is larger than ${MAX_SECRET_BYTES} bytes; is it the right file?`,
+          )
         }
         const value = stripOneNewline(await handle.readFile('utf8'))
         return value === '' ? null : value
@@ -77,9 +84,13 @@ export function createDirSecretStore(config: DirSecretStoreConfig): SecretStore 
     async write(path, field, value) {
       const { dir, file } = locate(path, field)
       // Only values that read back exactly as written are accepted.
-      if (value === '') throw appError('invalid', `refusing to write an empty value to ${path}: it would read back as no secret`)
+      if (value === '')
+        throw appError('invalid', `refusing to write an empty value to ${path}: it would read back as no secret`)
       if (value.endsWith('\n')) {
-        throw appError('invalid', `refusing to write a value ending in a newline to ${path}: the newline would not read back`)
+        throw appError(
+          'invalid',
+          `refusing to write a value ending in a newline to ${path}: the newline would not read back`,
+        )
       }
       // Write a private temporary file beside the target and rename it over:
       // a reader sees the old value or the new one, never a partial file.
@@ -112,16 +123,25 @@ function stripOneNewline(text: string): string {
 function writeFailure(error: unknown, file: string): Error {
   const code = errorCode(error)
   if (code === 'EACCES' || code === 'EPERM') {
-    return appError('forbidden', `secret file ${file} can't be written by this process (${code}); check the directory's owner`, error)
+    return appError(
+      'forbidden',
+      `secret file ${file} can't be written by this process (${code}); check the directory's owner`,
+      error,
+    )
   }
   // The directory layout can't hold both a field file and a longer path through it (bao can).
   if (code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR') {
-    return appError('conflict', `secret file ${file} can't be written: a file or directory of another secret is in the way (${code})`, error)
+    return appError(
+      'conflict',
+      `secret file ${file} can't be written: a file or directory of another secret is in the way (${code})`,
+      error,
+    )
   }
   return appError('unavailable', `secret file ${file} can't be written (${code})`, error)
 }
 
 function errorCode(error: unknown): string {
-  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error.code
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string')
+    return error.code
   return 'unknown error'
 }

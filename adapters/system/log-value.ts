@@ -21,7 +21,10 @@ const maxStringLength = 16_384
 export function createLogValueConverter(options: LogValueOptions): (value: unknown) => unknown {
   function redact(text: string): string {
     // Longest first, so a secret that contains another is replaced whole.
-    const secrets = options.secrets().filter((s) => s !== '').toSorted((a, b) => b.length - a.length)
+    const secrets = options
+      .secrets()
+      .filter((s) => s !== '')
+      .toSorted((a, b) => b.length - a.length)
     let result = text
     for (const secret of secrets) result = result.split(secret).join(redactedText)
     return result
@@ -68,11 +71,17 @@ export function createLogValueConverter(options: LogValueOptions): (value: unkno
     const toJSON = readSafely(() => Reflect.get(value, 'toJSON'))
     if (typeof toJSON === 'function') {
       // URL and friends know their own text form.
-      return convert(readSafely(() => Reflect.apply(toJSON, value, [])), inner)
+      return convert(
+        readSafely(() => Reflect.apply(toJSON, value, [])),
+        inner,
+      )
     }
     const out: Record<string, unknown> = {}
     for (const key of Object.keys(value)) {
-      out[text(key)] = convert(readSafely(() => Reflect.get(value, key)), inner)
+      out[text(key)] = convert(
+        readSafely(() => Reflect.get(value, key)),
+        inner,
+      )
     }
     return out
   }
@@ -81,12 +90,22 @@ export function createLogValueConverter(options: LogValueOptions): (value: unkno
     // Name, message and code are what an operator acts on; stacks and the
     // error's other properties (request headers on some clients) stay out.
     const out: Record<string, unknown> = {
-      name: convert(readSafely(() => error.name), inner),
-      message: convert(readSafely(() => error.message), inner),
+      name: convert(
+        readSafely(() => error.name),
+        inner,
+      ),
+      message: convert(
+        readSafely(() => error.message),
+        inner,
+      ),
     }
     const code = readSafely(() => ('code' in error ? error.code : undefined))
     if (typeof code === 'string' || typeof code === 'number') out.code = convert(code, inner)
-    if (options.errorStacks) out.stack = convert(readSafely(() => error.stack), inner)
+    if (options.errorStacks)
+      out.stack = convert(
+        readSafely(() => error.stack),
+        inner,
+      )
     const cause = readSafely(() => error.cause)
     if (cause !== undefined) out.cause = convert(cause, inner)
     return out

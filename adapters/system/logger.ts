@@ -3,7 +3,7 @@
  * the fields), for the journal that ships to VictoriaLogs.
  */
 import { appError } from '../../core/errors.ts'
-import type { LogFields, LogLevel, Logger } from '../../ports/logger.ts'
+import type { LogFields, Logger, LogLevel } from '../../ports/logger.ts'
 import { createLogValueConverter } from './log-value.ts'
 
 export type JsonLoggerConfig = {

@@ -78,19 +78,31 @@ type Piece = { text: string; breakpoint: boolean; inMessages: boolean }
 function pieces(body: unknown): Piece[] {
   if (!isRecord(body)) return []
   const out: Piece[] = []
-  for (const tool of asArray(body.tools)) out.push({ text: JSON.stringify(tool), breakpoint: hasMarker(tool), inMessages: false })
+  for (const tool of asArray(body.tools))
+    out.push({ text: JSON.stringify(tool), breakpoint: hasMarker(tool), inMessages: false })
   if (typeof body.system === 'string') out.push({ text: body.system, breakpoint: false, inMessages: false })
-  else for (const block of asArray(body.system)) out.push({ text: withoutMarker(block), breakpoint: hasMarker(block), inMessages: false })
+  else
+    for (const block of asArray(body.system))
+      out.push({ text: withoutMarker(block), breakpoint: hasMarker(block), inMessages: false })
   for (const message of asArray(body.messages)) {
     if (!isRecord(message)) continue
     const role = String(message.role)
-    if (typeof message.content === 'string') out.push({ text: role + message.content, breakpoint: false, inMessages: true })
-    else for (const block of asArray(message.content)) out.push({ text: role + withoutMarker(block), breakpoint: hasMarker(block), inMessages: true })
+    if (typeof message.content === 'string')
+      out.push({ text: role + message.content, breakpoint: false, inMessages: true })
+    else
+      for (const block of asArray(message.content))
+        out.push({ text: role + withoutMarker(block), breakpoint: hasMarker(block), inMessages: true })
   }
   return out
 }
 
-type Plan = { usage: Omit<CachingUsage, 'output_tokens'>; fresh: string[]; sharedTokens: number; sharedRead: number; sharedWritten: number }
+type Plan = {
+  usage: Omit<CachingUsage, 'output_tokens'>
+  fresh: string[]
+  sharedTokens: number
+  sharedRead: number
+  sharedWritten: number
+}
 
 export function startCachingFakeAnthropic(options: CachingFakeOptions): CachingFakeAnthropic {
   const cache = new Set<string>()
@@ -137,7 +149,11 @@ export function startCachingFakeAnthropic(options: CachingFakeOptions): CachingF
   function prefillMs(usage: Plan['usage']): number {
     const { latency } = options
     const uncached = usage.input_tokens + usage.cache_creation_input_tokens
-    return latency.baseMs + (uncached / 1000) * latency.uncachedMsPer1kTokens + (usage.cache_read_input_tokens / 1000) * latency.cachedMsPer1kTokens
+    return (
+      latency.baseMs +
+      (uncached / 1000) * latency.uncachedMsPer1kTokens +
+      (usage.cache_read_input_tokens / 1000) * latency.cachedMsPer1kTokens
+    )
   }
 
   function respond(body: unknown): Response {
@@ -161,20 +177,52 @@ export function startCachingFakeAnthropic(options: CachingFakeOptions): CachingF
         controller.enqueue(
           event('message_start', {
             type: 'message_start',
-            message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...planned.usage, output_tokens: 1 } },
+            message: {
+              id,
+              type: 'message',
+              role: 'assistant',
+              model,
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { ...planned.usage, output_tokens: 1 },
+            },
           }),
         )
-        controller.enqueue(event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }))
+        controller.enqueue(
+          event('content_block_start', {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'text', text: '' },
+          }),
+        )
         await Bun.sleep(outputTokens * options.latency.outputMsPerToken)
-        controller.enqueue(event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: options.text } }))
+        controller.enqueue(
+          event('content_block_delta', {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'text_delta', text: options.text },
+          }),
+        )
         controller.enqueue(event('content_block_stop', { type: 'content_block_stop', index: 0 }))
         controller.enqueue(
-          event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: outputTokens } }),
+          event('message_delta', {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { output_tokens: outputTokens },
+          }),
         )
         controller.enqueue(event('message_stop', { type: 'message_stop' }))
         if (options.commit === 'response-end') commit()
         if (callGeneration === generation) {
-          calls.push({ usage, sharedTokens: planned.sharedTokens, sharedRead: planned.sharedRead, sharedWritten: planned.sharedWritten, startedMs, endedMs: performance.now() - origin })
+          calls.push({
+            usage,
+            sharedTokens: planned.sharedTokens,
+            sharedRead: planned.sharedRead,
+            sharedWritten: planned.sharedWritten,
+            startedMs,
+            endedMs: performance.now() - origin,
+          })
         }
         controller.close()
       },
@@ -189,17 +237,29 @@ export function startCachingFakeAnthropic(options: CachingFakeOptions): CachingF
     async fetch(request) {
       const url = new URL(request.url)
       if (request.method !== 'POST' || url.pathname !== '/v1/messages') {
-        return Response.json({ type: 'error', error: { type: 'not_found_error', message: `bench fake: no route ${request.method} ${url.pathname}` } }, { status: 404 })
+        return Response.json(
+          {
+            type: 'error',
+            error: { type: 'not_found_error', message: `bench fake: no route ${request.method} ${url.pathname}` },
+          },
+          { status: 404 },
+        )
       }
       let body: unknown
       try {
         body = JSON.parse(await request.text())
       } catch {
-        return Response.json({ type: 'error', error: { type: 'invalid_request_error', message: 'body is not JSON' } }, { status: 400 })
+        return Response.json(
+          { type: 'error', error: { type: 'invalid_request_error', message: 'body is not JSON' } },
+          { status: 400 },
+        )
       }
       if (!isRecord(body) || body.stream !== true) {
         // The CLI always streams; a non-streaming call would mean it fell back after a broken stream.
-        return Response.json({ type: 'error', error: { type: 'invalid_request_error', message: 'bench fake: streaming only' } }, { status: 400 })
+        return Response.json(
+          { type: 'error', error: { type: 'invalid_request_error', message: 'bench fake: streaming only' } },
+          { status: 400 },
+        )
       }
       return respond(body)
     },

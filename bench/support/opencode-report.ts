@@ -52,9 +52,11 @@ export function checkIndependence(
   questions: readonly string[],
 ): string[] {
   const problems: string[] = []
-  if (requests.length !== questions.length) problems.push(`${requests.length} requests for ${questions.length} questions`)
+  if (requests.length !== questions.length)
+    problems.push(`${requests.length} requests for ${questions.length} questions`)
   const sessions = new Set(requests.map((request) => request.headers['x-session-id'] ?? ''))
-  if (sessions.size !== requests.length || sessions.has('')) problems.push(`${sessions.size} distinct x-session-id for ${requests.length} requests`)
+  if (sessions.size !== requests.length || sessions.has(''))
+    problems.push(`${sessions.size} distinct x-session-id for ${requests.length} requests`)
   const asked = new Map<string, number>()
   for (const [index, request] of requests.entries()) {
     if (!Value.Check(Body, request.body)) {

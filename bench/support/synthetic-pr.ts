@@ -19,9 +19,36 @@ function seededRandom(seed: number): () => number {
 }
 
 const WORDS = [
-  'order', 'invoice', 'customer', 'timestamp', 'zone', 'amount', 'currency', 'ledger', 'entry', 'account',
-  'payload', 'request', 'response', 'cursor', 'page', 'limit', 'retry', 'deadline', 'session', 'token',
-  'schedule', 'window', 'bucket', 'record', 'status', 'reason', 'batch', 'queue', 'event', 'handler',
+  'order',
+  'invoice',
+  'customer',
+  'timestamp',
+  'zone',
+  'amount',
+  'currency',
+  'ledger',
+  'entry',
+  'account',
+  'payload',
+  'request',
+  'response',
+  'cursor',
+  'page',
+  'limit',
+  'retry',
+  'deadline',
+  'session',
+  'token',
+  'schedule',
+  'window',
+  'bucket',
+  'record',
+  'status',
+  'reason',
+  'batch',
+  'queue',
+  'event',
+  'handler',
 ]
 const DIRS = ['src/billing', 'src/orders', 'src/api', 'src/time', 'src/storage', 'test/billing', 'test/orders']
 
@@ -58,7 +85,12 @@ function codeLine(random: () => number): string {
 }
 
 function fileDiff(random: () => number, path: string, targetBytes: number): string {
-  const lines = [`diff --git a/${path} b/${path}`, `index ${Math.floor(random() * 0xfffffff).toString(16)}..${Math.floor(random() * 0xfffffff).toString(16)} 100644`, `--- a/${path}`, `+++ b/${path}`]
+  const lines = [
+    `diff --git a/${path} b/${path}`,
+    `index ${Math.floor(random() * 0xfffffff).toString(16)}..${Math.floor(random() * 0xfffffff).toString(16)} 100644`,
+    `--- a/${path}`,
+    `+++ b/${path}`,
+  ]
   let size = lines.join('\n').length
   let oldStart = 1 + Math.floor(random() * 40)
   while (size < targetBytes) {
@@ -68,7 +100,13 @@ function fileDiff(random: () => number, path: string, targetBytes: number): stri
     const trailing = Array.from({ length: 3 }, () => ` ${codeLine(random)}`)
     const oldCount = context.length + removed.length + trailing.length
     const newCount = context.length + added.length + trailing.length
-    const hunk = [`@@ -${oldStart},${oldCount} +${oldStart},${newCount} @@ export function ${identifier(random)}()`, ...context, ...removed, ...added, ...trailing]
+    const hunk = [
+      `@@ -${oldStart},${oldCount} +${oldStart},${newCount} @@ export function ${identifier(random)}()`,
+      ...context,
+      ...removed,
+      ...added,
+      ...trailing,
+    ]
     lines.push(...hunk)
     size += hunk.join('\n').length + 1
     oldStart += oldCount + 10 + Math.floor(random() * 30)
@@ -83,11 +121,16 @@ export function aSyntheticPr(diffBytes: number, seed = 20261130): SyntheticPr {
   const random = seededRandom(seed)
   const files = Math.max(1, Math.round(diffBytes / 7_000))
   const perFile = Math.ceil(diffBytes / files)
-  const diff = Array.from({ length: files }, (_, index) => fileDiff(random, `${pick(random, DIRS)}/${identifier(random)}-${index}.ts`, perFile)).join('')
+  const diff = Array.from({ length: files }, (_, index) =>
+    fileDiff(random, `${pick(random, DIRS)}/${identifier(random)}-${index}.ts`, perFile),
+  ).join('')
   return {
     title: 'Store every timestamp with its zone and retry failed ledger writes',
     commits: [
-      { message: 'Store timestamps with their zone\n\nEvery timestamp that reaches the ledger is converted to UTC first.' },
+      {
+        message:
+          'Store timestamps with their zone\n\nEvery timestamp that reaches the ledger is converted to UTC first.',
+      },
       { message: 'Retry failed ledger writes\n\nA write that times out is retried twice with a growing delay.' },
       { message: 'Cover the new paths with tests' },
     ],
@@ -110,5 +153,10 @@ const RULES: ReadonlyArray<[string, string]> = [
 
 /** The first `count` of ten realistic rules (at most ten, the spec's limit per run). */
 export function someRules(count: number): Classification[] {
-  return RULES.slice(0, count).map(([name, description]) => ({ name, description, threshold: 70, polarity: 'positive' }))
+  return RULES.slice(0, count).map(([name, description]) => ({
+    name,
+    description,
+    threshold: 70,
+    polarity: 'positive',
+  }))
 }

@@ -10,8 +10,8 @@ import { checkContextBudget } from '../../core/budget.ts'
 import { costUsd, tokenCounts } from '../../core/cost.ts'
 import { buildPromptFromContext, buildSharedContext } from '../../core/prompt.ts'
 import type { Classification, Overall, Row, Runtime, Usage } from '../../core/types.ts'
-import { decodeRunRequest } from '../../core/wire-decode.ts'
 import type { RunReply, RunRequest } from '../../core/wire.ts'
+import { decodeRunRequest } from '../../core/wire-decode.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { MetricLabels, Metrics, TokenType } from '../../ports/metrics.ts'
@@ -123,10 +123,18 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       result = await deps.limiter.run(run, shutdown.signal)
     } catch {
       // Aborted while waiting for a place: the service is shutting down.
-      return { name: classification.name, answer: null, error: { kind: 'runtime', detail: 'cancelled: the classifier is shutting down' } }
+      return {
+        name: classification.name,
+        answer: null,
+        error: { kind: 'runtime', detail: 'cancelled: the classifier is shutting down' },
+      }
     }
     if (!result.ok) {
-      return { name: classification.name, answer: null, error: { kind: result.error.kind, detail: result.error.detail } }
+      return {
+        name: classification.name,
+        answer: null,
+        error: { kind: result.error.kind, detail: result.error.detail },
+      }
     }
     const usage = result.value.usage ?? undefined
     // Tokens were spent whether or not the answer parses; a session stopped
@@ -134,7 +142,12 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     if (request.runtime === 'acp' && usage !== undefined) recordAcpUsage(request, usage)
     const answer = parseAnswer(result.value.text)
     if (!answer.ok) {
-      return { name: classification.name, answer: null, error: { kind: 'malformed-answer', detail: answer.error }, ...(usage ? { usage } : {}) }
+      return {
+        name: classification.name,
+        answer: null,
+        error: { kind: 'malformed-answer', detail: answer.error },
+        ...(usage ? { usage } : {}),
+      }
     }
     return { name: classification.name, answer: answer.value, error: null, ...(usage ? { usage } : {}) }
   }
@@ -144,7 +157,12 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
    * writes the shared prefix to its cache; the rest then run in parallel and
    * read it from there. `all-parallel` starts every question at once.
    */
-  async function classifyAll(request: RunRequest, runKey: string, context: string, apiKey: string): Promise<ClassificationResult[]> {
+  async function classifyAll(
+    request: RunRequest,
+    runKey: string,
+    context: string,
+    apiKey: string,
+  ): Promise<ClassificationResult[]> {
     if (deps.schedule === 'all-parallel') {
       return Promise.all(request.classifications.map((c) => classifyOne(request, runKey, context, c, apiKey)))
     }
@@ -159,7 +177,8 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     const path = RUNTIME_KEY_PATHS[runtime]
     try {
       const key = await deps.secrets.read(path, RUNTIME_KEY_FIELD)
-      if (key === null || key === '') return { error: `no key for the ${runtime} runtime: secret/${path} has no ${RUNTIME_KEY_FIELD}` }
+      if (key === null || key === '')
+        return { error: `no key for the ${runtime} runtime: secret/${path} has no ${RUNTIME_KEY_FIELD}` }
       return { key }
     } catch (error) {
       const why = error instanceof Error ? error.message : 'unknown error'

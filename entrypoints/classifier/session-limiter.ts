@@ -17,7 +17,8 @@ export type SessionLimiter = {
 }
 
 export function createSessionLimiter(limit: number): SessionLimiter {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`session limit must be a whole number of at least 1, got ${limit}`)
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`session limit must be a whole number of at least 1, got ${limit}`)
   let running = 0
   const queue: Array<() => void> = []
 

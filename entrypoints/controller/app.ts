@@ -5,9 +5,16 @@
  * the entrypoint passes in (the webhook, the try-out routes).
  */
 import { openapi } from '@elysiajs/openapi'
-import { Elysia, type AnyElysia } from 'elysia'
+import { type AnyElysia, Elysia } from 'elysia'
 import type { Logger } from '../../ports/logger.ts'
-import { errorReason, HttpProblem, PROBLEM_CONTENT_TYPE, problemResponse, statusForError, type QueueLink } from './problem.ts'
+import {
+  errorReason,
+  HttpProblem,
+  PROBLEM_CONTENT_TYPE,
+  problemResponse,
+  type QueueLink,
+  statusForError,
+} from './problem.ts'
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts'
 import { runsRoutes } from './routes/runs.ts'
 import { settingsRoutes } from './routes/settings.ts'
@@ -100,7 +107,9 @@ export function createControllerApp(deps: ControllerAppDeps) {
   const { logger } = deps
   let app: AnyElysia = new Elysia({ name: 'review-classifier-controller' })
     // Before the plugin, so this hook sees its document route.
-    .onAfterHandle(({ path, responseValue }) => (path === `${OPENAPI_PATH}/json` ? labelProblemResponses(responseValue) : undefined))
+    .onAfterHandle(({ path, responseValue }) =>
+      path === `${OPENAPI_PATH}/json` ? labelProblemResponses(responseValue) : undefined,
+    )
     .use(
       openapi({
         path: OPENAPI_PATH,
@@ -108,7 +117,8 @@ export function createControllerApp(deps: ControllerAppDeps) {
           info: {
             title: 'review-classifier controller',
             version: deps.version ?? '0.1.0',
-            description: 'Settings, recent runs and health of the review classifier. Every error is application/problem+json.',
+            description:
+              'Settings, recent runs and health of the review classifier. Every error is application/problem+json.',
           },
         },
       }),
@@ -126,7 +136,12 @@ export function createControllerApp(deps: ControllerAppDeps) {
       }
       return problemResponse(status, detail)
     })
-    .use(healthRoutes({ checks: deps.checks, ...(deps.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: deps.checkTimeoutMs }) }))
+    .use(
+      healthRoutes({
+        checks: deps.checks,
+        ...(deps.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: deps.checkTimeoutMs }),
+      }),
+    )
     .use(settingsRoutes({ queue: deps.queue, settings: deps.settings, logger }))
     .use(runsRoutes({ queue: deps.queue, runs: deps.runs, logger }))
   for (const routes of deps.routes ?? []) app = app.use(routes)

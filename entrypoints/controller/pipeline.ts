@@ -4,8 +4,8 @@
  * each decoded request and answers at once; everything after runs in the
  * background.
  */
-import { reviewRequestKey, type ReviewRequest } from '../../core/webhook.ts'
-import { createAdmission, type AdmissionCounts, type AdmissionResult } from './admission.ts'
+import { type ReviewRequest, reviewRequestKey } from '../../core/webhook.ts'
+import { type AdmissionCounts, type AdmissionResult, createAdmission } from './admission.ts'
 import { createReviewRunner, type ReviewRunDeps } from './review-run.ts'
 
 export type ReviewPipelineDeps = ReviewRunDeps

@@ -3,10 +3,11 @@
  * code becomes an HTTP status. Every error the controller answers goes
  * through here, Elysia's own (no route, a body it can't parse) included.
  */
-import { t } from 'elysia'
+
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
-import { isAppError, type ErrorCode } from '../../core/errors.ts'
+import { t } from 'elysia'
+import { type ErrorCode, isAppError } from '../../core/errors.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -119,7 +120,9 @@ export function requireQueue(queue: QueueLink | null): void {
 }
 
 /** The header the gateway sets for an authenticated admin, as the routes that change something document it. */
-export const RemoteUserHeaders = t.Object({ 'remote-user': t.Optional(t.String({ description: 'Set by the gateway; required.' })) })
+export const RemoteUserHeaders = t.Object({
+  'remote-user': t.Optional(t.String({ description: 'Set by the gateway; required.' })),
+})
 
 /** The admin the gateway names, or the 401 for a request without one; `action` says what needed it. */
 export function requireRemoteUser(request: Request, action: string): string {

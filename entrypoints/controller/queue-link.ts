@@ -5,10 +5,11 @@
  * reviews post no verdict) and `/readyz` says so; a background loop keeps
  * trying to connect.
  */
-import { appError } from '../../core/errors.ts'
+
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
 import { createNatsKvBuckets } from '../../adapters/nats/kv.ts'
 import { createNatsRunQueue } from '../../adapters/nats/queue.ts'
+import { appError } from '../../core/errors.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { RunQueue } from '../../ports/queue.ts'
@@ -32,7 +33,12 @@ export function connectLazily(config: { url: string; subject: string; logger: Lo
   const ready = (async () => {
     while (!stopped) {
       try {
-        client = await connectNats({ url: config.url, name: 'swarm-controller', firstConnectTimeoutMs: 5_000, logger: config.logger })
+        client = await connectNats({
+          url: config.url,
+          name: 'swarm-controller',
+          firstConnectTimeoutMs: 5_000,
+          logger: config.logger,
+        })
         buckets = createNatsKvBuckets(client)
         runQueue = createNatsRunQueue(client, { subject: config.subject })
         return

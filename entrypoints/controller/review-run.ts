@@ -8,17 +8,19 @@
  * ends as a `**No verdict:**` COMMENT review (or a run that couldn't post),
  * and every run is recorded. A run with no clean verdict never approves.
  */
-import { repoName } from '../../core/repo.ts'
-import { checkReplyRows, type Aggregate } from '../../core/aggregate.ts'
+
+import { redactSecrets } from '../../adapters/shared/redact.ts'
+import { type Aggregate, checkReplyRows } from '../../core/aggregate.ts'
 import { isAppError } from '../../core/errors.ts'
+import { repoName } from '../../core/repo.ts'
 import { err, ok, type Result } from '../../core/result.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../core/review-body.ts'
 import type { ReviewOutcome, RunRecord } from '../../core/run-record.ts'
 import { settingsForRunRequest } from '../../core/settings.ts'
 import type { Classification, CommitMessage, Overall, RepoRef, Row, Settings } from '../../core/types.ts'
 import type { ReviewRequest } from '../../core/webhook.ts'
-import { decodeRunReply } from '../../core/wire-decode.ts'
 import type { RunRequest } from '../../core/wire.ts'
+import { decodeRunReply } from '../../core/wire-decode.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { Forge, ForgePullRequest, ForgeReader, NewReview, PostedReview } from '../../ports/forge.ts'
 import type { Ids } from '../../ports/ids.ts'
@@ -27,9 +29,8 @@ import type { RunQueue } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { WAITING_PLACES } from './admission.ts'
 import { describeNoRules, describeRulesRefusal, loadDefaultBranchRules } from './rules-source.ts'
-import type { RunStore, SettingsStore } from './stores.ts'
 import { SERVICE_TOKEN } from './service-account.ts'
-import { redactSecrets } from '../../adapters/shared/redact.ts'
+import type { RunStore, SettingsStore } from './stores.ts'
 
 /** Where the service account's token lives (DECISIONS.md, Secrets); read for every post, never cached. */
 export const SERVICE_TOKEN_SECRET = { path: SERVICE_TOKEN.secretPath, field: SERVICE_TOKEN.secretField } as const
@@ -50,7 +51,16 @@ const REPLY_ERROR_MAX_CHARS = 500
 export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
 
 export type ReviewRunDeps = {
-  forge: Pick<Forge, 'getRepository' | 'getBranchHead' | 'getPullRequest' | 'listPullCommits' | 'getPullDiff' | 'getFileContent' | 'forAccount'>
+  forge: Pick<
+    Forge,
+    | 'getRepository'
+    | 'getBranchHead'
+    | 'getPullRequest'
+    | 'listPullCommits'
+    | 'getPullDiff'
+    | 'getFileContent'
+    | 'forAccount'
+  >
   queue: RunQueue
   secrets: SecretStore
   settings: Pick<SettingsStore, 'read'>
@@ -137,7 +147,11 @@ export async function readPullAtOneHead(
 }
 
 /** Sends a run and waits for its reply's text; every failure comes back as the reason, in words. */
-export async function sendRunRequest(queue: RunQueue, request: RunRequest, timeoutMs: number): Promise<Result<string, string>> {
+export async function sendRunRequest(
+  queue: RunQueue,
+  request: RunRequest,
+  timeoutMs: number,
+): Promise<Result<string, string>> {
   try {
     return ok(await queue.request(request, timeoutMs))
   } catch (error) {
@@ -156,13 +170,18 @@ export function readRunReply(id: string, sent: readonly Classification[], text: 
   const decoded = decodeRunReply(text)
   if (!decoded.ok) return { kind: 'unreadable', reason: `the classifier's reply can't be read: ${decoded.error}` }
   const reply = decoded.value
-  if (reply.id !== id) return { kind: 'unreadable', reason: `the classifier answered another run (${capText(reply.id, 80)})` }
+  if (reply.id !== id)
+    return { kind: 'unreadable', reason: `the classifier answered another run (${capText(reply.id, 80)})` }
   if (!reply.ok) {
     const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows).rows : null
     const why = capText(reply.error ?? 'the classifier gave no reason', REPLY_ERROR_MAX_CHARS)
     return { kind: 'failed', reason: `the run failed: ${why}`, rows }
   }
-  return { kind: 'answered', checked: checkReplyRows(sent, reply.rows), answeredNames: reply.rows.map((row) => row.name) }
+  return {
+    kind: 'answered',
+    checked: checkReplyRows(sent, reply.rows),
+    answeredNames: reply.rows.map((row) => row.name),
+  }
 }
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
@@ -271,7 +290,11 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
 
   function newReview(conclusion: Conclusion, commitId: string): NewReview {
     if (conclusion.kind === 'verdict') {
-      return { event: reviewEvent(conclusion.overall), body: renderReviewBody(conclusion.rows, conclusion.overall), commitId }
+      return {
+        event: reviewEvent(conclusion.overall),
+        body: renderReviewBody(conclusion.rows, conclusion.overall),
+        commitId,
+      }
     }
     return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table), commitId }
   }

@@ -7,15 +7,16 @@
  * The head is read first and both files are read at that commit, so the
  * answer belongs to one commit even when a push lands in between.
  */
-import { repoName } from '../../core/repo.ts'
+
 import { appError, isAppError } from '../../core/errors.ts'
+import { repoName } from '../../core/repo.ts'
 import {
   formatRulesProblem,
   parseRulesFile,
   RULES_JSON_PATH,
   RULES_YML_PATH,
-  selectRulesFile,
   type RulesProblem,
+  selectRulesFile,
 } from '../../core/rules-file.ts'
 import type { Classification, RepoRef } from '../../core/types.ts'
 import type { ForgeReader } from '../../ports/forge.ts'
@@ -28,7 +29,14 @@ export type RulesFileRead = { path: string; text: string; sha: string }
 
 /** The default branch's rules; every kind names the branch and the commit it was read at. */
 export type DefaultBranchRules =
-  | { kind: 'rules'; path: string; branch: string; commit: string; classifications: Classification[]; file: RulesFileRead }
+  | {
+      kind: 'rules'
+      path: string
+      branch: string
+      commit: string
+      classifications: Classification[]
+      file: RulesFileRead
+    }
   /** Neither rules file. */
   | { kind: 'none'; branch: string; commit: string }
   /** Both rules files, so neither loads. */
@@ -67,29 +75,43 @@ export async function loadDefaultBranchRules(forge: RulesReader, repo: RepoRef):
     branch = found.defaultBranch
     empty = found.empty
   } catch (error) {
-    if (isAppError(error, 'not_found')) throw appError('not_found', `the forge has no repo ${repoName(repo)} that this host can read`, error)
+    if (isAppError(error, 'not_found'))
+      throw appError('not_found', `the forge has no repo ${repoName(repo)} that this host can read`, error)
     throw error
   }
   if (empty) throw appError('not_found', `${repoName(repo)} is empty: its default branch ${branch} has no commit`)
   const commit = await forge.getBranchHead(repo, branch)
   if (commit === null) throw appError('not_found', `the default branch ${branch} of ${repoName(repo)} doesn't exist`)
 
-  const [yml, json] = await Promise.all([readRulesFile(forge, repo, RULES_YML_PATH, commit), readRulesFile(forge, repo, RULES_JSON_PATH, commit)])
+  const [yml, json] = await Promise.all([
+    readRulesFile(forge, repo, RULES_YML_PATH, commit),
+    readRulesFile(forge, repo, RULES_JSON_PATH, commit),
+  ])
   const selected = selectRulesFile({ yml: yml !== null, json: json !== null })
   if (!selected.ok) return { kind: 'both', branch, commit }
   const path = selected.value
   const file = path === RULES_YML_PATH ? yml : json
   if (path === null || file === null) return { kind: 'none', branch, commit }
-  if (file.kind === 'unreadable') return { kind: 'invalid', path, branch, commit, problems: [{ file: path, at: null, detail: file.detail }] }
+  if (file.kind === 'unreadable')
+    return { kind: 'invalid', path, branch, commit, problems: [{ file: path, at: null, detail: file.detail }] }
   const parsed = parseRulesFile(path, file.text)
   if (!parsed.ok) return { kind: 'invalid', path, branch, commit, problems: parsed.error }
-  return { kind: 'rules', path, branch, commit, classifications: parsed.value, file: { path, text: file.text, sha: file.sha } }
+  return {
+    kind: 'rules',
+    path,
+    branch,
+    commit,
+    classifications: parsed.value,
+    file: { path, text: file.text, sha: file.sha },
+  }
 }
 
 /** core's words for two rules files, which `selectRulesFile` gives for that case alone. */
 function bothFilesProblem(): RulesProblem {
   const selected = selectRulesFile({ yml: true, json: true })
-  return selected.ok ? { file: `${RULES_YML_PATH} and ${RULES_JSON_PATH}`, at: null, detail: 'both exist' } : selected.error
+  return selected.ok
+    ? { file: `${RULES_YML_PATH} and ${RULES_JSON_PATH}`, at: null, detail: 'both exist' }
+    : selected.error
 }
 
 /** Why rules that are there don't load, naming the file and the first {@link RULES_PROBLEMS_SHOWN} problems. */

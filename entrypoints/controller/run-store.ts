@@ -3,9 +3,17 @@
  * `review-classifier-runs`, key `recent`, and the `review classifier run
  * finished` log event that reaches VictoriaLogs whether or not the write does.
  */
-import { appendRun, listRuns, RUN_FINISHED_MESSAGE, RUNS_BUCKET, RUNS_KEY, runFinishedEvent } from '../../core/run-record.ts'
-import { isAppError } from '../../core/errors.ts'
+
 import { updateWithRetry } from '../../adapters/shared/kv-update.ts'
+import { isAppError } from '../../core/errors.ts'
+import {
+  appendRun,
+  listRuns,
+  RUN_FINISHED_MESSAGE,
+  RUNS_BUCKET,
+  RUNS_KEY,
+  runFinishedEvent,
+} from '../../core/run-record.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { RunStore } from './stores.ts'
@@ -48,7 +56,8 @@ export function createKvRunStore(deps: KvRunStoreDeps): RunStore {
       const { runs, warnings } = listRuns(entry === null ? null : entry.value)
       if (entry !== null && warnings.length > 0 && lastWarnedRevision !== entry.revision) {
         lastWarnedRevision = entry.revision
-        for (const reason of warnings) logger.warn(RUN_LEFT_OUT_MESSAGE, { bucket: RUNS_BUCKET, key: RUNS_KEY, revision: entry.revision, reason })
+        for (const reason of warnings)
+          logger.warn(RUN_LEFT_OUT_MESSAGE, { bucket: RUNS_BUCKET, key: RUNS_KEY, revision: entry.revision, reason })
       }
       return runs
     },

@@ -10,11 +10,11 @@
  * the forge's id for it do.
  */
 import { isAppError } from '../../core/errors.ts'
+import { SERVICE_ACCOUNT_LOGIN } from '../../core/webhook.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { ForgeAdmin, ForgeReader, ForgeUser } from '../../ports/forge.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
-import { SERVICE_ACCOUNT_LOGIN } from '../../core/webhook.ts'
 
 export const SERVICE_ACCOUNT = {
   login: SERVICE_ACCOUNT_LOGIN,
@@ -134,9 +134,14 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
 
   /** Whether the stored token is the forge's token of that name; compared by its last eight characters, as the forge lists them. */
   async function ensureToken(): Promise<'kept' | 'minted'> {
-    const stored = await step('read-stored-token', () => secrets.read(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField))
-    const named = (await step('list-tokens', () => forge.listTokens(login))).filter((token) => token.name === SERVICE_TOKEN.name)
-    if (stored !== null && stored.length >= 8 && named.some((token) => token.lastEight === stored.slice(-8))) return 'kept'
+    const stored = await step('read-stored-token', () =>
+      secrets.read(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField),
+    )
+    const named = (await step('list-tokens', () => forge.listTokens(login))).filter(
+      (token) => token.name === SERVICE_TOKEN.name,
+    )
+    if (stored !== null && stored.length >= 8 && named.some((token) => token.lastEight === stored.slice(-8)))
+      return 'kept'
     // The name is unique per account, so a stale token of that name must go before a new one can be minted.
     for (const stale of named) {
       await step('delete-stale-token', async () => {
@@ -148,7 +153,9 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
       })
       logger.info(PROVISION_MESSAGES.staleTokenDeleted, { login, token_name: stale.name, token_id: stale.id })
     }
-    const minted = await step('mint-token', () => forge.mintToken(login, { name: SERVICE_TOKEN.name, scopes: [...SERVICE_TOKEN.scopes] }))
+    const minted = await step('mint-token', () =>
+      forge.mintToken(login, { name: SERVICE_TOKEN.name, scopes: [...SERVICE_TOKEN.scopes] }),
+    )
     // A failed store leaves an orphan on the forge; the next pass finds the stored one missing, deletes it and mints again.
     await step('store-token', () => secrets.write(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField, minted.token))
     logger.info(PROVISION_MESSAGES.tokenMinted, {
@@ -167,7 +174,11 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
       const { user, created } = await ensureAccount()
       if (!sameEmail(user)) {
         const detail = `the forge account ${login} has the email ${user.email}, not ${SERVICE_ACCOUNT.email}`
-        logger.error(PROVISION_MESSAGES.emailMismatch, { login, email: user.email, expected_email: SERVICE_ACCOUNT.email })
+        logger.error(PROVISION_MESSAGES.emailMismatch, {
+          login,
+          email: user.email,
+          expected_email: SERVICE_ACCOUNT.email,
+        })
         return { outcome: 'refused', detail }
       }
       // `createUser` has just set them, or thrown.
@@ -197,7 +208,11 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
     const current = pass()
       .catch((error: unknown): ProvisionResult => {
         // A bug in the pass itself: log what can be said safely, and let the schedule carry on.
-        logger.error(PROVISION_MESSAGES.passFailed, { login, step: 'internal', error: error instanceof Error ? error.name : 'unknown' })
+        logger.error(PROVISION_MESSAGES.passFailed, {
+          login,
+          step: 'internal',
+          error: error instanceof Error ? error.name : 'unknown',
+        })
         return { outcome: 'failed', step: 'internal', detail: 'an internal error' }
       })
       .finally(() => {

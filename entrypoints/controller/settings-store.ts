@@ -2,16 +2,17 @@
  * The swarm-wide settings document on the queue's KV bucket
  * `review-classifier-settings`, key `all`.
  */
+
+import { updateWithRetry } from '../../adapters/shared/kv-update.ts'
 import { err, ok, type Result } from '../../core/result.ts'
 import {
   applySettingsUpdate,
-  decodeStoredSettingsText,
   DEFAULT_SETTINGS,
+  decodeStoredSettingsText,
   SETTINGS_BUCKET,
   SETTINGS_KEY,
 } from '../../core/settings.ts'
 import type { Settings } from '../../core/types.ts'
-import { updateWithRetry } from '../../adapters/shared/kv-update.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { SettingsStore } from './stores.ts'
@@ -47,7 +48,12 @@ export function createKvSettingsStore(deps: KvSettingsStoreDeps): SettingsStore 
     if (decoded.settings !== null) return decoded.settings
     if (lastWarnedRevision !== revision) {
       lastWarnedRevision = revision
-      logger.warn(UNDECODABLE_SETTINGS_MESSAGE, { bucket: SETTINGS_BUCKET, key: SETTINGS_KEY, revision, reason: decoded.warning })
+      logger.warn(UNDECODABLE_SETTINGS_MESSAGE, {
+        bucket: SETTINGS_BUCKET,
+        key: SETTINGS_KEY,
+        revision,
+        reason: decoded.warning,
+      })
     }
     return defaults()
   }

@@ -196,7 +196,10 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       ending = await run(id, input, progress)
     } catch (error) {
       // Every outside failure comes back as a value; this is a bug, and the page must not wait forever.
-      deps.logger.error('review classifier try-out failed unexpectedly', { id, kind: error instanceof Error ? error.name : typeof error })
+      deps.logger.error('review classifier try-out failed unexpectedly', {
+        id,
+        kind: error instanceof Error ? error.name : typeof error,
+      })
       ending = failed('the try-out failed on an internal error')
     }
     const rows = ending.table?.rows.map(withoutUsage) ?? null
@@ -249,7 +252,10 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       entries.set(id, entry)
       const promise = runAndRecord(entry, input, startedMs).catch((error: unknown) => {
         // `RunStore.record` never throws by contract; a store that does must not become an unhandled rejection.
-        deps.logger.error('review classifier try-out could not be recorded', { id, kind: error instanceof Error ? error.name : typeof error })
+        deps.logger.error('review classifier try-out could not be recorded', {
+          id,
+          kind: error instanceof Error ? error.name : typeof error,
+        })
       })
       inFlight.add(promise)
       void promise.finally(() => inFlight.delete(promise))

@@ -15,7 +15,7 @@ import { Elysia, t } from 'elysia'
 import { decodeReviewRequestDelivery } from '../../core/webhook.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { ReviewPipeline } from './pipeline.ts'
-import { problemResponse, ProblemSchema } from './problem.ts'
+import { ProblemSchema, problemResponse } from './problem.ts'
 
 /** A real delivery is a few KB; the PR body is the only part that grows. */
 export const WEBHOOK_BODY_MAX_BYTES = 5 * 1024 * 1024
@@ -77,7 +77,10 @@ export function webhookRoutes(config: WebhookRoutesConfig) {
     }
     const text = typeof body === 'string' ? body : ''
     const declared = declaredLength(request.headers)
-    if ((declared !== null && declared > WEBHOOK_BODY_MAX_BYTES) || Buffer.byteLength(text, 'utf8') > WEBHOOK_BODY_MAX_BYTES) {
+    if (
+      (declared !== null && declared > WEBHOOK_BODY_MAX_BYTES) ||
+      Buffer.byteLength(text, 'utf8') > WEBHOOK_BODY_MAX_BYTES
+    ) {
       return refuse(413, `a delivery may be at most ${WEBHOOK_BODY_MAX_BYTES} bytes`)
     }
 
@@ -123,7 +126,10 @@ export function webhookRoutes(config: WebhookRoutesConfig) {
       // The raw text, so the signature is checked over what arrived (DECISIONS.md).
       parse: 'text',
       response: {
-        200: t.Object({ status: t.Union([t.Literal('ignored'), t.Literal('duplicate')]), reason: t.Optional(t.String()) }),
+        200: t.Object({
+          status: t.Union([t.Literal('ignored'), t.Literal('duplicate')]),
+          reason: t.Optional(t.String()),
+        }),
         202: t.Object({ status: t.Union([t.Literal('started'), t.Literal('waiting'), t.Literal('queue-full')]) }),
         400: ProblemSchema,
         401: ProblemSchema,

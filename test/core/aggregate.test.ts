@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { aggregateVerdict, checkReplyRows, rowFromAnswer, type ClassificationResult } from '../../core/aggregate.ts'
+import { aggregateVerdict, type ClassificationResult, checkReplyRows, rowFromAnswer } from '../../core/aggregate.ts'
 import type { Classification, Overall, Polarity, Row, RowError, Verdict } from '../../core/types.ts'
 import { aClassification, anAnswer, anAnsweredRow, anUnansweredRow, aRowError } from './verdict-builders.ts'
 

@@ -68,8 +68,16 @@ describe('parseAnswer', () => {
     { name: 'an array', text: `[${VALID}]`, detail: /^not a JSON object/ },
     { name: 'null', text: 'null', detail: /^not a JSON object: null$/ },
     { name: 'a string', text: '"match"', detail: /^not a JSON object/ },
-    { name: 'an extra key', text: '{"verdict":"match","certainty":9,"reason":"r","notes":"x"}', detail: /^unexpected key "notes"$/ },
-    { name: 'a __proto__ key', text: '{"verdict":"match","certainty":9,"reason":"r","__proto__":{}}', detail: /^unexpected key "__proto__"$/ },
+    {
+      name: 'an extra key',
+      text: '{"verdict":"match","certainty":9,"reason":"r","notes":"x"}',
+      detail: /^unexpected key "notes"$/,
+    },
+    {
+      name: 'a __proto__ key',
+      text: '{"verdict":"match","certainty":9,"reason":"r","__proto__":{}}',
+      detail: /^unexpected key "__proto__"$/,
+    },
     { name: 'a missing reason', text: '{"verdict":"match","certainty":9}', detail: /^missing key "reason"$/ },
     { name: 'an empty object', text: '{}', detail: /^missing key "verdict", "certainty", "reason"$/ },
     {
@@ -77,17 +85,57 @@ describe('parseAnswer', () => {
       text: '{"verdict":"no-match","certainty":9,"reason":"r","verdict":"match"}',
       detail: /^duplicate key$/,
     },
-    { name: 'an unknown verdict', text: '{"verdict":"no match","certainty":9,"reason":"r"}', detail: /^unknown verdict "no match"$/ },
-    { name: 'an upper-case verdict', text: '{"verdict":"MATCH","certainty":9,"reason":"r"}', detail: /^unknown verdict "MATCH"$/ },
+    {
+      name: 'an unknown verdict',
+      text: '{"verdict":"no match","certainty":9,"reason":"r"}',
+      detail: /^unknown verdict "no match"$/,
+    },
+    {
+      name: 'an upper-case verdict',
+      text: '{"verdict":"MATCH","certainty":9,"reason":"r"}',
+      detail: /^unknown verdict "MATCH"$/,
+    },
     { name: 'a null verdict', text: '{"verdict":null,"certainty":9,"reason":"r"}', detail: /^unknown verdict null$/ },
-    { name: 'a fractional certainty', text: '{"verdict":"match","certainty":92.5,"reason":"r"}', detail: /^certainty .*: 92\.5$/ },
-    { name: 'a certainty as a string', text: '{"verdict":"match","certainty":"92","reason":"r"}', detail: /^certainty .*: "92"$/ },
-    { name: 'a certainty over 100', text: '{"verdict":"match","certainty":101,"reason":"r"}', detail: /^certainty .*: 101$/ },
-    { name: 'a negative certainty', text: '{"verdict":"match","certainty":-1,"reason":"r"}', detail: /^certainty .*: -1$/ },
-    { name: 'an overflowing certainty', text: '{"verdict":"match","certainty":1e400,"reason":"r"}', detail: /^certainty .*: null$/ },
-    { name: 'a null certainty', text: '{"verdict":"match","certainty":null,"reason":"r"}', detail: /^certainty .*: null$/ },
-    { name: 'a null reason', text: '{"verdict":"match","certainty":9,"reason":null}', detail: /^reason is not a string: null$/ },
-    { name: 'a reason as a list', text: '{"verdict":"match","certainty":9,"reason":["a"]}', detail: /^reason is not a string: \["a"\]$/ },
+    {
+      name: 'a fractional certainty',
+      text: '{"verdict":"match","certainty":92.5,"reason":"r"}',
+      detail: /^certainty .*: 92\.5$/,
+    },
+    {
+      name: 'a certainty as a string',
+      text: '{"verdict":"match","certainty":"92","reason":"r"}',
+      detail: /^certainty .*: "92"$/,
+    },
+    {
+      name: 'a certainty over 100',
+      text: '{"verdict":"match","certainty":101,"reason":"r"}',
+      detail: /^certainty .*: 101$/,
+    },
+    {
+      name: 'a negative certainty',
+      text: '{"verdict":"match","certainty":-1,"reason":"r"}',
+      detail: /^certainty .*: -1$/,
+    },
+    {
+      name: 'an overflowing certainty',
+      text: '{"verdict":"match","certainty":1e400,"reason":"r"}',
+      detail: /^certainty .*: null$/,
+    },
+    {
+      name: 'a null certainty',
+      text: '{"verdict":"match","certainty":null,"reason":"r"}',
+      detail: /^certainty .*: null$/,
+    },
+    {
+      name: 'a null reason',
+      text: '{"verdict":"match","certainty":9,"reason":null}',
+      detail: /^reason is not a string: null$/,
+    },
+    {
+      name: 'a reason as a list',
+      text: '{"verdict":"match","certainty":9,"reason":["a"]}',
+      detail: /^reason is not a string: \["a"\]$/,
+    },
   ]
   for (const { name, text, detail } of rejected) {
     it(`rejects ${name}`, () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { type BudgetCheck, checkContextBudget, DEFAULT_CONTEXT_BUDGET_BYTES, formatSize, utf8Length } from '../../core/budget.ts'
+import {
+  type BudgetCheck,
+  checkContextBudget,
+  DEFAULT_CONTEXT_BUDGET_BYTES,
+  formatSize,
+  utf8Length,
+} from '../../core/budget.ts'
 import { buildSharedContext } from '../../core/prompt.ts'
 
 describe('checkContextBudget', () => {
@@ -24,13 +30,23 @@ describe('checkContextBudget', () => {
       'a large context',
       'x'.repeat(812_345),
       600_000,
-      { ok: false, bytes: 812_345, budget: 600_000, message: "the PR's commits and diff come to 813 KB, over the 600 KB budget" },
+      {
+        ok: false,
+        bytes: 812_345,
+        budget: 600_000,
+        message: "the PR's commits and diff come to 813 KB, over the 600 KB budget",
+      },
     ],
     [
       'a context in megabytes',
       'x'.repeat(1_234_567),
       600_000,
-      { ok: false, bytes: 1_234_567, budget: 600_000, message: "the PR's commits and diff come to 1.3 MB, over the 600 KB budget" },
+      {
+        ok: false,
+        bytes: 1_234_567,
+        budget: 600_000,
+        message: "the PR's commits and diff come to 1.3 MB, over the 600 KB budget",
+      },
     ],
   ])('reports %s', (_name, context, budget, expected) => {
     expect(checkContextBudget(context, budget)).toEqual(expected)

@@ -90,11 +90,7 @@ describe('stripObjectHashes', () => {
       'diff --git a/b.bin b/b.bin\nindex 1111111..2222222 100644\nGIT binary patch\nliteral 5\nMcmZ?wbaG_k\n\nliteral 0\nKcmV+b0RR6000031\n\n',
       'diff --git a/b.bin b/b.bin\nGIT binary patch\nliteral 5\nMcmZ?wbaG_k\n\nliteral 0\nKcmV+b0RR6000031\n\n',
     ],
-    [
-      'a combined (merge) diff',
-      'diff --cc x\nindex 111aaaa,222bbbb..333cccc\n--- a/x\n',
-      'diff --cc x\n--- a/x\n',
-    ],
+    ['a combined (merge) diff', 'diff --cc x\nindex 111aaaa,222bbbb..333cccc\n--- a/x\n', 'diff --cc x\n--- a/x\n'],
     [
       'CRLF line endings',
       'diff --git a/x b/x\r\nindex 1234567..89abcde 100644\r\n--- a/x\r\n+++ b/x\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n',
@@ -200,10 +196,12 @@ const diffShape: fc.Arbitrary<DiffShape> = fc.record({
   files: fc.array(fileShape, { maxLength: 5 }),
   // Text before the first file (never a `diff --` line, which would start one).
   preamble: fc.array(
-    fc.oneof(
-      fc.string({ maxLength: 30 }).map((text) => text.replace(/[\r\n]/g, '')),
-      fc.tuple(hex, hex).map(([a, b]) => `index ${a}..${b}`),
-    ).filter((text) => !text.startsWith('diff --')),
+    fc
+      .oneof(
+        fc.string({ maxLength: 30 }).map((text) => text.replace(/[\r\n]/g, '')),
+        fc.tuple(hex, hex).map(([a, b]) => `index ${a}..${b}`),
+      )
+      .filter((text) => !text.startsWith('diff --')),
     { maxLength: 2 },
   ),
   trailingNewline: fc.boolean(),
@@ -289,19 +287,45 @@ describe('collapseLockfiles', () => {
   })
 
   function section(header: string, ...rest: string[]): string {
-    return [header, ...rest].join('\n') + '\n'
+    return `${[header, ...rest].join('\n')}\n`
   }
 
   const modified = (file: string): string =>
-    section(`diff --git a/${file} b/${file}`, `--- a/${file}`, `+++ b/${file}`, '@@ -1,2 +1,2 @@', '-old', '+new', '+more', '--- removed dashes')
+    section(
+      `diff --git a/${file} b/${file}`,
+      `--- a/${file}`,
+      `+++ b/${file}`,
+      '@@ -1,2 +1,2 @@',
+      '-old',
+      '+new',
+      '+more',
+      '--- removed dashes',
+    )
 
   it.each([
-    ['a lockfile at the root', modified('Cargo.lock'), 'diff --git a/Cargo.lock b/Cargo.lock (lockfile, +2 -2 lines, collapsed)\n'],
-    ['a lockfile in a directory', modified('web/package-lock.json'), 'diff --git a/web/package-lock.json b/web/package-lock.json (lockfile, +2 -2 lines, collapsed)\n'],
-    ['a lockfile under a path with spaces', modified('my app/go.sum'), 'diff --git a/my app/go.sum b/my app/go.sum (lockfile, +2 -2 lines, collapsed)\n'],
+    [
+      'a lockfile at the root',
+      modified('Cargo.lock'),
+      'diff --git a/Cargo.lock b/Cargo.lock (lockfile, +2 -2 lines, collapsed)\n',
+    ],
+    [
+      'a lockfile in a directory',
+      modified('web/package-lock.json'),
+      'diff --git a/web/package-lock.json b/web/package-lock.json (lockfile, +2 -2 lines, collapsed)\n',
+    ],
+    [
+      'a lockfile under a path with spaces',
+      modified('my app/go.sum'),
+      'diff --git a/my app/go.sum b/my app/go.sum (lockfile, +2 -2 lines, collapsed)\n',
+    ],
     [
       'a lockfile moved between directories',
-      section('diff --git a/old/yarn.lock b/new/yarn.lock', 'similarity index 100%', 'rename from old/yarn.lock', 'rename to new/yarn.lock'),
+      section(
+        'diff --git a/old/yarn.lock b/new/yarn.lock',
+        'similarity index 100%',
+        'rename from old/yarn.lock',
+        'rename to new/yarn.lock',
+      ),
       'diff --git a/old/yarn.lock b/new/yarn.lock (lockfile, +0 -0 lines, collapsed)\n',
     ],
     [
@@ -311,11 +335,28 @@ describe('collapseLockfiles', () => {
     ],
     [
       'a binary patch of a lockfile',
-      section('diff --git a/bun.lockb b/bun.lockb', 'GIT binary patch', 'literal 5', 'McmZ?wbaG_k', '', 'literal 0', 'KcmV+b0RR6000031', ''),
+      section(
+        'diff --git a/bun.lockb b/bun.lockb',
+        'GIT binary patch',
+        'literal 5',
+        'McmZ?wbaG_k',
+        '',
+        'literal 0',
+        'KcmV+b0RR6000031',
+        '',
+      ),
       'diff --git a/bun.lockb b/bun.lockb (lockfile, binary, collapsed)\n',
     ],
-    ['a lockfile that ends the diff without a newline', modified('deno.lock').slice(0, -1), 'diff --git a/deno.lock b/deno.lock (lockfile, +2 -2 lines, collapsed)'],
-    ['CRLF on the header line', 'diff --git a/flake.lock b/flake.lock\r\n--- a/flake.lock\r\n+++ b/flake.lock\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n', 'diff --git a/flake.lock b/flake.lock (lockfile, +1 -1 lines, collapsed)\r\n'],
+    [
+      'a lockfile that ends the diff without a newline',
+      modified('deno.lock').slice(0, -1),
+      'diff --git a/deno.lock b/deno.lock (lockfile, +2 -2 lines, collapsed)',
+    ],
+    [
+      'CRLF on the header line',
+      'diff --git a/flake.lock b/flake.lock\r\n--- a/flake.lock\r\n+++ b/flake.lock\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n',
+      'diff --git a/flake.lock b/flake.lock (lockfile, +1 -1 lines, collapsed)\r\n',
+    ],
   ])('collapses %s', (_name, input, expected) => {
     expect(collapseLockfiles(input)).toBe(expected)
   })
@@ -327,11 +368,31 @@ describe('collapseLockfiles', () => {
     ['a source file', modified('src/main.rs')],
     [
       'a rename from a lockfile to a source file',
-      section('diff --git a/Cargo.lock b/src/main.rs', 'similarity index 60%', 'rename from Cargo.lock', 'rename to src/main.rs', '--- a/Cargo.lock', '+++ b/src/main.rs', '@@ -1 +1 @@', '-a', '+evil()'),
+      section(
+        'diff --git a/Cargo.lock b/src/main.rs',
+        'similarity index 60%',
+        'rename from Cargo.lock',
+        'rename to src/main.rs',
+        '--- a/Cargo.lock',
+        '+++ b/src/main.rs',
+        '@@ -1 +1 @@',
+        '-a',
+        '+evil()',
+      ),
     ],
     [
       'a rename from a source file to a lockfile',
-      section('diff --git a/src/main.rs b/Cargo.lock', 'similarity index 60%', 'rename from src/main.rs', 'rename to Cargo.lock', '--- a/src/main.rs', '+++ b/Cargo.lock', '@@ -1 +1 @@', '-a', '+b'),
+      section(
+        'diff --git a/src/main.rs b/Cargo.lock',
+        'similarity index 60%',
+        'rename from src/main.rs',
+        'rename to Cargo.lock',
+        '--- a/src/main.rs',
+        '+++ b/Cargo.lock',
+        '@@ -1 +1 @@',
+        '-a',
+        '+b',
+      ),
     ],
     ['an unreadable header', section('diff --git a/x y/go.sum b/go.sum', 'old mode 100644', 'new mode 100755')],
   ])('keeps %s whole', (_name, input) => {
@@ -350,7 +411,9 @@ describe('collapseLockfiles', () => {
   })
 
   it.each(LOCKFILE_NAMES.map((name) => [name]))('knows %s', (name) => {
-    expect(collapseLockfiles(modified(name))).toBe(`diff --git a/${name} b/${name} (lockfile, +2 -2 lines, collapsed)\n`)
+    expect(collapseLockfiles(modified(name))).toBe(
+      `diff --git a/${name} b/${name} (lockfile, +2 -2 lines, collapsed)\n`,
+    )
   })
 
   it('leaves a diff without lockfiles unchanged (property)', () => {

@@ -4,7 +4,8 @@ import { branchName, commitAuthor, compareUrl, noreplyAddress } from '../../core
 
 /** git check-ref-format's rules for one branch name, enough to catch a bad sanitiser. */
 function isValidGitBranch(name: string): boolean {
-  if (name.length === 0 || name.endsWith('/') || name.endsWith('.') || name.includes('//') || name.includes('..')) return false
+  if (name.length === 0 || name.endsWith('/') || name.endsWith('.') || name.includes('//') || name.includes('..'))
+    return false
   if (name.includes('@{') || name === '@' || /[\u0000-\u0020\u007f~^:?*[\\]/.test(name)) return false
   return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'))
 }
@@ -73,7 +74,10 @@ describe('commitAuthor', () => {
   ]
   for (const { title, fullName, name } of cases) {
     it(`names ${title}, with the noreply address`, () => {
-      expect(commitAuthor({ login: 'Alice', full_name: fullName }, 'forge.example')).toEqual({ name, email: 'alice@noreply.forge.example' })
+      expect(commitAuthor({ login: 'Alice', full_name: fullName }, 'forge.example')).toEqual({
+        name,
+        email: 'alice@noreply.forge.example',
+      })
     })
   }
 })
@@ -86,7 +90,9 @@ describe('compareUrl', () => {
   })
 
   it('adds the slash a root URL without one lacks, keeping a sub-path', () => {
-    expect(compareUrl('https://example.com/forge', 'acme', 'widgets', 'main', 'b')).toBe('https://example.com/forge/acme/widgets/compare/main...b')
+    expect(compareUrl('https://example.com/forge', 'acme', 'widgets', 'main', 'b')).toBe(
+      'https://example.com/forge/acme/widgets/compare/main...b',
+    )
   })
 
   it('escapes owner, repo and each branch segment, but not the slashes between segments', () => {

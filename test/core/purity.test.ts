@@ -14,7 +14,8 @@ type ImportLine = { typeOnly: boolean; from: string; line: string }
 
 function importsOf(text: string): ImportLine[] {
   const found: ImportLine[] = []
-  const pattern = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/gm
+  const pattern =
+    /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/gm
   for (const m of text.matchAll(pattern)) {
     const from = m[3] ?? m[4] ?? m[5] ?? m[6] ?? ''
     found.push({ typeOnly: m[2] !== undefined, from, line: m[0].trim() })
@@ -57,7 +58,8 @@ describe('core purity', () => {
   }
 
   it('the import check catches an adapter import', () => {
-    const sample = "import { createMemoryKv } from '../adapters/memory/kv'\nimport type { Forge } from '../ports/forge'\n"
+    const sample =
+      "import { createMemoryKv } from '../adapters/memory/kv'\nimport type { Forge } from '../ports/forge'\n"
     const imps = importsOf(sample)
     expect(imps).toHaveLength(2)
     expect(imps[0]).toMatchObject({ from: '../adapters/memory/kv', typeOnly: false })

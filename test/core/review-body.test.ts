@@ -63,21 +63,45 @@ function expectedFlat(text: string): string {
 
 describe('escapeTableCell', () => {
   const cases: Array<{ name: string; input: string; expected: string }> = [
-    { name: 'leaves plain text alone', input: 'Two new timestamps use naive datetimes.', expected: 'Two new timestamps use naive datetimes.' },
-    { name: 'flattens CRLF, LF, tabs and line separators', input: ' a\r\nb\n\tc\u2028d\u2029e\u0085f ', expected: 'a b c d e f' },
+    {
+      name: 'leaves plain text alone',
+      input: 'Two new timestamps use naive datetimes.',
+      expected: 'Two new timestamps use naive datetimes.',
+    },
+    {
+      name: 'flattens CRLF, LF, tabs and line separators',
+      input: ' a\r\nb\n\tc\u2028d\u2029e\u0085f ',
+      expected: 'a b c d e f',
+    },
     { name: 'escapes a pipe', input: 'a | b', expected: 'a &#124; b' },
     { name: 'escapes backticks and brackets', input: '`x` [y](z)', expected: '&#96;x&#96; &#91;y&#93;&#40;z&#41;' },
     { name: 'escapes HTML', input: '<a href="x">y</a>', expected: '&lt;a href="x"&gt;y&lt;/a&gt;' },
-    { name: 'escapes an entity so it stays literal', input: '&#124; &amp;', expected: `&amp;&#35;${ZWSP}124; &amp;amp;` },
-    { name: 'escapes emphasis, strikethrough, math and backslash', input: '*a* _b_ ~c~ $d$ \\(e\\)', expected: '&#42;a&#42; &#95;b&#95; &#126;c&#126; &#36;d&#36; &#92;&#40;e&#92;&#41;' },
+    {
+      name: 'escapes an entity so it stays literal',
+      input: '&#124; &amp;',
+      expected: `&amp;&#35;${ZWSP}124; &amp;amp;`,
+    },
+    {
+      name: 'escapes emphasis, strikethrough, math and backslash',
+      input: '*a* _b_ ~c~ $d$ \\(e\\)',
+      expected: '&#42;a&#42; &#95;b&#95; &#126;c&#126; &#36;d&#36; &#92;&#40;e&#92;&#41;',
+    },
     { name: 'breaks a mention', input: '@alice', expected: `&#64;${ZWSP}alice` },
-    { name: 'breaks issue and PR references', input: 'owner/repo#12 !3', expected: `owner/repo&#35;${ZWSP}12 &#33;${ZWSP}3` },
+    {
+      name: 'breaks issue and PR references',
+      input: 'owner/repo#12 !3',
+      expected: `owner/repo&#35;${ZWSP}12 &#33;${ZWSP}3`,
+    },
     { name: 'breaks a URL', input: 'see https://x.y', expected: `see https&#58;//${ZWSP}x.y` },
     { name: 'breaks www. in any case', input: 'WwW.x.y', expected: `WwW${ZWSP}&#46;${ZWSP}x.y` },
     { name: 'breaks an email address', input: 'a@b.co', expected: `a&#64;${ZWSP}b.co` },
     { name: 'drops bidi overrides and isolates', input: 'a\u202Eb\u2066c\u2069d\u202Ae', expected: 'abcde' },
     { name: 'drops control characters, not their neighbours', input: 'a\u0000b\u0007c\u007Fd', expected: 'abcd' },
-    { name: 'drops characters that would otherwise join into a mention', input: '@\u0000alice w\u200Bww.x', expected: `&#64;${ZWSP}alice www${ZWSP}&#46;${ZWSP}x` },
+    {
+      name: 'drops characters that would otherwise join into a mention',
+      input: '@\u0000alice w\u200Bww.x',
+      expected: `&#64;${ZWSP}alice www${ZWSP}&#46;${ZWSP}x`,
+    },
     { name: 'keeps an emoji ZWJ sequence whole', input: 'ok 👨‍👩‍👧 🇩🇪', expected: 'ok 👨‍👩‍👧 🇩🇪' },
     { name: 'replaces a lone surrogate', input: 'a\uD800b', expected: 'a\uFFFDb' },
   ]
@@ -91,10 +115,41 @@ describe('escapeTableCell', () => {
 describe('renderReviewTable', () => {
   it('renders the spec example', () => {
     const rows: Row[] = [
-      anAnsweredRow({ name: 'datetime', verdict: 'no-match', certainty: 92, threshold: 80, counted: true, fails: true, reason: 'Two new timestamps use naive datetimes.' }),
-      anAnsweredRow({ name: 'no-ads', polarity: 'negative', verdict: 'no-match', certainty: 99, threshold: 90, counted: true, fails: false, reason: 'No commit message carries an AI attribution.' }),
-      anAnsweredRow({ name: 'bao-first', verdict: 'not-applicable', certainty: 95, threshold: 70, counted: false, reason: 'The PR adds no secret.' }),
-      anAnsweredRow({ name: 'docs-updated', verdict: 'match', certainty: 41, threshold: 60, counted: false, reason: 'Below threshold.' }),
+      anAnsweredRow({
+        name: 'datetime',
+        verdict: 'no-match',
+        certainty: 92,
+        threshold: 80,
+        counted: true,
+        fails: true,
+        reason: 'Two new timestamps use naive datetimes.',
+      }),
+      anAnsweredRow({
+        name: 'no-ads',
+        polarity: 'negative',
+        verdict: 'no-match',
+        certainty: 99,
+        threshold: 90,
+        counted: true,
+        fails: false,
+        reason: 'No commit message carries an AI attribution.',
+      }),
+      anAnsweredRow({
+        name: 'bao-first',
+        verdict: 'not-applicable',
+        certainty: 95,
+        threshold: 70,
+        counted: false,
+        reason: 'The PR adds no secret.',
+      }),
+      anAnsweredRow({
+        name: 'docs-updated',
+        verdict: 'match',
+        certainty: 41,
+        threshold: 60,
+        counted: false,
+        reason: 'Below threshold.',
+      }),
     ]
     expect(renderReviewTable(rows, 'request-changes')).toBe(
       [
@@ -149,7 +204,10 @@ describe('renderReviewBody', () => {
 describe('renderNoVerdictBody', () => {
   it('starts with the reason, then the table, and ends with the retry hint', () => {
     const rows = [anUnansweredRow()]
-    const body = renderNoVerdictBody('1 of 1 classifications got no answer (timeout: 1).', { rows, overall: 'no-verdict' })
+    const body = renderNoVerdictBody('1 of 1 classifications got no answer (timeout: 1).', {
+      rows,
+      overall: 'no-verdict',
+    })
     expect(body).toBe(
       [
         '**No verdict:** 1 of 1 classifications got no answer &#40;timeout: 1&#41;.',
@@ -194,19 +252,98 @@ describe('reviewEvent', () => {
 
 describe('escapeTableCell in a real GFM parser', () => {
   const adversarial = fc.constantFrom(
-    '|', '\\|', '`', '```', '[', ']', '(', ')', '[x](https://e.com)', '![i](https://e.com/i.png)', '[r]: https://e.com',
-    '<a href="https://e.com">x</a>', '<script>', '<https://e.com>', '@user', '@', '#12', '#', 'owner/repo#12', '!3', '!',
-    'https://x.y', 'HTTP://X.Y', 'ftp://x.y', '://', 'www.x.y', 'WWW.', 'ww', 'w', '.', 'a@b.co', 'mailto:a@b.co',
-    '&#124;', '&#64;', '&amp;', '&', ';', '\n', '\r\n', '\r', '\t', '\u2028', '\u2029', '\u0085', '\u000B', '\f',
-    '😀', '👨‍👩‍👧', '🇩🇪', '\u202E', '\u2066', '\u2069', '\u200B', '\u200D', '\uFEFF', '\u0000', '\\', '*', '_', '~', '$',
-    '**', '__', '~~', '$$', '\\(', '\\)', '  ', ' ', '-', '---', ':', '>', '> ', '#' + '# ', '1.', '[^1]', ':smile:', 'x', '9',
+    '|',
+    '\\|',
+    '`',
+    '```',
+    '[',
+    ']',
+    '(',
+    ')',
+    '[x](https://e.com)',
+    '![i](https://e.com/i.png)',
+    '[r]: https://e.com',
+    '<a href="https://e.com">x</a>',
+    '<script>',
+    '<https://e.com>',
+    '@user',
+    '@',
+    '#12',
+    '#',
+    'owner/repo#12',
+    '!3',
+    '!',
+    'https://x.y',
+    'HTTP://X.Y',
+    'ftp://x.y',
+    '://',
+    'www.x.y',
+    'WWW.',
+    'ww',
+    'w',
+    '.',
+    'a@b.co',
+    'mailto:a@b.co',
+    '&#124;',
+    '&#64;',
+    '&amp;',
+    '&',
+    ';',
+    '\n',
+    '\r\n',
+    '\r',
+    '\t',
+    '\u2028',
+    '\u2029',
+    '\u0085',
+    '\u000B',
+    '\f',
+    '😀',
+    '👨‍👩‍👧',
+    '🇩🇪',
+    '\u202E',
+    '\u2066',
+    '\u2069',
+    '\u200B',
+    '\u200D',
+    '\uFEFF',
+    '\u0000',
+    '\\',
+    '*',
+    '_',
+    '~',
+    '$',
+    '**',
+    '__',
+    '~~',
+    '$$',
+    '\\(',
+    '\\)',
+    '  ',
+    ' ',
+    '-',
+    '---',
+    ':',
+    '>',
+    '> ',
+    '#' + '# ',
+    '1.',
+    '[^1]',
+    ':smile:',
+    'x',
+    '9',
   )
   const anyChar = fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })
-  const cellText = fc.string({ unit: fc.oneof({ arbitrary: adversarial, weight: 4 }, { arbitrary: anyChar, weight: 1 }), maxLength: 40 })
-  const answeredRow = fc.record({ name: cellText, reason: cellText }).map(({ name, reason }) => anAnsweredRow({ name, reason }))
-  const unansweredRow = fc.record({ name: cellText, detail: cellText }).map(({ name, detail }) =>
-    anUnansweredRow({ name, error: aRowError({ kind: 'runtime', detail }) }),
-  )
+  const cellText = fc.string({
+    unit: fc.oneof({ arbitrary: adversarial, weight: 4 }, { arbitrary: anyChar, weight: 1 }),
+    maxLength: 40,
+  })
+  const answeredRow = fc
+    .record({ name: cellText, reason: cellText })
+    .map(({ name, reason }) => anAnsweredRow({ name, reason }))
+  const unansweredRow = fc
+    .record({ name: cellText, detail: cellText })
+    .map(({ name, detail }) => anUnansweredRow({ name, error: aRowError({ kind: 'runtime', detail }) }))
   const rows = fc.array(fc.oneof(answeredRow, unansweredRow), { minLength: 1, maxLength: 10 })
 
   it('keeps one table of seven cells a row, with no link, image or HTML, whatever the text', () => {
@@ -216,7 +353,19 @@ describe('escapeTableCell in a real GFM parser', () => {
         const table = onlyTable(root)
         expect(table.children).toHaveLength(tableRows.length + 1)
         for (const row of table.children) expect(row.children).toHaveLength(7)
-        const forbidden = ['link', 'linkReference', 'html', 'image', 'imageReference', 'definition', 'inlineCode', 'emphasis', 'strong', 'delete', 'footnoteReference']
+        const forbidden = [
+          'link',
+          'linkReference',
+          'html',
+          'image',
+          'imageReference',
+          'definition',
+          'inlineCode',
+          'emphasis',
+          'strong',
+          'delete',
+          'footnoteReference',
+        ]
         expect(nodeTypes(table).filter((type) => forbidden.includes(type))).toEqual([])
       }),
       { numRuns: 300 },
@@ -254,7 +403,10 @@ describe('escapeTableCell in a real GFM parser', () => {
           const shownReason = visibleText(reasonCell).replaceAll(ZWSP, '')
           expect(visibleText(nameCell).replaceAll(ZWSP, '')).toBe(expectedFlat(row.name))
           if (row.error === null) expect(shownReason).toBe(expectedFlat(reason))
-          else expect(shownReason).toBe(`no answer (runtime error)${expectedFlat(reason) === '' ? '' : `: ${expectedFlat(reason)}`}`)
+          else
+            expect(shownReason).toBe(
+              `no answer (runtime error)${expectedFlat(reason) === '' ? '' : `: ${expectedFlat(reason)}`}`,
+            )
         })
       }),
       { numRuns: 300 },

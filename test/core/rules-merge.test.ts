@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'bun:test'
-import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { formatRulesProblems, parseRulesFile, RULES_JSON_PATH, RULES_YML_PATH } from '../../core/rules-file.ts'
-import { formatMergeProblem, mergeClassifications, type MergeProblem, type RulesFileText } from '../../core/rules-merge.ts'
+import {
+  formatMergeProblem,
+  type MergeProblem,
+  mergeClassifications,
+  type RulesFileText,
+} from '../../core/rules-merge.ts'
 import type { Classification } from '../../core/types.ts'
 import { aClassification } from '../builders.ts'
 
@@ -29,8 +34,17 @@ function loaded(file: RulesFileText): Classification[] {
   return result.value
 }
 
-const noAds = aClassification({ name: 'no-ads', description: 'A commit message advertises an AI model.', threshold: 95, polarity: 'negative' })
-const changelog = aClassification({ name: 'changelog', description: 'The PR adds a line to CHANGELOG.md.', threshold: 50 })
+const noAds = aClassification({
+  name: 'no-ads',
+  description: 'A commit message advertises an AI model.',
+  threshold: 95,
+  polarity: 'negative',
+})
+const changelog = aClassification({
+  name: 'changelog',
+  description: 'The PR adds a line to CHANGELOG.md.',
+  threshold: 50,
+})
 
 describe('mergeClassifications', () => {
   it('makes a new YAML file with a header comment when the repo has none', () => {
@@ -70,7 +84,8 @@ describe('mergeClassifications', () => {
   it('appends a new name after the last entry, before the trailing comments', () => {
     const file = merged({ path: YML, text: commented }, [changelog])
     const at = commented.indexOf('\n# Candidates')
-    const added = '  - name: changelog\n    description: The PR adds a line to CHANGELOG.md.\n    threshold: 50\n    polarity: positive\n'
+    const added =
+      '  - name: changelog\n    description: The PR adds a line to CHANGELOG.md.\n    threshold: 50\n    polarity: positive\n'
     expect(file.text).toBe(commented.slice(0, at) + added + commented.slice(at))
     expect(loaded(file).map((c) => c.name)).toEqual(['datetime', 'no-ads', 'bao-first', 'docs-updated', 'changelog'])
   })
@@ -80,7 +95,9 @@ describe('mergeClassifications', () => {
     if (datetime === undefined) throw new Error('fixture has no first entry')
     const file = merged({ path: YML, text: commented }, [datetime, noAds, changelog])
     expect(file.text.startsWith(commented.slice(0, commented.indexOf('threshold: 90')))).toBe(true)
-    expect(file.text).toContain(commented.slice(commented.indexOf('  -   description:'), commented.indexOf('\n# Candidates')))
+    expect(file.text).toContain(
+      commented.slice(commented.indexOf('  -   description:'), commented.indexOf('\n# Candidates')),
+    )
     expect(file.text.endsWith('# Candidates, not yet enabled:\n#   - name: changelog\n')).toBe(true)
     expect(loaded(file)).toEqual([datetime, noAds, ...loaded({ path: YML, text: commented }).slice(2), changelog])
   })
@@ -88,7 +105,9 @@ describe('mergeClassifications', () => {
   it('writes the replaced entry in the key order it had', () => {
     const text = 'classifications:\n  - threshold: 10\n    polarity: positive\n    description: old\n    name: a\n'
     const file = merged({ path: YML, text }, [aClassification({ name: 'a', description: 'new', threshold: 20 })])
-    expect(file.text).toBe('classifications:\n  - threshold: 20\n    polarity: positive\n    description: new\n    name: a\n')
+    expect(file.text).toBe(
+      'classifications:\n  - threshold: 20\n    polarity: positive\n    description: new\n    name: a\n',
+    )
   })
 
   it('quotes strings that YAML 1.1 would read as another type, so the file loads', () => {
@@ -117,17 +136,22 @@ describe('mergeClassifications', () => {
   it('follows the list style of the file for new entries', () => {
     const text = 'classifications:\n- name: a\n  description: first\n  threshold: 10\n  polarity: positive\n'
     const file = merged({ path: YML, text }, [changelog])
-    expect(file.text).toBe(`${text}- name: changelog\n  description: The PR adds a line to CHANGELOG.md.\n  threshold: 50\n  polarity: positive\n`)
+    expect(file.text).toBe(
+      `${text}- name: changelog\n  description: The PR adds a line to CHANGELOG.md.\n  threshold: 50\n  polarity: positive\n`,
+    )
   })
 
   it('appends to a file with no final newline', () => {
     const text = 'classifications:\n  - {name: a, description: first, threshold: 10, polarity: positive}'
     const file = merged({ path: YML, text }, [changelog])
-    expect(file.text).toBe(`${text}\n  - name: changelog\n    description: The PR adds a line to CHANGELOG.md.\n    threshold: 50\n    polarity: positive\n`)
+    expect(file.text).toBe(
+      `${text}\n  - name: changelog\n    description: The PR adds a line to CHANGELOG.md.\n    threshold: 50\n    polarity: positive\n`,
+    )
   })
 
   it('replaces a flow-style entry with a block one at the same indent', () => {
-    const text = 'classifications:\n  - {name: a, description: first, threshold: 10, polarity: positive}  # one line\n  - name: b\n    description: second\n    threshold: 20\n    polarity: negative\n'
+    const text =
+      'classifications:\n  - {name: a, description: first, threshold: 10, polarity: positive}  # one line\n  - name: b\n    description: second\n    threshold: 20\n    polarity: negative\n'
     const file = merged({ path: YML, text }, [aClassification({ name: 'a', description: 'changed' })])
     expect(file.text).toBe(
       'classifications:\n  - name: a\n    description: changed\n    threshold: 80\n    polarity: positive  # one line\n  - name: b\n    description: second\n    threshold: 20\n    polarity: negative\n',
@@ -135,7 +159,8 @@ describe('mergeClassifications', () => {
   })
 
   it('keeps Windows line endings in a YAML file', () => {
-    const text = 'classifications:\r\n  - name: a\r\n    description: first\r\n    threshold: 10\r\n    polarity: positive\r\n'
+    const text =
+      'classifications:\r\n  - name: a\r\n    description: first\r\n    threshold: 10\r\n    polarity: positive\r\n'
     const file = merged({ path: YML, text }, [changelog, aClassification({ name: 'a', description: 'second' })])
     expect(file.text).toBe(
       'classifications:\r\n  - name: a\r\n    description: second\r\n    threshold: 80\r\n    polarity: positive\r\n' +
@@ -153,7 +178,8 @@ describe('mergeClassifications', () => {
   })
 
   it('rewrites a JSON file with 2-space indent and a final newline, in file order', () => {
-    const text = '{"classifications":[{"polarity":"negative","name":"no-ads","description":"old","threshold":90},{"name":"b","description":"d","threshold":1,"polarity":"positive"}]}'
+    const text =
+      '{"classifications":[{"polarity":"negative","name":"no-ads","description":"old","threshold":90},{"name":"b","description":"d","threshold":1,"polarity":"positive"}]}'
     const file = merged({ path: JSN, text }, [changelog, noAds])
     expect(file.path).toBe(JSN)
     expect(file.text).toBe(
@@ -193,11 +219,16 @@ describe('mergeClassifications', () => {
   })
 
   const badAdditions: { title: string; additions: Classification[]; message: string }[] = [
-    { title: 'no additions', additions: [], message: 'the new classifications: classifications: is empty; it needs 1 to 10 classifications' },
+    {
+      title: 'no additions',
+      additions: [],
+      message: 'the new classifications: classifications: is empty; it needs 1 to 10 classifications',
+    },
     {
       title: 'two additions with one name',
       additions: [changelog, changelog],
-      message: 'the new classifications: classifications[1] (name "changelog"): the name is already used by classifications[0]; names must be unique',
+      message:
+        'the new classifications: classifications[1] (name "changelog"): the name is already used by classifications[0]; names must be unique',
     },
     {
       title: 'an addition with an empty description',
@@ -217,7 +248,32 @@ describe('mergeClassifications', () => {
     const source = { path: YML, text: commented }
     const existing = loaded(source)
     const text = fc
-      .string({ unit: fc.constantFrom('a', 'Z', ' ', ':', '#', '-', '"', "'", '\n', '\t', '\\', 'é', '|', '>', '{', '[', '%', '@', '0', 'y') , minLength: 1, maxLength: 60 })
+      .string({
+        unit: fc.constantFrom(
+          'a',
+          'Z',
+          ' ',
+          ':',
+          '#',
+          '-',
+          '"',
+          "'",
+          '\n',
+          '\t',
+          '\\',
+          'é',
+          '|',
+          '>',
+          '{',
+          '[',
+          '%',
+          '@',
+          '0',
+          'y',
+        ),
+        minLength: 1,
+        maxLength: 60,
+      })
       .filter((s) => s.trim() !== '')
     const addition = fc.record({
       name: fc.oneof(fc.constantFrom(...existing.map((c) => c.name)), text),
@@ -238,7 +294,9 @@ describe('mergeClassifications', () => {
           return
         }
         expect(loaded(result.value)).toEqual(expected)
-        const untouchedNames = existing.filter((entry) => !adds.some((a) => a.name === entry.name)).map((entry) => entry.name)
+        const untouchedNames = existing
+          .filter((entry) => !adds.some((a) => a.name === entry.name))
+          .map((entry) => entry.name)
         for (const name of untouchedNames) expect(result.value.text).toContain(entryText(name))
       }),
       { numRuns: 300 },

@@ -5,11 +5,11 @@ import {
   listRuns,
   RUN_FINISHED_MESSAGE,
   RUNS_KEPT,
-  runFinishedEvent,
-  toStoredRecord,
   type RunOutcome,
   type RunRecord,
   type RunTrigger,
+  runFinishedEvent,
+  toStoredRecord,
 } from '../../core/run-record.ts'
 import type { Row } from '../../core/types.ts'
 
@@ -133,7 +133,11 @@ describe('listRuns', () => {
   })
 
   it('leaves out an entry it cannot decode, naming it in a warning, and keeps the rest in order', () => {
-    const stored = JSON.stringify([aRun({ id: 'new' }), { ...aRun({ id: 'future' }), outcome: 'escalated' }, aRun({ id: 'old' })])
+    const stored = JSON.stringify([
+      aRun({ id: 'new' }),
+      { ...aRun({ id: 'future' }), outcome: 'escalated' },
+      aRun({ id: 'old' }),
+    ])
     const listed = listRuns(stored)
     expect(listed.runs.map((run) => run.id)).toEqual(['new', 'old'])
     expect(listed.warnings).toHaveLength(1)
@@ -196,11 +200,19 @@ describe('decodeRunRecord', () => {
   const undecodable: { name: string; raw: unknown; mentions: string }[] = [
     { name: 'an unknown outcome', raw: { ...aRun(), outcome: 'escalated' }, mentions: 'outcome' },
     { name: 'a try-out outcome on a review', raw: { ...aRun(), outcome: 'done' }, mentions: 'done' },
-    { name: 'a review outcome on a try-out', raw: { ...aRun(), trigger: 'try-out', outcome: 'approved' }, mentions: 'approved' },
+    {
+      name: 'a review outcome on a try-out',
+      raw: { ...aRun(), trigger: 'try-out', outcome: 'approved' },
+      mentions: 'approved',
+    },
     { name: 'an unknown trigger', raw: { ...aRun(), trigger: 'schedule' }, mentions: 'trigger' },
     { name: 'a missing repo', raw: { ...aRun(), repo: undefined }, mentions: 'repo' },
     { name: 'a pr as a string', raw: { ...aRun(), pr: '7' }, mentions: 'pr' },
-    { name: 'a row with an unknown verdict', raw: { ...aRun(), rows: [{ ...aRow(), verdict: 'maybe' }] }, mentions: 'rows.0.verdict' },
+    {
+      name: 'a row with an unknown verdict',
+      raw: { ...aRun(), rows: [{ ...aRow(), verdict: 'maybe' }] },
+      mentions: 'rows.0.verdict',
+    },
     { name: 'a list', raw: [aRun()], mentions: 'entry' },
   ]
 
@@ -228,7 +240,13 @@ describe('toStoredRecord', () => {
   })
 
   it('strips usage from every row and keeps the rest of the row, errors included', () => {
-    const failed = aRow({ verdict: null, certainty: null, reason: null, counted: false, error: { kind: 'timeout', detail: 'after 180 s' } })
+    const failed = aRow({
+      verdict: null,
+      certainty: null,
+      reason: null,
+      counted: false,
+      error: { kind: 'timeout', detail: 'after 180 s' },
+    })
     const rowsFromReply: Row[] = [{ ...failed, usage }]
     const stored = toStoredRecord(aRun({ rows: rowsFromReply }))
     expect(stored.rows).toEqual([failed])
@@ -262,7 +280,13 @@ describe('runFinishedEvent', () => {
 
   it('carries the detail and leaves out rows when the classifier never answered', () => {
     const event = runFinishedEvent(
-      aRun({ outcome: 'no-verdict', detail: 'classifier not running', rows: undefined, overall: undefined, review_url: undefined }),
+      aRun({
+        outcome: 'no-verdict',
+        detail: 'classifier not running',
+        rows: undefined,
+        overall: undefined,
+        review_url: undefined,
+      }),
     )
     expect(event.detail).toBe('classifier not running')
     expect('rows' in event).toBe(false)

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'bun:test'
 import {
   applySettingsUpdate,
+  DEFAULT_SETTINGS,
   decodeStoredSettings,
   decodeStoredSettingsText,
-  DEFAULT_SETTINGS,
   settingsForRunRequest,
   validateSettingsUpdate,
 } from '../../core/settings.ts'
@@ -57,7 +57,11 @@ describe('applySettingsUpdate', () => {
       mentions: ['acp.prices.reasoning'],
     },
     { name: 'a null model', body: { model: null }, mentions: ['model', 'null'] },
-    { name: 'a null max_concurrent_reviews', body: { max_concurrent_reviews: null }, mentions: ['max_concurrent_reviews', 'null'] },
+    {
+      name: 'a null max_concurrent_reviews',
+      body: { max_concurrent_reviews: null },
+      mentions: ['max_concurrent_reviews', 'null'],
+    },
     { name: 'a null runtime', body: { runtime: null }, mentions: ['runtime', 'null'] },
     { name: 'a null acp.base_url', body: { acp: { ...anAcp(), base_url: null } }, mentions: ['acp.base_url', 'null'] },
     { name: 'a null acp.model', body: { acp: { ...anAcp(), model: null } }, mentions: ['acp.model', 'null'] },
@@ -70,20 +74,64 @@ describe('applySettingsUpdate', () => {
     { name: 'a model that is not a string', body: { model: 42 }, mentions: ['model', 'string'] },
     { name: 'an effort outside the five levels', body: { effort: 'extreme' }, mentions: ['effort', 'low', 'max'] },
     { name: 'an effort in capitals', body: { effort: 'HIGH' }, mentions: ['effort'] },
-    { name: 'a fractional max_concurrent_reviews', body: { max_concurrent_reviews: 2.5 }, mentions: ['max_concurrent_reviews', 'whole number'] },
-    { name: 'a max_concurrent_reviews as a string', body: { max_concurrent_reviews: '2' }, mentions: ['max_concurrent_reviews', 'whole number'] },
-    { name: 'a max_concurrent_reviews as a boolean', body: { max_concurrent_reviews: true }, mentions: ['max_concurrent_reviews', 'whole number'] },
-    { name: 'a runtime other than the two', body: { runtime: 'subscription' }, mentions: ['runtime', 'api-key', 'acp'] },
+    {
+      name: 'a fractional max_concurrent_reviews',
+      body: { max_concurrent_reviews: 2.5 },
+      mentions: ['max_concurrent_reviews', 'whole number'],
+    },
+    {
+      name: 'a max_concurrent_reviews as a string',
+      body: { max_concurrent_reviews: '2' },
+      mentions: ['max_concurrent_reviews', 'whole number'],
+    },
+    {
+      name: 'a max_concurrent_reviews as a boolean',
+      body: { max_concurrent_reviews: true },
+      mentions: ['max_concurrent_reviews', 'whole number'],
+    },
+    {
+      name: 'a runtime other than the two',
+      body: { runtime: 'subscription' },
+      mentions: ['runtime', 'api-key', 'acp'],
+    },
     { name: 'an acp that is not an object', body: { acp: 'https://llm.example.com' }, mentions: ['acp'] },
     { name: 'an acp that is a list', body: { acp: [] }, mentions: ['acp'] },
-    { name: 'an acp without base_url', body: { acp: { model: 'm', prices: { input: 1, output: 1 } } }, mentions: ['base_url'] },
-    { name: 'an acp without model', body: { acp: { base_url: 'https://x.example', prices: { input: 1, output: 1 } } }, mentions: ['model'] },
-    { name: 'an acp without prices', body: { acp: { base_url: 'https://x.example', model: 'm' } }, mentions: ['prices'] },
-    { name: 'prices without input', body: { acp: { ...anAcp(), prices: { output: 1 } } }, mentions: ['acp.prices', 'input'] },
-    { name: 'prices without output', body: { acp: { ...anAcp(), prices: { input: 1 } } }, mentions: ['acp.prices', 'output'] },
-    { name: 'a price given as a string', body: { acp: { ...anAcp(), prices: { input: '0.3', output: 1 } } }, mentions: ['acp.prices.input', 'number'] },
+    {
+      name: 'an acp without base_url',
+      body: { acp: { model: 'm', prices: { input: 1, output: 1 } } },
+      mentions: ['base_url'],
+    },
+    {
+      name: 'an acp without model',
+      body: { acp: { base_url: 'https://x.example', prices: { input: 1, output: 1 } } },
+      mentions: ['model'],
+    },
+    {
+      name: 'an acp without prices',
+      body: { acp: { base_url: 'https://x.example', model: 'm' } },
+      mentions: ['prices'],
+    },
+    {
+      name: 'prices without input',
+      body: { acp: { ...anAcp(), prices: { output: 1 } } },
+      mentions: ['acp.prices', 'input'],
+    },
+    {
+      name: 'prices without output',
+      body: { acp: { ...anAcp(), prices: { input: 1 } } },
+      mentions: ['acp.prices', 'output'],
+    },
+    {
+      name: 'a price given as a string',
+      body: { acp: { ...anAcp(), prices: { input: '0.3', output: 1 } } },
+      mentions: ['acp.prices.input', 'number'],
+    },
     { name: 'prices that are not an object', body: { acp: { ...anAcp(), prices: 3 } }, mentions: ['acp.prices'] },
-    { name: 'an acp.base_url that is not a string', body: { acp: { ...anAcp(), base_url: 443 } }, mentions: ['acp.base_url', 'string'] },
+    {
+      name: 'an acp.base_url that is not a string',
+      body: { acp: { ...anAcp(), base_url: 443 } },
+      mentions: ['acp.base_url', 'string'],
+    },
   ]
 
   const ruleCases: BadCase[] = [
@@ -93,19 +141,63 @@ describe('applySettingsUpdate', () => {
     { name: 'a model with a no-break space', body: { model: 'haiku\u00a0x' }, mentions: ['model', 'whitespace'] },
     { name: 'a model with an ideographic space', body: { model: 'haiku\u3000' }, mentions: ['model', 'whitespace'] },
     { name: 'a model starting with -', body: { model: '-haiku' }, mentions: ['model', '"-"'] },
-    { name: 'a max_concurrent_reviews of 0', body: { max_concurrent_reviews: 0 }, mentions: ['max_concurrent_reviews', '1 to 8'] },
-    { name: 'a max_concurrent_reviews of 9', body: { max_concurrent_reviews: 9 }, mentions: ['max_concurrent_reviews', '1 to 8'] },
-    { name: 'a negative max_concurrent_reviews', body: { max_concurrent_reviews: -1 }, mentions: ['max_concurrent_reviews'] },
-    { name: 'an http:// base_url', body: { acp: anAcp({ base_url: 'http://llm.example.com/v1' }) }, mentions: ['acp.base_url', 'https://'] },
-    { name: 'an https:// base_url with no host', body: { acp: anAcp({ base_url: 'https://' }) }, mentions: ['acp.base_url'] },
-    { name: 'a base_url that is not a URL', body: { acp: anAcp({ base_url: 'llm.example.com' }) }, mentions: ['acp.base_url'] },
+    {
+      name: 'a max_concurrent_reviews of 0',
+      body: { max_concurrent_reviews: 0 },
+      mentions: ['max_concurrent_reviews', '1 to 8'],
+    },
+    {
+      name: 'a max_concurrent_reviews of 9',
+      body: { max_concurrent_reviews: 9 },
+      mentions: ['max_concurrent_reviews', '1 to 8'],
+    },
+    {
+      name: 'a negative max_concurrent_reviews',
+      body: { max_concurrent_reviews: -1 },
+      mentions: ['max_concurrent_reviews'],
+    },
+    {
+      name: 'an http:// base_url',
+      body: { acp: anAcp({ base_url: 'http://llm.example.com/v1' }) },
+      mentions: ['acp.base_url', 'https://'],
+    },
+    {
+      name: 'an https:// base_url with no host',
+      body: { acp: anAcp({ base_url: 'https://' }) },
+      mentions: ['acp.base_url'],
+    },
+    {
+      name: 'a base_url that is not a URL',
+      body: { acp: anAcp({ base_url: 'llm.example.com' }) },
+      mentions: ['acp.base_url'],
+    },
     { name: 'an empty base_url', body: { acp: anAcp({ base_url: '' }) }, mentions: ['acp.base_url'] },
-    { name: 'a base_url with whitespace', body: { acp: anAcp({ base_url: ' https://llm.example.com' }) }, mentions: ['acp.base_url', 'whitespace'] },
-    { name: 'a base_url carrying credentials', body: { acp: anAcp({ base_url: 'https://u:sk@llm.example.com' }) }, mentions: ['acp.base_url', 'secret store'] },
+    {
+      name: 'a base_url with whitespace',
+      body: { acp: anAcp({ base_url: ' https://llm.example.com' }) },
+      mentions: ['acp.base_url', 'whitespace'],
+    },
+    {
+      name: 'a base_url carrying credentials',
+      body: { acp: anAcp({ base_url: 'https://u:sk@llm.example.com' }) },
+      mentions: ['acp.base_url', 'secret store'],
+    },
     { name: 'an empty acp.model', body: { acp: anAcp({ model: '' }) }, mentions: ['acp.model', 'empty'] },
-    { name: 'an acp.model with whitespace', body: { acp: anAcp({ model: 'qwen 3' }) }, mentions: ['acp.model', 'whitespace'] },
-    { name: 'a negative input price', body: { acp: anAcp({ prices: { input: -0.1, output: 1 } }) }, mentions: ['acp.prices.input'] },
-    { name: 'a negative output price', body: { acp: anAcp({ prices: { input: 0, output: -1 } }) }, mentions: ['acp.prices.output'] },
+    {
+      name: 'an acp.model with whitespace',
+      body: { acp: anAcp({ model: 'qwen 3' }) },
+      mentions: ['acp.model', 'whitespace'],
+    },
+    {
+      name: 'a negative input price',
+      body: { acp: anAcp({ prices: { input: -0.1, output: 1 } }) },
+      mentions: ['acp.prices.input'],
+    },
+    {
+      name: 'a negative output price',
+      body: { acp: anAcp({ prices: { input: 0, output: -1 } }) },
+      mentions: ['acp.prices.output'],
+    },
     {
       name: 'a negative cache_write price',
       body: { acp: anAcp({ prices: { input: 0, output: 0, cache_write: -2 } }) },
@@ -117,7 +209,12 @@ describe('applySettingsUpdate', () => {
       mentions: ['acp.prices.input'],
     },
     { name: 'the acp runtime with no acp stored', body: { runtime: 'acp' }, mentions: ['runtime', 'acp'] },
-    { name: 'the acp runtime with acp cleared', current: someSettings({ acp: anAcp() }), body: { runtime: 'acp', acp: null }, mentions: ['acp'] },
+    {
+      name: 'the acp runtime with acp cleared',
+      current: someSettings({ acp: anAcp() }),
+      body: { runtime: 'acp', acp: null },
+      mentions: ['acp'],
+    },
     {
       name: 'clearing acp while the acp runtime is stored',
       current: someSettings({ runtime: 'acp', acp: anAcp() }),
@@ -182,7 +279,9 @@ describe('applySettingsUpdate', () => {
       name: 'a given acp replaces the stored one whole',
       current: someSettings({ acp: anAcp({ prices: { input: 1, output: 2, cache_read: 0.1 } }) }),
       body: { acp: { base_url: 'https://other.example', model: 'm2', prices: { input: 0, output: 0 } } },
-      stored: someSettings({ acp: { base_url: 'https://other.example', model: 'm2', prices: { input: 0, output: 0 } } }),
+      stored: someSettings({
+        acp: { base_url: 'https://other.example', model: 'm2', prices: { input: 0, output: 0 } },
+      }),
     },
     {
       name: 'every field at once, with both cache prices',
@@ -318,7 +417,13 @@ describe('decodeStoredSettingsText', () => {
 
 describe('settingsForRunRequest', () => {
   it('carries the runtime, model, effort and acp, and not the review limit', () => {
-    const settings = someSettings({ model: 'sonnet', effort: 'high', runtime: 'acp', acp: anAcp(), max_concurrent_reviews: 4 })
+    const settings = someSettings({
+      model: 'sonnet',
+      effort: 'high',
+      runtime: 'acp',
+      acp: anAcp(),
+      max_concurrent_reviews: 4,
+    })
     expect(settingsForRunRequest(settings)).toEqual({
       runtime: 'acp',
       model: 'sonnet',

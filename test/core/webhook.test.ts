@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { decodeReviewRequestDelivery, reviewRequestKey } from '../../core/webhook.ts'
-import { goJson, reviewRequestPayload, type DeliveryOptions } from '../support/webhook.ts'
+import { type DeliveryOptions, goJson, reviewRequestPayload } from '../support/webhook.ts'
 
 const REVIEW_REQUEST = { eventType: 'pull_request_review_request' }
 
@@ -72,7 +72,10 @@ describe('decodeReviewRequestDelivery', () => {
 
   it('takes the base repository, not the fork the head lives in', () => {
     const payload = reviewRequestPayload({ owner: 'acme', repo: 'widgets' })
-    const fork = { ...payload, pull_request: { number: 42, head: { sha: 'f00d', repo: { full_name: 'mallory/widgets' } } } }
+    const fork = {
+      ...payload,
+      pull_request: { number: 42, head: { sha: 'f00d', repo: { full_name: 'mallory/widgets' } } },
+    }
     const decoded = decodeReviewRequestDelivery(REVIEW_REQUEST, fork)
     expect(decoded).toMatchObject({ kind: 'start', repo: { owner: 'acme', name: 'widgets' }, headSha: 'f00d' })
   })

@@ -8,7 +8,10 @@ function requestWith(overrides: Record<string, unknown>): string {
 
 describe('decodeRunRequest', () => {
   it('decodes a full request as sent', () => {
-    const request = aRunRequest({ effort: 'low', classifications: [aClassification(), aClassification({ name: 'b', polarity: 'negative' })] })
+    const request = aRunRequest({
+      effort: 'low',
+      classifications: [aClassification(), aClassification({ name: 'b', polarity: 'negative' })],
+    })
     expect(decodeRunRequest(JSON.stringify(request))).toEqual({ ok: true, value: request })
   })
 
@@ -31,13 +34,25 @@ describe('decodeRunRequest', () => {
     ['a commit without message', requestWith({ commits: [{ sha: 'abc' }] }), 'commits'],
     ['no diff', requestWith({ diff: undefined }), 'diff'],
     ['no classifications', requestWith({ classifications: [] }), 'classifications'],
-    ['a classification with an extra key', requestWith({ classifications: [{ ...aClassification(), weight: 2 }] }), 'weight'],
-    ['duplicate classification names', requestWith({ classifications: [aClassification(), aClassification()] }), 'unique'],
+    [
+      'a classification with an extra key',
+      requestWith({ classifications: [{ ...aClassification(), weight: 2 }] }),
+      'weight',
+    ],
+    [
+      'duplicate classification names',
+      requestWith({ classifications: [aClassification(), aClassification()] }),
+      'unique',
+    ],
     ['an unknown runtime', requestWith({ runtime: 'gpu' }), 'runtime'],
     ['a model with whitespace', requestWith({ model: 'haiku 4' }), 'model'],
     ['a model that reads as an option', requestWith({ model: '-p' }), 'model'],
     ['an unknown effort', requestWith({ effort: 'extreme' }), 'effort'],
-    ['acp over plain http', requestWith({ runtime: 'acp', acp: { base_url: 'http://x', model: 'm', prices: { input: 1, output: 1 } } }), 'https'],
+    [
+      'acp over plain http',
+      requestWith({ runtime: 'acp', acp: { base_url: 'http://x', model: 'm', prices: { input: 1, output: 1 } } }),
+      'https',
+    ],
   ])('refuses %s, naming the problem', (_label, text, expected) => {
     const decoded = decodeRunRequest(text)
     expect(decoded.ok).toBe(false)
@@ -47,13 +62,30 @@ describe('decodeRunRequest', () => {
 
 describe('decodeRunReply', () => {
   it('decodes a reply with rows and usage', () => {
-    const reply = aRunReply({ rows: [aRow({ usage: { input: 1, output: 2, cache_read: 3, cache_write: 4 } }), aRow({ name: 'b', verdict: null, certainty: null, reason: null, counted: false, error: { kind: 'timeout', detail: 'x' } })] })
+    const reply = aRunReply({
+      rows: [
+        aRow({ usage: { input: 1, output: 2, cache_read: 3, cache_write: 4 } }),
+        aRow({
+          name: 'b',
+          verdict: null,
+          certainty: null,
+          reason: null,
+          counted: false,
+          error: { kind: 'timeout', detail: 'x' },
+        }),
+      ],
+    })
     expect(decodeRunReply(JSON.stringify(reply))).toEqual({ ok: true, value: reply })
   })
 
   it('keeps a failed reply with its error', () => {
-    const decoded = decodeRunReply(JSON.stringify({ id: 'a', ok: false, error: 'no key', rows: [], overall: 'no-verdict', extra: true }))
-    expect(decoded).toEqual({ ok: true, value: { id: 'a', ok: false, error: 'no key', rows: [], overall: 'no-verdict' } })
+    const decoded = decodeRunReply(
+      JSON.stringify({ id: 'a', ok: false, error: 'no key', rows: [], overall: 'no-verdict', extra: true }),
+    )
+    expect(decoded).toEqual({
+      ok: true,
+      value: { id: 'a', ok: false, error: 'no key', rows: [], overall: 'no-verdict' },
+    })
   })
 
   it.each([
@@ -61,7 +93,10 @@ describe('decodeRunReply', () => {
     ['an unknown overall', JSON.stringify({ ...aRunReply(), overall: 'maybe' })],
     ['a row with a certainty over 100', JSON.stringify(aRunReply({ rows: [aRow({ certainty: 101 })] }))],
     ['a row with an unknown verdict', JSON.stringify({ ...aRunReply(), rows: [{ ...aRow(), verdict: 'yes' }] })],
-    ['a row with an unknown error kind', JSON.stringify({ ...aRunReply(), rows: [{ ...aRow(), error: { kind: 'oops', detail: '' } }] })],
+    [
+      'a row with an unknown error kind',
+      JSON.stringify({ ...aRunReply(), rows: [{ ...aRow(), error: { kind: 'oops', detail: '' } }] }),
+    ],
     ['no rows', JSON.stringify({ id: 'a', ok: true, overall: 'approve' })],
   ])('refuses %s', (_label, text) => {
     expect(decodeRunReply(text).ok).toBe(false)

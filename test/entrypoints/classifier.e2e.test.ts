@@ -6,19 +6,19 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { rmSync } from 'node:fs'
+import { createRecordingLogger } from '../../adapters/memory/logger.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
 import { createNatsRunQueue, runSubject } from '../../adapters/nats/queue.ts'
-import { createRecordingLogger } from '../../adapters/memory/logger.ts'
-import { decodeRunReply } from '../../core/wire-decode.ts'
-import type { RunReply, RunRequest } from '../../core/wire.ts'
 import type { Classification } from '../../core/types.ts'
+import type { RunReply, RunRequest } from '../../core/wire.ts'
+import { decodeRunReply } from '../../core/wire-decode.ts'
 import { RUNTIME_KEY_PATHS } from '../../entrypoints/classifier/service.ts'
 import { aClassification, aRunRequest } from '../builders.ts'
-import { makeSecretsDir, startClassifierProcess, type ClassifierProcess } from '../support/service-process.ts'
-import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.ts'
-import { startNatsServer, type NatsServer } from '../support/nats-server.ts'
+import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { startFakeOpenAI } from '../support/fake-openai.ts'
+import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
 import { startOtlpReceiver } from '../support/otlp-receiver.ts'
+import { type ClassifierProcess, makeSecretsDir, startClassifierProcess } from '../support/service-process.ts'
 
 setDefaultTimeout(90_000)
 
@@ -33,7 +33,9 @@ let client: NatsClient
 const started: ClassifierProcess[] = []
 
 function rules(count: number): Classification[] {
-  return Array.from({ length: count }, (_, i) => aClassification({ name: `rule-${i + 1}`, description: `Rule number ${i + 1} holds.` }))
+  return Array.from({ length: count }, (_, i) =>
+    aClassification({ name: `rule-${i + 1}`, description: `Rule number ${i + 1} holds.` }),
+  )
 }
 
 function startClassifier(extra: Record<string, string> = {}): ClassifierProcess {
@@ -61,7 +63,13 @@ beforeAll(async () => {
   nats = await startNatsServer()
   fake = startFakeAnthropic({ text: MATCH })
   secretsDir = makeSecretsDir({ [RUNTIME_KEY_PATHS['api-key']]: { api_key: API_KEY } })
-  client = await connectNats({ url: nats.url, name: 'e2e-controller', firstConnectTimeoutMs: 5_000, reconnectTimeWaitMs: 100, logger: createRecordingLogger() })
+  client = await connectNats({
+    url: nats.url,
+    name: 'e2e-controller',
+    firstConnectTimeoutMs: 5_000,
+    reconnectTimeWaitMs: 100,
+    logger: createRecordingLogger(),
+  })
 })
 
 afterEach(async () => {
@@ -85,7 +93,11 @@ describe('classifier process', () => {
   it('answers a run request on the subject with the real claude binary', async () => {
     const proc = startClassifier()
     await proc.waitForLine('review classifier listening')
-    fake.setResponder((body) => (JSON.stringify(body).includes('Rule number 2 holds') ? { text: '{"verdict":"no-match","certainty":88,"reason":"It does not."}' } : null))
+    fake.setResponder((body) =>
+      JSON.stringify(body).includes('Rule number 2 holds')
+        ? { text: '{"verdict":"no-match","certainty":88,"reason":"It does not."}' }
+        : null,
+    )
     const reply = await ask(aRunRequest({ id: 'e2e-1', classifications: rules(3) }))
     expect(reply).toMatchObject({ id: 'e2e-1', ok: true, overall: 'request-changes' })
     expect(reply.rows.map((r) => [r.name, r.verdict, r.certainty, r.counted, r.fails])).toEqual([
@@ -193,7 +205,11 @@ describe('classifier process', () => {
 describe('classifier process on the ACP runtime', () => {
   it('answers with the real opencode binary and exports cost and token counters', async () => {
     const provider = await startFakeOpenAI({
-      mode: { kind: 'answer', text: MATCH, usage: { prompt: 2_000_000, completion: 1_000_000, cached: 0, reasoning: 0 } },
+      mode: {
+        kind: 'answer',
+        text: MATCH,
+        usage: { prompt: 2_000_000, completion: 1_000_000, cached: 0, reasoning: 0 },
+      },
     })
     const receiver = await startOtlpReceiver()
     const acpSecrets = makeSecretsDir({ [RUNTIME_KEY_PATHS.acp]: { api_key: 'acp-e2e-secret-77aa' } })
@@ -223,12 +239,21 @@ describe('classifier process on the ACP runtime', () => {
       // The counters leave on the shutdown flush at the latest.
       proc.kill('SIGTERM')
       expect(await proc.exited).toBe(0)
-      const cost = await receiver.waitFor((points) => points.some((p) => p.name === 'hyperhive.review_classifier.cost.usage'))
+      const cost = await receiver.waitFor((points) =>
+        points.some((p) => p.name === 'hyperhive.review_classifier.cost.usage'),
+      )
       const costPoints = cost.filter((p) => p.name === 'hyperhive.review_classifier.cost.usage')
       // 2M input at 0.5 + 1M output at 2 = 3 USD per classification, two classifications.
       expect(costPoints.reduce((sum, p) => sum + Number(p.value), 0)).toBeCloseTo(6, 6)
-      expect(costPoints[0]?.attributes).toMatchObject({ repo: 'acme/widgets', pr: '42', model: 'fake-model', currency: 'USD' })
-      const output = cost.filter((p) => p.name === 'hyperhive.review_classifier.token.usage' && p.attributes.type === 'output')
+      expect(costPoints[0]?.attributes).toMatchObject({
+        repo: 'acme/widgets',
+        pr: '42',
+        model: 'fake-model',
+        currency: 'USD',
+      })
+      const output = cost.filter(
+        (p) => p.name === 'hyperhive.review_classifier.token.usage' && p.attributes.type === 'output',
+      )
       expect(output.reduce((sum, p) => sum + Number(p.value), 0)).toBe(2_000_000)
     } finally {
       await receiver.stop()

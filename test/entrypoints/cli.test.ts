@@ -63,7 +63,9 @@ describe('cli validate', () => {
     expect(r.err).toBe('')
     expect(r.out).toContain('2 classifications')
     expect(r.out).toMatch(/datetime\s+positive\s+80\s+All datetimes carry time zone information\./)
-    expect(r.out).toMatch(/no-ads\s+negative\s+90\s+A commit message contains a co-authored-by line or other advertising for an AI model\./)
+    expect(r.out).toMatch(
+      /no-ads\s+negative\s+90\s+A commit message contains a co-authored-by line or other advertising for an AI model\./,
+    )
   })
 
   it('prints every problem, naming the file and entry, and exits 1 for an invalid file', () => {
@@ -81,7 +83,9 @@ describe('cli validate', () => {
   })
 
   it('accepts a JSON rules file', () => {
-    const json = JSON.stringify({ classifications: [{ name: 'a', description: 'b', threshold: 0, polarity: 'negative' }] })
+    const json = JSON.stringify({
+      classifications: [{ name: 'a', description: 'b', threshold: 0, polarity: 'negative' }],
+    })
     const r = run(['validate', file('rules.json', json)])
     expect(r.code).toBe(0)
     expect(r.out).toContain('1 classification\n')
@@ -137,10 +141,18 @@ describe('cli prompt', () => {
   it('prints the system prompt, the shared block once and one question per rule', () => {
     const r = run([
       'prompt',
-      '--rules', file('p.yml', VALID_YAML),
-      '--diff', file('p.diff', DIFF),
-      '--commits', file('commits.txt', 'first commit\n\nbody\0second\0'),
-      '--repo', 'acme/widgets', '--pr', '12', '--title', 'Fix it',
+      '--rules',
+      file('p.yml', VALID_YAML),
+      '--diff',
+      file('p.diff', DIFF),
+      '--commits',
+      file('commits.txt', 'first commit\n\nbody\0second\0'),
+      '--repo',
+      'acme/widgets',
+      '--pr',
+      '12',
+      '--title',
+      'Fix it',
     ])
     expect(r.code).toBe(0)
     expect(r.out).toContain('=== system prompt')
@@ -160,7 +172,9 @@ describe('cli prompt', () => {
     const doc = JSON.parse(r.out) as { classifications: { name: string; stdin: string }[]; budget: { ok: boolean } }
     expect(doc.budget.ok).toBe(true)
     expect(doc.classifications.map((c) => c.name)).toEqual(['datetime', 'no-ads'])
-    const lines = doc.classifications.map((c) => JSON.parse(c.stdin) as { message: { content: Record<string, unknown>[] } })
+    const lines = doc.classifications.map(
+      (c) => JSON.parse(c.stdin) as { message: { content: Record<string, unknown>[] } },
+    )
     const [first, second] = lines
     expect(first?.message.content).toHaveLength(2)
     expect(first?.message.content[0]?.cache_control).toEqual({ type: 'ephemeral' })

@@ -12,11 +12,11 @@ import type { SeedPull } from '../../adapters/memory/forge.ts'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
 import { RUNTIME_KEY_PATHS } from '../../entrypoints/classifier/service.ts'
 import { SERVICE_TOKEN } from '../../entrypoints/controller/service-account.ts'
-import { createFakeForgejo, type FakeForgejo, type FakeReview } from '../support/fake-forgejo.ts'
+import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
-import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.ts'
-import { startNatsServer, type NatsServer } from '../support/nats-server.ts'
-import { makeSecretsDir, startServiceProcess, type ServiceProcess } from '../support/service-process.ts'
+import { createFakeForgejo, type FakeForgejo, type FakeReview } from '../support/fake-forgejo.ts'
+import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
+import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
 import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
 
 setDefaultTimeout(120_000)
@@ -87,11 +87,23 @@ function startClassifier(): ServiceProcess {
   })
 }
 
-async function deliver(pr: number, options: { signature?: string; repo?: string; headSha?: string } = {}): Promise<Response> {
+async function deliver(
+  pr: number,
+  options: { signature?: string; repo?: string; headSha?: string } = {},
+): Promise<Response> {
   const body = goJson(
-    reviewRequestPayload({ owner: REPO.owner, repo: options.repo ?? REPO.name, pr, headSha: options.headSha ?? headOf(pr), forgeUrl: forge.url }),
+    reviewRequestPayload({
+      owner: REPO.owner,
+      repo: options.repo ?? REPO.name,
+      pr,
+      headSha: options.headSha ?? headOf(pr),
+      forgeUrl: forge.url,
+    }),
   )
-  const headers = deliveryHeaders(body, { secret: SECRET, ...(options.signature === undefined ? {} : { signature: options.signature }) })
+  const headers = deliveryHeaders(body, {
+    secret: SECRET,
+    ...(options.signature === undefined ? {} : { signature: options.signature }),
+  })
   return fetch(`${base}/webhook/forge/review-request`, { method: 'POST', headers, body })
 }
 
@@ -105,7 +117,16 @@ async function reviewsOf(pr: number, count = 1, repo = REPO.name, timeoutMs = 60
   }
 }
 
-type RecordedRun = { id: string; trigger: string; pr: number; repo: string; outcome: string; detail?: string; head_sha?: string; review_url?: string }
+type RecordedRun = {
+  id: string
+  trigger: string
+  pr: number
+  repo: string
+  outcome: string
+  detail?: string
+  head_sha?: string
+  review_url?: string
+}
 
 async function runOf(pr: number, outcome?: string, repo = `${REPO.owner}/${REPO.name}`): Promise<RecordedRun> {
   const until = Date.now() + 30_000
@@ -113,7 +134,9 @@ async function runOf(pr: number, outcome?: string, repo = `${REPO.owner}/${REPO.
     const response = await fetch(`${base}/api/review-classifier/runs`)
     if (response.ok) {
       const runs = (await response.json()) as RecordedRun[]
-      const found = runs.find((run) => run.pr === pr && run.repo === repo && (outcome === undefined || run.outcome === outcome))
+      const found = runs.find(
+        (run) => run.pr === pr && run.repo === repo && (outcome === undefined || run.outcome === outcome),
+      )
       if (found !== undefined) return found
     }
     if (Date.now() > until) throw new Error(`no recorded run for PR ${pr} (${outcome ?? 'any outcome'})`)
@@ -294,17 +317,34 @@ describe('a review request end to end', () => {
 
 describe('writing a rule: try it out, then open a PR', () => {
   const admin = { 'Remote-User': 'alice', 'content-type': 'application/json' }
-  const edited = { name: 'datetime', description: 'Every new datetime is timezone-aware.', threshold: 70, polarity: 'positive' }
-  const added = { name: 'changelog', description: 'The PR adds a line to CHANGELOG.md.', threshold: 60, polarity: 'positive' }
+  const edited = {
+    name: 'datetime',
+    description: 'Every new datetime is timezone-aware.',
+    threshold: 70,
+    polarity: 'positive',
+  }
+  const added = {
+    name: 'changelog',
+    description: 'The PR adds a line to CHANGELOG.md.',
+    threshold: 60,
+    polarity: 'positive',
+  }
 
   it('offers the repos with open PRs, their PRs and the repo rules to start from', async () => {
     const repos = (await (await fetch(`${base}/api/pulls/repos`)).json()) as string[]
     expect(repos).toContain('acme/widgets')
-    const pulls = (await (await fetch(`${base}/api/pulls?repo=acme/widgets`)).json()) as { number: number; head_sha: string }[]
+    const pulls = (await (await fetch(`${base}/api/pulls?repo=acme/widgets`)).json()) as {
+      number: number
+      head_sha: string
+    }[]
     expect(pulls[0]).toMatchObject({ number: 30, head_sha: headOf(30) })
     const rules = await fetch(`${base}/api/review-classifier/rules?repo=acme/widgets`)
     expect(rules.status).toBe(200)
-    expect(await rules.json()).toMatchObject({ path: RULES_YML_PATH, branch: 'main', classifications: [{ name: 'datetime' }, { name: 'no-ads' }] })
+    expect(await rules.json()).toMatchObject({
+      path: RULES_YML_PATH,
+      branch: 'main',
+      classifications: [{ name: 'datetime' }, { name: 'no-ads' }],
+    })
     expect((await fetch(`${base}/api/review-classifier/rules?repo=acme/bare`)).status).toBe(404)
   })
 
@@ -323,7 +363,12 @@ describe('writing a rule: try it out, then open a PR', () => {
       if (result.status !== 'running') break
       await Bun.sleep(100)
     }
-    expect(result).toMatchObject({ status: 'done', overall: 'approve', head_sha: headOf(9), rows: [{ name: 'datetime', verdict: 'match' }] })
+    expect(result).toMatchObject({
+      status: 'done',
+      overall: 'approve',
+      head_sha: headOf(9),
+      rows: [{ name: 'datetime', verdict: 'match' }],
+    })
     expect(forge.reviews(REPO, 9)).toHaveLength(0)
     expect(await runOf(9)).toMatchObject({ id, trigger: 'try-out', outcome: 'done' })
   })
@@ -340,7 +385,12 @@ describe('writing a rule: try it out, then open a PR', () => {
     expect(answer.path).toBe(RULES_YML_PATH)
     expect(answer.compare_url).toBe(`${forge.url}/acme/widgets/compare/main...${answer.branch}`)
     const [commit] = forge.pushedCommits(REPO)
-    expect(commit).toMatchObject({ branch: answer.branch, from: 'main', path: RULES_YML_PATH, pusher: 'review-classifier' })
+    expect(commit).toMatchObject({
+      branch: answer.branch,
+      from: 'main',
+      path: RULES_YML_PATH,
+      pusher: 'review-classifier',
+    })
     expect(commit?.author.email).toBe(`alice@noreply.${new URL(forge.url).hostname}`)
     expect(commit?.content).toContain('    description: A commit message advertises an AI model.')
     expect(commit?.content).toContain('Every new datetime is timezone-aware.')
@@ -349,7 +399,18 @@ describe('writing a rule: try it out, then open a PR', () => {
     const again = await fetch(`${base}/api/review-classifier/open-pr`, {
       method: 'POST',
       headers: admin,
-      body: JSON.stringify({ repo: 'acme/widgets', classifications: [{ ...added, name: 'no-ads', description: 'A commit message advertises an AI model.', threshold: 90, polarity: 'negative' }] }),
+      body: JSON.stringify({
+        repo: 'acme/widgets',
+        classifications: [
+          {
+            ...added,
+            name: 'no-ads',
+            description: 'A commit message advertises an AI model.',
+            threshold: 90,
+            polarity: 'negative',
+          },
+        ],
+      }),
     })
     expect(again.status).toBe(422)
   })

@@ -7,9 +7,11 @@ import {
   contractForgeSeed,
   DIFF_42,
   EMPTY,
+  type ForgeHarness,
   fullName,
   HEAD_42,
   MANY,
+  type MakeForge,
   MISSING,
   QUIET,
   RULES_PATH,
@@ -17,8 +19,6 @@ import {
   SERVICE_LOGIN,
   SPREAD,
   WIDGETS,
-  type ForgeHarness,
-  type MakeForge,
 } from './forge.fixtures.ts'
 
 export function forgeReaderContract(name: string, make: MakeForge): void {
@@ -33,7 +33,14 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
 
     it('reads a repository', async () => {
       const repo = await harness.forge.getRepository(WIDGETS)
-      expect(repo).toMatchObject({ owner: 'acme', name: 'widgets', fullName: 'acme/widgets', defaultBranch: 'main', empty: false, private: true })
+      expect(repo).toMatchObject({
+        owner: 'acme',
+        name: 'widgets',
+        fullName: 'acme/widgets',
+        defaultBranch: 'main',
+        empty: false,
+        private: true,
+      })
       expect(repo.htmlUrl).toEndWith('/acme/widgets')
     })
 
@@ -48,15 +55,29 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
       ['listPullCommits', (h: ForgeHarness) => h.forge.listPullCommits(WIDGETS, 999)],
       ['getPullDiff', (h: ForgeHarness) => h.forge.getPullDiff(WIDGETS, 999)],
       ['listOpenPulls', (h: ForgeHarness) => h.forge.listOpenPulls(MISSING)],
-      ['getCollaboratorPermission of an unknown repo', (h: ForgeHarness) => h.forge.getCollaboratorPermission(MISSING, 'bob')],
-      ['getCollaboratorPermission of an unknown user', (h: ForgeHarness) => h.forge.getCollaboratorPermission(WIDGETS, 'nobody')],
+      [
+        'getCollaboratorPermission of an unknown repo',
+        (h: ForgeHarness) => h.forge.getCollaboratorPermission(MISSING, 'bob'),
+      ],
+      [
+        'getCollaboratorPermission of an unknown user',
+        (h: ForgeHarness) => h.forge.getCollaboratorPermission(WIDGETS, 'nobody'),
+      ],
     ])('answers not_found from %s', async (_, callIt) => {
       expect(await codeOf(callIt(harness))).toBe('not_found')
     })
 
     it('reads a PR with its head', async () => {
       const pr = await harness.forge.getPullRequest(WIDGETS, 42)
-      expect(pr).toMatchObject({ number: 42, title: 'Add timezone to timestamps', state: 'open', merged: false, headSha: HEAD_42, headRef: 'tz-fix', baseRef: 'main' })
+      expect(pr).toMatchObject({
+        number: 42,
+        title: 'Add timezone to timestamps',
+        state: 'open',
+        merged: false,
+        headSha: HEAD_42,
+        headRef: 'tz-fix',
+        baseRef: 'main',
+      })
       expect(pr.htmlUrl).toEndWith('/acme/widgets/pulls/42')
     })
 
@@ -85,7 +106,9 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
       const file = await harness.forge.getFileContent(WIDGETS, RULES_PATH, 'main')
       expect(file?.content).toBe(RULES_TEXT)
       expect(file?.sha).toMatch(/^[0-9a-f]{40}$/)
-      expect((await harness.forge.getFileContent(WIDGETS, 'README.md', 'develop'))?.content).toBe('# Widgets (develop)\n')
+      expect((await harness.forge.getFileContent(WIDGETS, 'README.md', 'develop'))?.content).toBe(
+        '# Widgets (develop)\n',
+      )
     })
 
     it('reads a file at a commit sha', async () => {
@@ -128,14 +151,20 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
 
     it('lists every open PR of a repo across pages, highest number first', async () => {
       const pulls = await harness.forge.listOpenPulls(BUSY)
-      const expected = Array.from({ length: MANY }, (_, i) => i + 1).filter((n) => (n - 1) % 3 !== 0).reverse()
+      const expected = Array.from({ length: MANY }, (_, i) => i + 1)
+        .filter((n) => (n - 1) % 3 !== 0)
+        .reverse()
       expect(pulls.map((p) => p.number)).toEqual(expected)
       expect(pulls[0]).toMatchObject({ number: MANY, title: `Busy ${MANY}` })
       expect(pulls[0]?.headSha).toMatch(/^[0-9a-f]{40}$/)
     })
 
     it('reads a user with the real email, and null for an unknown login', async () => {
-      expect(await harness.forge.getUser('alice')).toEqual({ login: 'alice', fullName: 'Alice Example', email: 'alice@example.org' })
+      expect(await harness.forge.getUser('alice')).toEqual({
+        login: 'alice',
+        fullName: 'Alice Example',
+        email: 'alice@example.org',
+      })
       expect(await harness.forge.getUser('nobody')).toBeNull()
     })
 

@@ -5,7 +5,9 @@ import {
   BUSY,
   codeOf,
   contractForgeSeed,
+  type ForgeHarness,
   HEAD_42,
+  type MakeForge,
   MISSING,
   NARROW_TOKEN,
   READER_TOKEN,
@@ -14,8 +16,6 @@ import {
   SERVICE_LOGIN,
   SERVICE_TOKEN,
   WIDGETS,
-  type ForgeHarness,
-  type MakeForge,
 } from './forge.fixtures.ts'
 
 /** What `ensureServiceAccountLimits` (and `createUser`) leave on an account. */
@@ -47,40 +47,67 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
       await harness.cleanup()
     })
 
-    it.each(['APPROVED', 'REQUEST_CHANGES', 'COMMENT'] as const)('posts a %s review the forge records as the account', async (event) => {
-      const posted = await harness.forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, { event, body: '| table |', commitId: HEAD_42 })
-      const stored = await harness.reviews(WIDGETS, 42)
-      expect(stored).toHaveLength(1)
-      expect(stored[0]).toMatchObject({ id: posted.id, user: SERVICE_LOGIN, event, body: '| table |', commitId: HEAD_42 })
-      expect(posted.htmlUrl ?? '').toContain('/acme/widgets/pulls/42')
-    })
+    it.each(['APPROVED', 'REQUEST_CHANGES', 'COMMENT'] as const)(
+      'posts a %s review the forge records as the account',
+      async (event) => {
+        const posted = await harness.forge
+          .forAccount(SERVICE_TOKEN)
+          .createReview(WIDGETS, 42, { event, body: '| table |', commitId: HEAD_42 })
+        const stored = await harness.reviews(WIDGETS, 42)
+        expect(stored).toHaveLength(1)
+        expect(stored[0]).toMatchObject({
+          id: posted.id,
+          user: SERVICE_LOGIN,
+          event,
+          body: '| table |',
+          commitId: HEAD_42,
+        })
+        expect(posted.htmlUrl ?? '').toContain('/acme/widgets/pulls/42')
+      },
+    )
 
     it.each([
       ['an unknown repo', MISSING, 42, 'not_found'],
       ['an unknown PR', WIDGETS, 999, 'not_found'],
     ] as const)('refuses a review on %s', async (_, repo, pr, code) => {
-      expect(await codeOf(harness.forge.forAccount(SERVICE_TOKEN).createReview(repo, pr, { event: 'COMMENT', body: 'x', commitId: HEAD_42 }))).toBe(code)
+      expect(
+        await codeOf(
+          harness.forge
+            .forAccount(SERVICE_TOKEN)
+            .createReview(repo, pr, { event: 'COMMENT', body: 'x', commitId: HEAD_42 }),
+        ),
+      ).toBe(code)
     })
 
     it('refuses a review the forge would refuse as invalid, and records none', async () => {
       const writer = harness.forge.forAccount(SERVICE_TOKEN)
-      expect(await codeOf(writer.createReview(WIDGETS, 42, { event: 'COMMENT', body: '  ', commitId: HEAD_42 }))).toBe('invalid')
-      expect(await codeOf(writer.createReview(WIDGETS, 44, { event: 'APPROVED', body: 'ok', commitId: HEAD_42 }))).toBe('invalid')
+      expect(await codeOf(writer.createReview(WIDGETS, 42, { event: 'COMMENT', body: '  ', commitId: HEAD_42 }))).toBe(
+        'invalid',
+      )
+      expect(await codeOf(writer.createReview(WIDGETS, 44, { event: 'APPROVED', body: 'ok', commitId: HEAD_42 }))).toBe(
+        'invalid',
+      )
       expect(await harness.reviews(WIDGETS, 42)).toEqual([])
     })
 
     it('refuses an unknown token as unauthorized, and a token without write:repository as forbidden', async () => {
       const review = { event: 'COMMENT', body: 'x', commitId: HEAD_42 } as const
-      expect(await codeOf(harness.forge.forAccount('f'.repeat(40)).createReview(WIDGETS, 42, review))).toBe('unauthorized')
+      expect(await codeOf(harness.forge.forAccount('f'.repeat(40)).createReview(WIDGETS, 42, review))).toBe(
+        'unauthorized',
+      )
       expect(await codeOf(harness.forge.forAccount(NARROW_TOKEN).createReview(WIDGETS, 42, review))).toBe('forbidden')
     })
 
     it('creates a branch with one commit adding a file, leaving the default branch alone', async () => {
       const mainBefore = await harness.forge.getBranchHead(WIDGETS, 'main')
-      const pushed = await harness.forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, aBranchCommit({ path: '.hyperhive/review-classifier.json', content: '{}' }))
+      const pushed = await harness.forge
+        .forAccount(SERVICE_TOKEN)
+        .commitFile(WIDGETS, aBranchCommit({ path: '.hyperhive/review-classifier.json', content: '{}' }))
       expect(pushed.branch).toBe('review-classifier/alice-0000abcd')
       expect(await harness.forge.getBranchHead(WIDGETS, pushed.branch)).toBe(pushed.commitSha)
-      expect((await harness.forge.getFileContent(WIDGETS, '.hyperhive/review-classifier.json', pushed.branch))?.content).toBe('{}')
+      expect(
+        (await harness.forge.getFileContent(WIDGETS, '.hyperhive/review-classifier.json', pushed.branch))?.content,
+      ).toBe('{}')
       expect((await harness.forge.getFileContent(WIDGETS, RULES_PATH, pushed.branch))?.content).toBe(RULES_TEXT)
       expect(await harness.forge.getBranchHead(WIDGETS, 'main')).toBe(mainBefore)
       expect(await harness.forge.getFileContent(WIDGETS, '.hyperhive/review-classifier.json', 'main')).toBeNull()
@@ -88,7 +115,9 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
 
     it('updates a file named by the sha it was read at', async () => {
       const read = await harness.forge.getFileContent(WIDGETS, RULES_PATH, 'main')
-      const pushed = await harness.forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, aBranchCommit({ sha: read?.sha ?? null }))
+      const pushed = await harness.forge
+        .forAccount(SERVICE_TOKEN)
+        .commitFile(WIDGETS, aBranchCommit({ sha: read?.sha ?? null }))
       expect((await harness.forge.getFileContent(WIDGETS, RULES_PATH, pushed.branch))?.content).toBe(NEW_RULES)
     })
 
@@ -103,7 +132,11 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
     it('refuses with conflict when the file was removed between read and push', async () => {
       const read = await harness.forge.getFileContent(WIDGETS, RULES_PATH, 'main')
       await harness.changeFile(WIDGETS, 'main', RULES_PATH, null)
-      expect(await codeOf(harness.forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, aBranchCommit({ sha: read?.sha ?? null })))).toBe('conflict')
+      expect(
+        await codeOf(
+          harness.forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, aBranchCommit({ sha: read?.sha ?? null })),
+        ),
+      ).toBe('conflict')
     })
 
     it('refuses with conflict when a file read as absent appeared before the push', async () => {
@@ -113,14 +146,26 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
     })
 
     it('refuses with conflict a branch that already exists', async () => {
-      expect(await codeOf(harness.forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, aBranchCommit({ branch: 'develop', path: 'new.txt' })))).toBe('conflict')
+      expect(
+        await codeOf(
+          harness.forge
+            .forAccount(SERVICE_TOKEN)
+            .commitFile(WIDGETS, aBranchCommit({ branch: 'develop', path: 'new.txt' })),
+        ),
+      ).toBe('conflict')
     })
 
     it.each([
       ['to an unknown repo', MISSING, aBranchCommit(), SERVICE_TOKEN, 'not_found'],
       ['from a missing base branch', WIDGETS, aBranchCommit({ from: 'no-such-branch' }), SERVICE_TOKEN, 'not_found'],
       ['to a repo the account only reads', BUSY, aBranchCommit({ path: 'x.txt' }), SERVICE_TOKEN, 'forbidden'],
-      ['to a private repo the account only reads', WIDGETS, aBranchCommit({ path: 'x.txt' }), READER_TOKEN, 'forbidden'],
+      [
+        'to a private repo the account only reads',
+        WIDGETS,
+        aBranchCommit({ path: 'x.txt' }),
+        READER_TOKEN,
+        'forbidden',
+      ],
       ['with an unknown token', WIDGETS, aBranchCommit(), 'f'.repeat(40), 'unauthorized'],
     ] as const)('refuses a push: %s', async (_, repo, commit, token, code) => {
       expect(await codeOf(harness.forge.forAccount(token).commitFile(repo, commit))).toBe(code)
@@ -137,25 +182,48 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
     })
 
     it('creates a user the forge then knows', async () => {
-      const created = await harness.forge.createUser({ login: 'classifier-2', email: 'c2@services.hyperhive.local', fullName: 'Classifier Two' })
-      expect(created).toEqual({ login: 'classifier-2', fullName: 'Classifier Two', email: 'c2@services.hyperhive.local' })
+      const created = await harness.forge.createUser({
+        login: 'classifier-2',
+        email: 'c2@services.hyperhive.local',
+        fullName: 'Classifier Two',
+      })
+      expect(created).toEqual({
+        login: 'classifier-2',
+        fullName: 'Classifier Two',
+        email: 'c2@services.hyperhive.local',
+      })
       expect(await harness.forge.getUser('classifier-2')).toEqual(created)
     })
 
     it('creates the account active, with no password change due, and allowed no repo or organization', async () => {
-      await harness.forge.createUser({ login: 'classifier-2', email: 'c2@services.hyperhive.local', fullName: 'Classifier Two' })
+      await harness.forge.createUser({
+        login: 'classifier-2',
+        email: 'c2@services.hyperhive.local',
+        fullName: 'Classifier Two',
+      })
       expect(await harness.accountFlags('classifier-2')).toEqual(LIMITED)
     })
 
     it('puts the limits on an existing account that lacks them, and a second call changes nothing', async () => {
-      expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual({ active: true, mustChangePassword: false, maxRepoCreation: -1, allowCreateOrganization: true })
+      expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual({
+        active: true,
+        mustChangePassword: false,
+        maxRepoCreation: -1,
+        allowCreateOrganization: true,
+      })
       await harness.forge.ensureServiceAccountLimits(SERVICE_LOGIN)
       expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual(LIMITED)
       await harness.forge.ensureServiceAccountLimits(SERVICE_LOGIN)
       expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual(LIMITED)
       // Nothing else moved: the profile reads the same and the token still works.
-      expect(await harness.forge.getUser(SERVICE_LOGIN)).toEqual({ login: SERVICE_LOGIN, fullName: 'Review classifier', email: 'review-classifier@services.hyperhive.local' })
-      await harness.forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'still here', commitId: HEAD_42 })
+      expect(await harness.forge.getUser(SERVICE_LOGIN)).toEqual({
+        login: SERVICE_LOGIN,
+        fullName: 'Review classifier',
+        email: 'review-classifier@services.hyperhive.local',
+      })
+      await harness.forge
+        .forAccount(SERVICE_TOKEN)
+        .createReview(WIDGETS, 42, { event: 'COMMENT', body: 'still here', commitId: HEAD_42 })
       expect((await harness.reviews(WIDGETS, 42)).map((r) => r.user)).toEqual([SERVICE_LOGIN])
     })
 
@@ -165,7 +233,10 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
     ] as const)('makes an account that %s usable again', async (_, flags) => {
       await harness.cleanup()
       const seed = contractForgeSeed()
-      harness = await make({ ...seed, users: (seed.users ?? []).map((u) => (u.login === SERVICE_LOGIN ? { ...u, flags } : u)) })
+      harness = await make({
+        ...seed,
+        users: (seed.users ?? []).map((u) => (u.login === SERVICE_LOGIN ? { ...u, flags } : u)),
+      })
       const review = { event: 'COMMENT', body: 'x', commitId: HEAD_42 } as const
       expect(await codeOf(harness.forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, review))).toBe('forbidden')
       await harness.forge.ensureServiceAccountLimits(SERVICE_LOGIN)
@@ -179,21 +250,40 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
     })
 
     it('refuses a taken login or email with conflict', async () => {
-      expect(await codeOf(harness.forge.createUser({ login: SERVICE_LOGIN, email: 'other@example.org', fullName: '' }))).toBe('conflict')
-      expect(await codeOf(harness.forge.createUser({ login: 'someone-new', email: 'alice@example.org', fullName: '' }))).toBe('conflict')
+      expect(
+        await codeOf(harness.forge.createUser({ login: SERVICE_LOGIN, email: 'other@example.org', fullName: '' })),
+      ).toBe('conflict')
+      expect(
+        await codeOf(harness.forge.createUser({ login: 'someone-new', email: 'alice@example.org', fullName: '' })),
+      ).toBe('conflict')
     })
 
     it('mints a token that lists by name and last eight, and works for writing', async () => {
-      const minted = await harness.forge.mintToken('bob', { name: 'swarm-review-classifier', scopes: ['write:repository'] })
+      const minted = await harness.forge.mintToken('bob', {
+        name: 'swarm-review-classifier',
+        scopes: ['write:repository'],
+      })
       expect(minted.lastEight).toBe(minted.token.slice(-8))
-      expect(await harness.forge.listTokens('bob')).toContainEqual({ id: minted.id, name: minted.name, lastEight: minted.lastEight })
-      const review = await harness.forge.forAccount(minted.token).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'hello', commitId: HEAD_42 })
+      expect(await harness.forge.listTokens('bob')).toContainEqual({
+        id: minted.id,
+        name: minted.name,
+        lastEight: minted.lastEight,
+      })
+      const review = await harness.forge
+        .forAccount(minted.token)
+        .createReview(WIDGETS, 42, { event: 'COMMENT', body: 'hello', commitId: HEAD_42 })
       expect((await harness.reviews(WIDGETS, 42)).map((r) => [r.id, r.user])).toEqual([[review.id, 'bob']])
     })
 
     it('refuses a second token by the same name with conflict, and an unknown user with not_found', async () => {
-      expect(await codeOf(harness.forge.mintToken(SERVICE_LOGIN, { name: 'swarm-review-classifier', scopes: ['write:repository'] }))).toBe('conflict')
-      expect(await codeOf(harness.forge.mintToken('nobody', { name: 't', scopes: ['write:repository'] }))).toBe('not_found')
+      expect(
+        await codeOf(
+          harness.forge.mintToken(SERVICE_LOGIN, { name: 'swarm-review-classifier', scopes: ['write:repository'] }),
+        ),
+      ).toBe('conflict')
+      expect(await codeOf(harness.forge.mintToken('nobody', { name: 't', scopes: ['write:repository'] }))).toBe(
+        'not_found',
+      )
       expect(await codeOf(harness.forge.listTokens('nobody'))).toBe('not_found')
     })
 
@@ -201,7 +291,13 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
       const [token] = await harness.forge.listTokens(SERVICE_LOGIN)
       await harness.forge.deleteToken(SERVICE_LOGIN, token?.id ?? -1)
       expect(await harness.forge.listTokens(SERVICE_LOGIN)).toEqual([])
-      expect(await codeOf(harness.forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'x', commitId: HEAD_42 }))).toBe('unauthorized')
+      expect(
+        await codeOf(
+          harness.forge
+            .forAccount(SERVICE_TOKEN)
+            .createReview(WIDGETS, 42, { event: 'COMMENT', body: 'x', commitId: HEAD_42 }),
+        ),
+      ).toBe('unauthorized')
       expect(await codeOf(harness.forge.deleteToken(SERVICE_LOGIN, token?.id ?? -1))).toBe('not_found')
     })
   })

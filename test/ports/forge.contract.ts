@@ -3,9 +3,10 @@
  * behind a fake forge server). `make` builds a forge holding exactly the
  * seed it is given, fresh for each test; see `forge.fixtures.ts`.
  */
+
+import type { MakeForge } from './forge.fixtures.ts'
 import { forgeReaderContract } from './forge-reader.contract.ts'
 import { forgeWriterContract } from './forge-writer.contract.ts'
-import type { MakeForge } from './forge.fixtures.ts'
 
 export type { ForgeHarness, MakeForge } from './forge.fixtures.ts'
 export { contractForgeSeed } from './forge.fixtures.ts'

@@ -3,10 +3,11 @@
  * builds (the memory forge directly, the Forgejo adapter behind a fake forge
  * server), and the harness shape the contract needs.
  */
+
+import type { AccountFlags, ForgeSeed, SeedPull, SeedRepo, StoredReview } from '../../adapters/memory/forge.ts'
 import { isAppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import type { Forge } from '../../ports/forge.ts'
-import type { AccountFlags, ForgeSeed, SeedPull, SeedRepo, StoredReview } from '../../adapters/memory/forge.ts'
 
 export type ForgeHarness = {
   forge: Forge
@@ -41,15 +42,23 @@ export const RULES_TEXT =
 
 /** More than two pages at the forge's maximum page size of 50. */
 export const MANY = 120
-export const DIFF_42 = 'diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)\n'
+export const DIFF_42 =
+  'diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)\n'
 export const HEAD_42 = '4b7e2f0c9d1a3b5c7e9f1a2b3c4d5e6f7a8b9c0d'
 
 /** Sixty repos with one open PR each, beyond one page of repos. */
-export const SPREAD: RepoRef[] = Array.from({ length: 60 }, (_, i) => ({ owner: 'spread', name: `repo-${String(i).padStart(2, '0')}` }))
+export const SPREAD: RepoRef[] = Array.from({ length: 60 }, (_, i) => ({
+  owner: 'spread',
+  name: `repo-${String(i).padStart(2, '0')}`,
+}))
 
 function busyPulls(): SeedPull[] {
   // Every third one closed, so "open only" and "all pages" are both tested.
-  return Array.from({ length: MANY }, (_, i) => ({ number: i + 1, title: `Busy ${i + 1}`, state: i % 3 === 0 ? 'closed' : 'open' }))
+  return Array.from({ length: MANY }, (_, i) => ({
+    number: i + 1,
+    title: `Busy ${i + 1}`,
+    state: i % 3 === 0 ? 'closed' : 'open',
+  }))
 }
 
 export function contractForgeSeed(): ForgeSeed {
@@ -69,7 +78,12 @@ export function contractForgeSeed(): ForgeSeed {
           commits: ['First: add zone\n\nBody line.', 'Second: tests', 'Third: docs'],
           diff: DIFF_42,
         },
-        { number: 43, title: 'Long history', author: 'alice', commits: Array.from({ length: MANY }, (_, i) => `commit ${i + 1}`) },
+        {
+          number: 43,
+          title: 'Long history',
+          author: 'alice',
+          commits: Array.from({ length: MANY }, (_, i) => `commit ${i + 1}`),
+        },
         { number: 44, title: 'By the service account', author: SERVICE_LOGIN },
         { number: 7, title: 'Old and merged', state: 'closed', merged: true },
       ],

@@ -4,9 +4,9 @@
  * store, or buckets purged by `cleanup`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { updateWithRetry } from '../../adapters/shared/kv-update.ts'
 import { isAppError } from '../../core/errors.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
-import { updateWithRetry } from '../../adapters/shared/kv-update.ts'
 
 export type KvHarness = {
   buckets: KvBuckets
@@ -83,7 +83,10 @@ export function kvContract(name: string, make: () => Promise<KvHarness>): void {
     it('lets exactly one of two concurrent updates at one revision win', async () => {
       const kv = await harness.buckets.open('contract-a')
       const revision = await kv.create('recent', 'base')
-      const outcomes = await Promise.allSettled([kv.update('recent', 'a', revision), kv.update('recent', 'b', revision)])
+      const outcomes = await Promise.allSettled([
+        kv.update('recent', 'a', revision),
+        kv.update('recent', 'b', revision),
+      ])
       const won = outcomes.filter((o) => o.status === 'fulfilled')
       const lost = outcomes.filter((o) => o.status === 'rejected' && isAppError(o.reason, 'conflict'))
       expect([won.length, lost.length]).toEqual([1, 1])
@@ -122,7 +125,9 @@ export function kvContract(name: string, make: () => Promise<KvHarness>): void {
       )
       const stored: unknown = JSON.parse((await kv.get('recent'))?.value ?? '[]')
       expect(Array.isArray(stored) ? [...stored].sort() : stored).toEqual(
-        Array.from({ length: writers }, (_, w) => Array.from({ length: appendsEach }, (_, i) => `${w}-${i}`)).flat().sort(),
+        Array.from({ length: writers }, (_, w) => Array.from({ length: appendsEach }, (_, i) => `${w}-${i}`))
+          .flat()
+          .sort(),
       )
     })
   })

@@ -29,7 +29,11 @@ const API_KEY = 'sk-contract-secret-4f9a1c'
 const RUN_ID = 'contract-run'
 const ANSWER = '{"verdict":"no-match","certainty":92,"reason":"Two timestamps are naive."}'
 
-export function modelRuntimeContract(name: string, make: () => Promise<ModelRuntimeHarness>, options: ModelRuntimeContractOptions): void {
+export function modelRuntimeContract(
+  name: string,
+  make: () => Promise<ModelRuntimeHarness>,
+  options: ModelRuntimeContractOptions,
+): void {
   describe(`ModelRuntime contract (${name})`, () => {
     let harness: ModelRuntimeHarness
     beforeEach(async () => {
@@ -43,21 +47,27 @@ export function modelRuntimeContract(name: string, make: () => Promise<ModelRunt
 
     it("answers with the model's final text", async () => {
       await harness.behave({ kind: 'answer', text: ANSWER })
-      const result = await harness.runtime.classify(aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: options.deadlineMs }))
+      const result = await harness.runtime.classify(
+        aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: options.deadlineMs }),
+      )
       expect(result.ok ? result.value.text.trim() : result.error).toBe(ANSWER)
     })
 
     it('stops a session at its deadline with a timeout failure', async () => {
       await harness.behave({ kind: 'hang' })
       const started = performance.now()
-      const result = await harness.runtime.classify(aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: options.deadlineMs }))
+      const result = await harness.runtime.classify(
+        aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: options.deadlineMs }),
+      )
       expect(result.ok ? 'answered' : result.error.kind).toBe('timeout')
       expect(performance.now() - started).toBeLessThan(options.deadlineMs + 2_000)
     })
 
     it('reports a refused key as a runtime failure whose detail holds no key material', async () => {
       await harness.behave({ kind: 'refuse-key' })
-      const result = await harness.runtime.classify(aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: options.deadlineMs }))
+      const result = await harness.runtime.classify(
+        aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: options.deadlineMs }),
+      )
       expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
       expect(result.ok ? '' : result.error.detail).not.toContain(API_KEY)
       expect(result.ok ? '' : result.error.detail).not.toContain('\n')
@@ -68,14 +78,19 @@ export function modelRuntimeContract(name: string, make: () => Promise<ModelRunt
       const input = aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: options.deadlineMs })
       const first = await harness.runtime.classify(input)
       const second = await harness.runtime.classify({ ...input, question: 'Another rule.' })
-      expect([first, second].map((result) => (result.ok ? result.value.text.trim() : result.error))).toEqual([ANSWER, ANSWER])
+      expect([first, second].map((result) => (result.ok ? result.value.text.trim() : result.error))).toEqual([
+        ANSWER,
+        ANSWER,
+      ])
       await harness.runtime.endRun('a-run-never-classified')
     })
 
     it('ends a session at once when its signal aborts', async () => {
       await harness.behave({ kind: 'hang' })
       const controller = new AbortController()
-      const pending = harness.runtime.classify(aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: 60_000, signal: controller.signal }))
+      const pending = harness.runtime.classify(
+        aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: 60_000, signal: controller.signal }),
+      )
       const started = performance.now()
       controller.abort()
       const result = await pending

@@ -118,7 +118,9 @@ function pieces(body: unknown): Piece[] {
     if (!isRecord(message)) continue
     const role = String(message.role)
     if (typeof message.content === 'string') out.push({ text: role + message.content, breakpoint: false })
-    else for (const block of asArray(message.content)) out.push({ text: role + withoutMarker(block), breakpoint: hasMarker(block) })
+    else
+      for (const block of asArray(message.content))
+        out.push({ text: role + withoutMarker(block), breakpoint: hasMarker(block) })
   }
   return out
 }
@@ -227,7 +229,10 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
     const breakpoints = pieces(body).filter((piece) => piece.breakpoint).length
     if (breakpoints > maxBreakpoints) {
       return new Response(
-        errorBody('invalid_request_error', `A maximum of ${maxBreakpoints} blocks with cache_control may be provided. Found ${breakpoints}.`),
+        errorBody(
+          'invalid_request_error',
+          `A maximum of ${maxBreakpoints} blocks with cache_control may be provided. Found ${breakpoints}.`,
+        ),
         { status: 400, headers: { 'content-type': 'application/json' } },
       )
     }
@@ -250,12 +255,34 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
       })
     }
     const events: Array<[string, unknown]> = [
-      ['message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }],
+      [
+        'message_start',
+        {
+          type: 'message_start',
+          message: {
+            id,
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { ...usage, output_tokens: 1 },
+          },
+        },
+      ],
       ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
       ['ping', { type: 'ping' }],
       ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }],
       ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-      ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: outputTokens } }],
+      [
+        'message_delta',
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: outputTokens },
+        },
+      ],
       ['message_stop', { type: 'message_stop' }],
     ]
     if (current === 'truncated') return sse(events.slice(0, 4))
@@ -283,7 +310,9 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
       if (request.method === 'POST' && url.pathname === '/v1/messages') return messages(body)
       if (request.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
         const usage = usageFor(body, false)
-        return Response.json({ input_tokens: usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens })
+        return Response.json({
+          input_tokens: usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens,
+        })
       }
       return new Response(errorBody('not_found_error', `fake: no route ${request.method} ${url.pathname}`), {
         status: 404,

@@ -111,13 +111,22 @@ export function createFakeBao(options: { tokens?: string[]; mount?: string } = {
     const wanted = url.searchParams.has('version') ? Number(url.searchParams.get('version')) : versions.length
     const version = versions[wanted - 1]
     if (version === undefined) return json(404, { errors: [] })
-    const body = envelope({ data: version.deletionTime === '' ? version.data : null, metadata: metadata(version, wanted) })
+    const body = envelope({
+      data: version.deletionTime === '' ? version.data : null,
+      metadata: metadata(version, wanted),
+    })
     // A deleted version answers 404 with a normal body and no `errors`.
     return json(version.deletionTime === '' ? 200 : 404, body)
   }
 
   function writeSecret(path: string, body: unknown): Response {
-    if (typeof body !== 'object' || body === null || !('data' in body) || typeof body.data !== 'object' || body.data === null) {
+    if (
+      typeof body !== 'object' ||
+      body === null ||
+      !('data' in body) ||
+      typeof body.data !== 'object' ||
+      body.data === null
+    ) {
       return json(400, { errors: ['no data provided'] })
     }
     const current = secrets.get(path)?.length ?? 0
@@ -134,7 +143,8 @@ export function createFakeBao(options: { tokens?: string[]; mount?: string } = {
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url)
     const path = decodeURIComponent(url.pathname)
-    const token = request.headers.get('x-vault-token') ?? request.headers.get('authorization')?.replace(/^Bearer /, '') ?? null
+    const token =
+      request.headers.get('x-vault-token') ?? request.headers.get('authorization')?.replace(/^Bearer /, '') ?? null
     const text = await request.text()
     const body = parseBody(text)
     requests.push({ method: request.method, path, token, body: body === INVALID_JSON ? text : body })

@@ -13,21 +13,31 @@
  * fail or hang. Every route it serves is checked against swagger.v1.json when
  * it starts.
  */
-import { buildState, repoKey, pullState, addSnapshot, blobSha, type ForgeSeed, type SeedPull, type StoredCommit, type UserState } from '../../adapters/memory/forge-state.ts'
+import {
+  addSnapshot,
+  blobSha,
+  buildState,
+  type ForgeSeed,
+  pullState,
+  repoKey,
+  type SeedPull,
+  type StoredCommit,
+  type UserState,
+} from '../../adapters/memory/forge-state.ts'
 import type { RepoRef } from '../../core/types.ts'
 import type { ForgeFile } from '../../ports/forge.ts'
 import {
-  apiError,
-  seededFlags,
   type AccountFlags,
+  apiError,
   type Caller,
   type Extra,
   type FakeForgejoSettings,
   type FakeReview,
   type Route,
   type RouteContext,
+  seededFlags,
 } from './fake-forgejo/context.ts'
-import { userJson, type Site } from './fake-forgejo/render.ts'
+import { type Site, userJson } from './fake-forgejo/render.ts'
 import { repoRoutes } from './fake-forgejo/repo-routes.ts'
 import { findOperation, loadSwagger } from './fake-forgejo/swagger.ts'
 import { userRoutes } from './fake-forgejo/user-routes.ts'
@@ -87,7 +97,12 @@ export type FakeForgejo = {
 }
 
 const API = '/api/v1'
-const DEFAULTS: FakeForgejoSettings = { version: '15.0.3+gitea-1.22.0', openPrCounter: true, maxResponseItems: 50, pagingHeaders: 'both' }
+const DEFAULTS: FakeForgejoSettings = {
+  version: '15.0.3+gitea-1.22.0',
+  openPrCounter: true,
+  maxResponseItems: 50,
+  pagingHeaders: 'both',
+}
 /** Path parameters that span slashes: Forgejo routes them with `*`. */
 const GREEDY = new Set(['filepath', 'branch'])
 
@@ -124,7 +139,9 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
   let inFlight = 0
   let maxInFlight = 0
 
-  const routes = [...repoRoutes(), ...userRoutes()].filter((r) => r.since === undefined || majorOf(settings.version) >= r.since).map(compile)
+  const routes = [...repoRoutes(), ...userRoutes()]
+    .filter((r) => r.since === undefined || majorOf(settings.version) >= r.since)
+    .map(compile)
   const swagger = loadSwagger()
   for (const route of routes) {
     if (route.since === undefined && findOperation(swagger, route.method, route.template) === null) {
@@ -178,21 +195,29 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
       const user = state.users.get(login.toLowerCase())
       // A token in either field counts as token auth, not password auth.
       if (password === '') caller = byToken(login)
-      else if (user !== undefined && extra.passwords.get(login.toLowerCase()) === password) caller = { user, via: 'password', scopes: null }
+      else if (user !== undefined && extra.passwords.get(login.toLowerCase()) === password)
+        caller = { user, via: 'password', scopes: null }
       else caller = byToken(password)
     }
     if (caller === null) return apiError(context, 401, 'invalid username, password or token')
     const flags = extra.flags.get(caller.user.login.toLowerCase())
     if (flags?.active === false) return apiError(context, 403, 'This account is not activated.')
-    if (flags?.mustChangePassword === true) return apiError(context, 403, `You must change your password. Change it at: ${site.root}user/change_password`)
-    if (flags?.prohibitLogin === true) return apiError(context, 403, 'This account is prohibited from signing in, please contact your site administrator.')
+    if (flags?.mustChangePassword === true)
+      return apiError(context, 403, `You must change your password. Change it at: ${site.root}user/change_password`)
+    if (flags?.prohibitLogin === true)
+      return apiError(
+        context,
+        403,
+        'This account is prohibited from signing in, please contact your site administrator.',
+      )
     return caller
   }
 
   function authorize(context: { site: Site }, route: Route, method: string, caller: Caller | null): Response | null {
     if (route.auth === 'none') return null
     if (caller === null) return apiError(context, 401, 'token is required')
-    if (route.auth === 'password') return caller.via === 'password' ? null : apiError(context, 401, 'auth method not allowed')
+    if (route.auth === 'password')
+      return caller.via === 'password' ? null : apiError(context, 401, 'auth method not allowed')
     const needed = `${method === 'GET' ? 'read' : 'write'}:${route.auth}`
     // The scope check runs before the site-admin and permission checks (CONTRACT §2.2).
     if (caller.scopes !== null && !hasScope(caller.scopes, needed)) {
@@ -244,7 +269,10 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
         await new Promise<void>((resolve) => held.add(resolve))
         return apiError(context0, 503, 'stopped')
       }
-      if (failure !== undefined) return Response.json(failure.body ?? { message: '', url: `${site.root}api/swagger` }, { status: failure.status })
+      if (failure !== undefined)
+        return Response.json(failure.body ?? { message: '', url: `${site.root}api/swagger` }, {
+          status: failure.status,
+        })
 
       const caller = authenticate(context0, header)
       if (caller instanceof Response) return recorded(route, caller)
@@ -253,7 +281,18 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
       if (refusal !== null) return recorded(route, refusal)
       const match = route.pattern.exec(path)
       const params = Object.fromEntries(route.names.map((name, i) => [name, decodeURIComponent(match?.[i + 1] ?? '')]))
-      const context: RouteContext = { request, url, params, caller, body, state, extra, site, options: settings, render: { userJson: renderUser } }
+      const context: RouteContext = {
+        request,
+        url,
+        params,
+        caller,
+        body,
+        state,
+        extra,
+        site,
+        options: settings,
+        render: { userJson: renderUser },
+      }
       return recorded(route, await route.handler(context))
     } finally {
       inFlight -= 1
@@ -263,7 +302,13 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
   async function recorded(route: Route, response: Response): Promise<Response> {
     const isJson = (response.headers.get('content-type') ?? '').includes('application/json')
     const text = await response.clone().text()
-    responses.push({ method: route.method, template: route.template, status: response.status, body: isJson && text !== '' ? JSON.parse(text) : text, json: isJson })
+    responses.push({
+      method: route.method,
+      template: route.template,
+      status: response.status,
+      body: isJson && text !== '' ? JSON.parse(text) : text,
+      json: isJson,
+    })
     return response
   }
 
@@ -280,13 +325,17 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
     url: root.replace(/\/$/, ''),
     requests,
     responses,
-    routes: routes.map(({ method, template, since }) => (since === undefined ? { method, template } : { method, template, since })),
+    routes: routes.map(({ method, template, since }) =>
+      since === undefined ? { method, template } : { method, template, since },
+    ),
     maxInFlight: () => maxInFlight,
     resetMaxInFlight() {
       maxInFlight = inFlight
     },
     reviews(repo, pr) {
-      return extra.reviews.filter((r) => r.repo === repoKey(repo.owner, repo.name) && r.pr === pr).map((r) => ({ ...r }))
+      return extra.reviews
+        .filter((r) => r.repo === repoKey(repo.owner, repo.name) && r.pr === pr)
+        .map((r) => ({ ...r }))
     },
     pushedCommits(repo) {
       return requireRepo(repo).pushed.map((c) => ({ ...c }))
@@ -304,7 +353,8 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
       found.pulls.set(pull.number, pullState(found, pull, found.defaultBranch, found.pulls.get(pull.number)))
     },
     deleteBranch(repo, branch) {
-      if (!requireRepo(repo).branches.delete(branch)) throw new Error(`the fake forge has no branch ${branch} in ${repo.owner}/${repo.name}`)
+      if (!requireRepo(repo).branches.delete(branch))
+        throw new Error(`the fake forge has no branch ${branch} in ${repo.owner}/${repo.name}`)
     },
     addToken(login, token) {
       const user = state.users.get(login.toLowerCase())

@@ -123,9 +123,24 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 async function makeCertificate(keyFile: string, certFile: string): Promise<void> {
   const child = Bun.spawn(
     [
-      'openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1',
+      'openssl',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
     ],
     { stdout: 'ignore', stderr: 'pipe' },
   )
@@ -168,12 +183,16 @@ function respond(mode: FakeMode, body: unknown, previousPrompts: string[]): Resp
   const usage = usageFor(mode.kind === 'answer' ? mode.usage : undefined, body, mode.text, previousPrompts)
   if (mode.kind === 'jsonbody') {
     return Response.json({
-      id, object: 'chat.completion', created, model,
+      id,
+      object: 'chat.completion',
+      created,
+      model,
       choices: [{ index: 0, message: { role: 'assistant', content: mode.text }, finish_reason: 'stop' }],
       usage,
     })
   }
-  const chunk = (extra: Record<string, unknown>) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, ...extra })}\n\n`
+  const chunk = (extra: Record<string, unknown>) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, ...extra })}\n\n`
   const parts = [chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })]
   for (const piece of mode.text.match(/.{1,12}/gs) ?? []) {
     parts.push(chunk({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] }))
@@ -187,7 +206,12 @@ function respond(mode: FakeMode, body: unknown, previousPrompts: string[]): Resp
 // Without a fixed usage, counts are estimates (4 characters a token), and the
 // cached count simulates a prefix cache: the longest common prefix with an
 // earlier prompt, rounded down to 64 tokens.
-function usageFor(fixed: FakeUsage | undefined, body: unknown, text: string, previousPrompts: string[]): Record<string, unknown> {
+function usageFor(
+  fixed: FakeUsage | undefined,
+  body: unknown,
+  text: string,
+  previousPrompts: string[],
+): Record<string, unknown> {
   let counts = fixed
   if (counts === undefined) {
     const prompt = JSON.stringify(field(body, 'messages') ?? [])
@@ -200,7 +224,12 @@ function usageFor(fixed: FakeUsage | undefined, body: unknown, text: string, pre
     }
     previousPrompts.push(prompt)
     const tokens = (s: string) => Math.max(1, Math.ceil(s.length / 4))
-    counts = { prompt: tokens(prompt), completion: tokens(text), cached: Math.floor(tokens(prompt.slice(0, best)) / 64) * 64, reasoning: 0 }
+    counts = {
+      prompt: tokens(prompt),
+      completion: tokens(text),
+      cached: Math.floor(tokens(prompt.slice(0, best)) / 64) * 64,
+      reasoning: 0,
+    }
   }
   return {
     prompt_tokens: counts.prompt,

@@ -41,7 +41,11 @@ const readyLine = 'Server is ready'
 const listenPattern = /Listening for client connections on [^\s]*:(\d+)/
 
 function natsServerBinary(): string {
-  return Bun.which('nats-server') ?? Bun.which('nats-server', { PATH: '/usr/sbin:/usr/local/sbin:/usr/bin' }) ?? '/usr/sbin/nats-server'
+  return (
+    Bun.which('nats-server') ??
+    Bun.which('nats-server', { PATH: '/usr/sbin:/usr/local/sbin:/usr/bin' }) ??
+    '/usr/sbin/nats-server'
+  )
 }
 
 type Running = { process: Subprocess<'ignore', 'ignore', 'pipe'>; port: number }
@@ -84,7 +88,10 @@ async function spawnServer(args: string[], log: string[], readyTimeoutMs: number
     await Promise.race([
       readySignal,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`nats-server not ready within ${readyTimeoutMs} ms:\n${log.slice(-20).join('\n')}`)), readyTimeoutMs)
+        timer = setTimeout(
+          () => reject(new Error(`nats-server not ready within ${readyTimeoutMs} ms:\n${log.slice(-20).join('\n')}`)),
+          readyTimeoutMs,
+        )
       }),
     ])
   } catch (error) {

@@ -5,7 +5,7 @@
  */
 import * as grpc from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
-import { Type, type Static } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
 export type AttributeValue = string | number | boolean
@@ -145,7 +145,9 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
         }
         const timer = setTimeout(() => {
           waiters.delete(waiter)
-          reject(new Error(`OTLP receiver: condition not met within ${timeoutMs} ms; received ${JSON.stringify(points)}`))
+          reject(
+            new Error(`OTLP receiver: condition not met within ${timeoutMs} ms; received ${JSON.stringify(points)}`),
+          )
         }, timeoutMs)
         waiters.add(waiter)
       })

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
 
-
 export type ServiceProcess = {
   readonly lines: string[]
   /** Resolves with the first log line containing `text`; rejects after `timeoutMs`. */

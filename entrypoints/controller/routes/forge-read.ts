@@ -5,8 +5,8 @@
  */
 import { t } from 'elysia'
 import { isAppError } from '../../../core/errors.ts'
-import type { RepoRef } from '../../../core/types.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
+import type { RepoRef } from '../../../core/types.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import { errorReason, HttpProblem } from '../problem.ts'
 
@@ -32,11 +32,14 @@ export function parseRepoValue(value: unknown): Result<RepoRef, string> {
   if (typeof value === 'string') {
     const parts = value.split('/')
     const [owner, name] = parts
-    if (parts.length === 2 && owner !== undefined && name !== undefined && isName(owner) && isName(name)) return ok({ owner, name })
+    if (parts.length === 2 && owner !== undefined && name !== undefined && isName(owner) && isName(name))
+      return ok({ owner, name })
   }
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
   const shown = text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text
-  return err(`repo must be owner/name (letters, digits, '-', '_' and '.'), got ${typeof value === 'string' ? JSON.stringify(shown) : shown}`)
+  return err(
+    `repo must be owner/name (letters, digits, '-', '_' and '.'), got ${typeof value === 'string' ? JSON.stringify(shown) : shown}`,
+  )
 }
 
 /** The repo a `repo` query parameter names; a 400 when it's missing or not `owner/name`. */

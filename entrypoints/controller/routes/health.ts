@@ -36,7 +36,10 @@ function shortReason(text: string): string {
 
 /** A check's failure in words: an AppError's own message (adapters keep secrets out of them), nothing of any other error. */
 function failing(error: unknown): CheckState {
-  return { state: 'failing', reason: shortReason(isAppError(error) ? `${error.code}: ${error.message}` : 'the check failed unexpectedly') }
+  return {
+    state: 'failing',
+    reason: shortReason(isAppError(error) ? `${error.code}: ${error.message}` : 'the check failed unexpectedly'),
+  }
 }
 
 async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<{ name: string } & CheckState> {
@@ -46,7 +49,9 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<{ nam
   })
   try {
     const state = await Promise.race([check.check().catch(failing), deadline])
-    return state.state === 'ok' ? { name: check.name, state: 'ok' } : { name: check.name, state: state.state, reason: shortReason(state.reason) }
+    return state.state === 'ok'
+      ? { name: check.name, state: 'ok' }
+      : { name: check.name, state: state.state, reason: shortReason(state.reason) }
   } finally {
     clearTimeout(timer)
   }

@@ -8,22 +8,21 @@
  * The body is parsed here, not by Elysia, so a 400's detail is core's
  * message naming the field. Every refusal is thrown as an {@link HttpProblem}.
  */
-import { repoName } from '../../../core/repo.ts'
+
 import { Elysia, t } from 'elysia'
-// TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
-import { Type } from '@sinclair/typebox'
 import { isAppError } from '../../../core/errors.ts'
-import { branchName, commitAuthor, compareUrl, type CommitIdentity } from '../../../core/open-pr.ts'
+import { branchName, type CommitIdentity, commitAuthor, compareUrl } from '../../../core/open-pr.ts'
+import { repoName } from '../../../core/repo.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
-import { formatMergeProblem, mergeClassifications, type RulesFileText } from '../../../core/rules-merge.ts'
 import { formatRulesProblems, validateClassifications } from '../../../core/rules-file.ts'
+import { formatMergeProblem, mergeClassifications, type RulesFileText } from '../../../core/rules-merge.ts'
 import type { Classification, RepoRef } from '../../../core/types.ts'
 import type { Forge, ForgeReader, ForgeUser } from '../../../ports/forge.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
-import { HttpProblem, parseJsonBody, ProblemSchema, RemoteUserHeaders, requireRemoteUser } from '../problem.ts'
-import { describeRulesRefusal, loadDefaultBranchRules, type DefaultBranchRules } from '../rules-source.ts'
+import { HttpProblem, ProblemSchema, parseJsonBody, RemoteUserHeaders, requireRemoteUser } from '../problem.ts'
+import { type DefaultBranchRules, describeRulesRefusal, loadDefaultBranchRules } from '../rules-source.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../service-account.ts'
 import { parseRepoValue } from './forge-read.ts'
 import { ClassificationSchema } from './rules.ts'
@@ -65,7 +64,8 @@ const OpenPrRequestSchema = t.Object(
     classifications: t.Array(ClassificationSchema, {
       minItems: 1,
       maxItems: 10,
-      description: 'Merged into the rules file by name: a name already there replaces that entry, a new one goes at the end.',
+      description:
+        'Merged into the rules file by name: a name already there replaces that entry, a new one goes at the end.',
     }),
   },
   { description: 'The classifications to add to the repo’s rules file.' },
@@ -80,7 +80,6 @@ const OpenPrAnswerSchema = t.Object({
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
-
 
 /**
  * The body as the try-out POST takes its repo and classifications. Other
@@ -109,7 +108,11 @@ function oneLine(text: string): string {
  * `Add review classifier rules: a, b` (or `Update`, or `Add and update`),
  * then who wrote them and where, then which names are new and which replaced.
  */
-export function commitMessage(added: readonly string[], updated: readonly string[], author: { login: string; name: string }): string {
+export function commitMessage(
+  added: readonly string[],
+  updated: readonly string[],
+  author: { login: string; name: string },
+): string {
   const verb = added.length > 0 && updated.length > 0 ? 'Add and update' : added.length > 0 ? 'Add' : 'Update'
   const names = [...added, ...updated].map(oneLine)
   const listed = `${verb} review classifier rules: ${names.join(', ')}`
@@ -128,13 +131,20 @@ export function commitMessage(added: readonly string[], updated: readonly string
 }
 
 /** Which of the classifications are new to the file and which replace an entry (the unchanged ones are neither). */
-function splitChanges(existing: readonly Classification[], additions: readonly Classification[]): { added: string[]; updated: string[] } {
+function splitChanges(
+  existing: readonly Classification[],
+  additions: readonly Classification[],
+): { added: string[]; updated: string[] } {
   const added: string[] = []
   const updated: string[] = []
   for (const addition of additions) {
     const current = existing.find((entry) => entry.name === addition.name)
     if (current === undefined) added.push(addition.name)
-    else if (current.description !== addition.description || current.threshold !== addition.threshold || current.polarity !== addition.polarity) {
+    else if (
+      current.description !== addition.description ||
+      current.threshold !== addition.threshold ||
+      current.polarity !== addition.polarity
+    ) {
       updated.push(addition.name)
     }
   }
@@ -142,10 +152,18 @@ function splitChanges(existing: readonly Classification[], additions: readonly C
 }
 
 /** The rules file to merge into, or the 422 the `rules` route would answer for it. */
-function sourceFile(rules: DefaultBranchRules): { file: RulesFileText | null; sha: string | null; existing: Classification[] } {
+function sourceFile(rules: DefaultBranchRules): {
+  file: RulesFileText | null
+  sha: string | null
+  existing: Classification[]
+} {
   switch (rules.kind) {
     case 'rules':
-      return { file: { path: rules.file.path, text: rules.file.text }, sha: rules.file.sha, existing: rules.classifications }
+      return {
+        file: { path: rules.file.path, text: rules.file.text },
+        sha: rules.file.sha,
+        existing: rules.classifications,
+      }
     case 'none':
       return { file: null, sha: null, existing: [] }
     case 'both':
@@ -162,7 +180,11 @@ export function openPrRoutes(deps: OpenPrRoutesDeps) {
   function readFailure(action: string, error: unknown): HttpProblem {
     if (isAppError(error, 'not_found')) return new HttpProblem(404, error.message)
     const reason = isAppError(error) ? error.message : 'an internal error'
-    logger.warn('review classifier open-pr forge read failed', { action, code: isAppError(error) ? error.code : 'internal', error: reason })
+    logger.warn('review classifier open-pr forge read failed', {
+      action,
+      code: isAppError(error) ? error.code : 'internal',
+      error: reason,
+    })
     return new HttpProblem(503, `the forge couldn't ${action}: ${reason}`)
   }
 
@@ -175,7 +197,10 @@ export function openPrRoutes(deps: OpenPrRoutesDeps) {
       throw readFailure(`look up the account ${remoteUser}`, error)
     }
     if (user === null) {
-      throw new HttpProblem(409, `no forge account named like you (${remoteUser}) yet; log in to the forge once, then try again`)
+      throw new HttpProblem(
+        409,
+        `no forge account named like you (${remoteUser}) yet; log in to the forge once, then try again`,
+      )
     }
     return user
   }
@@ -195,7 +220,10 @@ export function openPrRoutes(deps: OpenPrRoutesDeps) {
       token = await secrets.read(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField)
     } catch (error) {
       const reason = isAppError(error) ? error.message : 'an internal error'
-      logger.warn('review classifier open-pr token read failed', { code: isAppError(error) ? error.code : 'internal', error: reason })
+      logger.warn('review classifier open-pr token read failed', {
+        code: isAppError(error) ? error.code : 'internal',
+        error: reason,
+      })
       throw new HttpProblem(503, `the service account's token can't be read from the secret store: ${reason}`)
     }
     if (token === null || token === '') {
@@ -256,19 +284,33 @@ export function openPrRoutes(deps: OpenPrRoutesDeps) {
     }
   }
 
-  async function pushFailure(forge: OpenPrForge, request: Push, branch: string, taken: boolean, error: unknown, token: string): Promise<HttpProblem> {
+  async function pushFailure(
+    forge: OpenPrForge,
+    request: Push,
+    branch: string,
+    taken: boolean,
+    error: unknown,
+    token: string,
+  ): Promise<HttpProblem> {
     const repo = repoName(request.repo)
     // The forge's text is never expected to hold the token; make sure.
     const reason = (isAppError(error) ? error.message : 'an internal error').replaceAll(token, '[redacted]')
     const noWrite = `the service account needs write access to ${repo}: add ${SERVICE_ACCOUNT.login} as a collaborator with write`
     if (isAppError(error, 'conflict')) {
-      if (taken) return new HttpProblem(409, `the branch ${branch} already exists, as did the one tried before it; try again`)
-      return new HttpProblem(409, `the rules file ${request.file.path} changed on ${request.defaultBranch} during the push; load the rules again`)
+      if (taken)
+        return new HttpProblem(409, `the branch ${branch} already exists, as did the one tried before it; try again`)
+      return new HttpProblem(
+        409,
+        `the rules file ${request.file.path} changed on ${request.defaultBranch} during the push; load the rules again`,
+      )
     }
     if (isAppError(error, 'forbidden')) return new HttpProblem(403, noWrite)
     if (isAppError(error, 'not_found')) return notFoundOnPush(forge, request, noWrite)
     if (isAppError(error, 'unauthorized')) {
-      return new HttpProblem(503, `the forge refuses the service account's token (${reason}); the controller mints a new one within five minutes`)
+      return new HttpProblem(
+        503,
+        `the forge refuses the service account's token (${reason}); the controller mints a new one within five minutes`,
+      )
     }
     const fields = { repo, branch, code: isAppError(error) ? error.code : 'internal', error: reason }
     // A forge that's down or slow comes back; any other refusal (a branch name git refuses) needs a look.
@@ -292,83 +334,93 @@ export function openPrRoutes(deps: OpenPrRoutesDeps) {
     } catch (error) {
       return readFailure(`check ${repoName(request.repo)} after a refused push`, error)
     }
-    if (head === null) return new HttpProblem(404, `${repoName(request.repo)} or its default branch ${request.defaultBranch} is gone`)
+    if (head === null)
+      return new HttpProblem(404, `${repoName(request.repo)} or its default branch ${request.defaultBranch} is gone`)
     return new HttpProblem(403, noWrite)
   }
 
-  return new Elysia({ name: 'review-classifier-open-pr', prefix: '/api/review-classifier' })
-    // A named model, referenced by the documented body: Elysia mustn't validate the body itself.
-    .model({ OpenPrRequest: OpenPrRequestSchema })
-    .post(
-      '/open-pr',
-      async ({ body, request, set }) => {
-        const remoteUser = requireRemoteUser(request, 'opening a PR')
-        const parsed = parseOpenPrBody(typeof body === 'string' ? body : '')
-        if (!parsed.ok) throw new HttpProblem(400, parsed.error)
-        const { repo, classifications } = parsed.value
-        const forge = deps.forge
-        if (forge === null) throw new HttpProblem(503, 'this host has no forge: set FORGE_URL')
+  return (
+    new Elysia({ name: 'review-classifier-open-pr', prefix: '/api/review-classifier' })
+      // A named model, referenced by the documented body: Elysia mustn't validate the body itself.
+      .model({ OpenPrRequest: OpenPrRequestSchema })
+      .post(
+        '/open-pr',
+        async ({ body, request, set }) => {
+          const remoteUser = requireRemoteUser(request, 'opening a PR')
+          const parsed = parseOpenPrBody(typeof body === 'string' ? body : '')
+          if (!parsed.ok) throw new HttpProblem(400, parsed.error)
+          const { repo, classifications } = parsed.value
+          const forge = deps.forge
+          if (forge === null) throw new HttpProblem(503, 'this host has no forge: set FORGE_URL')
 
-        const user = await authorAccount(forge, remoteUser)
-        const rules = await readRules(forge, repo)
-        const source = sourceFile(rules)
-        const merged = mergeClassifications(source.file, classifications)
-        if (!merged.ok) {
-          const problem = merged.error
-          throw new HttpProblem(problem.kind === 'additions-invalid' ? 400 : 422, formatMergeProblem(problem))
-        }
+          const user = await authorAccount(forge, remoteUser)
+          const rules = await readRules(forge, repo)
+          const source = sourceFile(rules)
+          const merged = mergeClassifications(source.file, classifications)
+          if (!merged.ok) {
+            const problem = merged.error
+            throw new HttpProblem(problem.kind === 'additions-invalid' ? 400 : 422, formatMergeProblem(problem))
+          }
 
-        const author = commitAuthor({ login: user.login, full_name: user.fullName }, forge.noreplyDomain)
-        const committer = commitAuthor({ login: SERVICE_ACCOUNT.login, full_name: SERVICE_ACCOUNT.fullName }, forge.noreplyDomain)
-        const { added, updated } = splitChanges(source.existing, classifications)
-        const branch = await push(forge, {
-          repo,
-          defaultBranch: rules.branch,
-          login: user.login,
-          file: merged.value,
-          sha: source.sha,
-          message: commitMessage(added, updated, { login: user.login, name: author.name }),
-          author,
-          committer,
-        })
-        const answer: OpenPrAnswer = {
-          branch,
-          path: merged.value.path,
-          compare_url: compareUrl(forge.webUrl, repo.owner, repo.name, rules.branch, branch),
-        }
-        logger.info('review classifier rules branch pushed', {
-          user: remoteUser,
-          author: user.login,
-          repo: repoName(repo),
-          branch,
-          path: answer.path,
-          from: rules.branch,
-          from_commit: rules.commit,
-          added: added.join(','),
-          updated: updated.join(','),
-        })
-        set.status = 201
-        return answer
-      },
-      {
-        parse: 'text',
-        headers: RemoteUserHeaders,
-        response: {
-          201: OpenPrAnswerSchema,
-          400: ProblemSchema,
-          401: ProblemSchema,
-          403: ProblemSchema,
-          404: ProblemSchema,
-          409: ProblemSchema,
-          422: ProblemSchema,
-          500: ProblemSchema,
-          503: ProblemSchema,
+          const author = commitAuthor({ login: user.login, full_name: user.fullName }, forge.noreplyDomain)
+          const committer = commitAuthor(
+            { login: SERVICE_ACCOUNT.login, full_name: SERVICE_ACCOUNT.fullName },
+            forge.noreplyDomain,
+          )
+          const { added, updated } = splitChanges(source.existing, classifications)
+          const branch = await push(forge, {
+            repo,
+            defaultBranch: rules.branch,
+            login: user.login,
+            file: merged.value,
+            sha: source.sha,
+            message: commitMessage(added, updated, { login: user.login, name: author.name }),
+            author,
+            committer,
+          })
+          const answer: OpenPrAnswer = {
+            branch,
+            path: merged.value.path,
+            compare_url: compareUrl(forge.webUrl, repo.owner, repo.name, rules.branch, branch),
+          }
+          logger.info('review classifier rules branch pushed', {
+            user: remoteUser,
+            author: user.login,
+            repo: repoName(repo),
+            branch,
+            path: answer.path,
+            from: rules.branch,
+            from_commit: rules.commit,
+            added: added.join(','),
+            updated: updated.join(','),
+          })
+          set.status = 201
+          return answer
         },
-        detail: {
-          summary: "Push a branch adding the classifications to the repo's rules, authored by you, and answer its compare page",
-          tags: ['try-out'],
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/OpenPrRequest' } } } },
+        {
+          parse: 'text',
+          headers: RemoteUserHeaders,
+          response: {
+            201: OpenPrAnswerSchema,
+            400: ProblemSchema,
+            401: ProblemSchema,
+            403: ProblemSchema,
+            404: ProblemSchema,
+            409: ProblemSchema,
+            422: ProblemSchema,
+            500: ProblemSchema,
+            503: ProblemSchema,
+          },
+          detail: {
+            summary:
+              "Push a branch adding the classifications to the repo's rules, authored by you, and answer its compare page",
+            tags: ['try-out'],
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/OpenPrRequest' } } },
+            },
+          },
         },
-      },
-    )
+      )
+  )
 }

@@ -3,12 +3,12 @@
  * try-out page's repo and PR fields offer to pick from (spec: "Try-out"),
  * read with the controller's own token. The adapter reads every page.
  */
-import { repoName } from '../../../core/repo.ts'
-import { Elysia, t } from 'elysia'
+
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
 import { isAppError } from '../../../core/errors.ts'
-import type { RepoRef } from '../../../core/types.ts'
+import { repoName } from '../../../core/repo.ts'
 import type { ForgeReader } from '../../../ports/forge.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import { HttpProblem, ProblemSchema } from '../problem.ts'
@@ -52,7 +52,10 @@ export function pullsRoutes(deps: PullsRoutesDeps) {
         }
       },
       {
-        response: { 200: t.Array(t.String(), { description: 'owner/name, sorted by name ignoring case.' }), 503: ProblemSchema },
+        response: {
+          200: t.Array(t.String(), { description: 'owner/name, sorted by name ignoring case.' }),
+          503: ProblemSchema,
+        },
         detail: {
           summary: 'The repos with at least one open pull request, as owner/name, sorted',
           description: '503 without a forge or its token, or when the forge fails.',
@@ -70,16 +73,23 @@ export function pullsRoutes(deps: PullsRoutesDeps) {
           return pulls.map((pull) => ({ number: pull.number, title: pull.title, head_sha: pull.headSha }))
         } catch (error) {
           // The adapter's 404 names the route it called; say what it means here.
-          if (isAppError(error, 'not_found')) throw new HttpProblem(404, `the forge has no repo ${repoName(repo)} that this host can read`)
+          if (isAppError(error, 'not_found'))
+            throw new HttpProblem(404, `the forge has no repo ${repoName(repo)} that this host can read`)
           throw forgeFailure(error, `the open pull requests of ${repoName(repo)}`, logger)
         }
       },
       {
         query: RepoQuerySchema,
-        response: { 200: t.Array(PullSummarySchema, { description: 'Highest number first.' }), 400: ProblemSchema, 404: ProblemSchema, 503: ProblemSchema },
+        response: {
+          200: t.Array(PullSummarySchema, { description: 'Highest number first.' }),
+          400: ProblemSchema,
+          404: ProblemSchema,
+          503: ProblemSchema,
+        },
         detail: {
           summary: "The repo's open pull requests, highest number first",
-          description: '404 for a repo the forge does not know; 503 without a forge or its token, or when the forge fails.',
+          description:
+            '404 for a repo the forge does not know; 503 without a forge or its token, or when the forge fails.',
           tags: ['try-out'],
         },
       },

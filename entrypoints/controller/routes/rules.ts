@@ -4,11 +4,12 @@
  * The classifications come in the file's order and in the try-out POST's
  * shape, so the page can post them back as they are.
  */
-import { Elysia, t } from 'elysia'
+
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
 import type { Logger } from '../../../ports/logger.ts'
-import { ProblemSchema, HttpProblem } from '../problem.ts'
+import { HttpProblem, ProblemSchema } from '../problem.ts'
 import { describeNoRules, describeRulesRefusal, loadDefaultBranchRules, type RulesReader } from '../rules-source.ts'
 import { forgeFailure, parseRepoParam, RepoQuerySchema, requireForge } from './forge-read.ts'
 
@@ -55,12 +56,23 @@ export function rulesRoutes(deps: RulesRoutesDeps) {
         case 'invalid':
           throw new HttpProblem(422, describeRulesRefusal(loaded))
         case 'rules':
-          return { path: loaded.path, branch: loaded.branch, commit: loaded.commit, classifications: loaded.classifications }
+          return {
+            path: loaded.path,
+            branch: loaded.branch,
+            commit: loaded.commit,
+            classifications: loaded.classifications,
+          }
       }
     },
     {
       query: RepoQuerySchema,
-      response: { 200: RepoRulesSchema, 400: ProblemSchema, 404: ProblemSchema, 422: ProblemSchema, 503: ProblemSchema },
+      response: {
+        200: RepoRulesSchema,
+        400: ProblemSchema,
+        404: ProblemSchema,
+        422: ProblemSchema,
+        503: ProblemSchema,
+      },
       detail: {
         summary: "The repo's rules from its default branch",
         description:

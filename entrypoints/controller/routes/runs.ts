@@ -2,11 +2,19 @@
  * `GET /api/review-classifier/runs`: the newest 100 finished runs, newest
  * first. The gateway's `admins` rule gates it; the controller checks no header.
  */
-import { Elysia, t } from 'elysia'
+
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
 import type { Logger } from '../../../ports/logger.ts'
-import { errorReason, HttpProblem, ProblemSchema, requireQueue, storeFailureStatus, type QueueLink } from '../problem.ts'
+import {
+  errorReason,
+  HttpProblem,
+  ProblemSchema,
+  type QueueLink,
+  requireQueue,
+  storeFailureStatus,
+} from '../problem.ts'
 import type { RunStore } from '../stores.ts'
 
 export type RunsRoutesDeps = {

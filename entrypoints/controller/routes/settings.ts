@@ -3,12 +3,23 @@
  * document. The PUT body is parsed here, not by Elysia, so a 400's detail is
  * core's message naming the field, not a schema validator's.
  */
-import { Elysia, t } from 'elysia'
+
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
 import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS, validateSettingsUpdate } from '../../../core/settings.ts'
 import type { Logger } from '../../../ports/logger.ts'
-import { errorReason, HttpProblem, parseJsonBody, ProblemSchema, type QueueLink, RemoteUserHeaders, requireQueue, requireRemoteUser, storeFailureStatus } from '../problem.ts'
+import {
+  errorReason,
+  HttpProblem,
+  ProblemSchema,
+  parseJsonBody,
+  type QueueLink,
+  RemoteUserHeaders,
+  requireQueue,
+  requireRemoteUser,
+  storeFailureStatus,
+} from '../problem.ts'
 import type { SettingsStore } from '../stores.ts'
 
 export type SettingsRoutesDeps = {
@@ -49,7 +60,6 @@ const SettingsUpdateSchema = t.Partial(SettingsSchema, {
   description: 'The fields to change; a field left out keeps its value, null clears effort or acp.',
 })
 
-
 export function settingsRoutes(deps: SettingsRoutesDeps) {
   const { queue, settings, logger } = deps
 
@@ -59,56 +69,75 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
     const fields = { action, status, error: errorReason(error) }
     if (status === 503) logger.warn('review classifier settings store failed', fields)
     else logger.error('review classifier settings store failed', fields)
-    return new HttpProblem(status, `the settings can't be ${action === 'read' ? 'read' : 'written'}: ${errorReason(error)}`)
+    return new HttpProblem(
+      status,
+      `the settings can't be ${action === 'read' ? 'read' : 'written'}: ${errorReason(error)}`,
+    )
   }
 
-  return new Elysia({ name: 'review-classifier-settings', prefix: '/api/review-classifier' })
-    // A named model, referenced by the PUT's documented body: Elysia mustn't validate the body itself.
-    .model({ SettingsUpdate: SettingsUpdateSchema })
-    .get(
-      '/settings',
-      async () => {
-        requireQueue(queue)
-        try {
-          return await settings.read()
-        } catch (error) {
-          throw storeFailure('read', error)
-        }
-      },
-      {
-        response: { 200: SettingsSchema, 500: ProblemSchema, 503: ProblemSchema },
-        detail: { summary: 'The settings in force', tags: ['settings'] },
-      },
-    )
-    .put(
-      '/settings',
-      async ({ body, request }) => {
-        const user = requireRemoteUser(request, 'a settings change')
-        const parsed = parseJsonBody(body)
-        if (!parsed.ok) throw new HttpProblem(400, "the body isn't JSON: send the settings fields to change as a JSON object")
-        // A body of the wrong shape is refused without the queue; the rules on the merged document need the stored one.
-        const shape = validateSettingsUpdate(parsed.value)
-        if (!shape.ok) throw new HttpProblem(400, shape.error)
-        requireQueue(queue)
-        let updated: Awaited<ReturnType<SettingsStore['update']>>
-        try {
-          updated = await settings.update(parsed.value)
-        } catch (error) {
-          throw storeFailure('write', error)
-        }
-        if (!updated.ok) throw new HttpProblem(400, updated.error)
-        logger.info('review classifier settings changed', { user, ...updated.value, acp: JSON.stringify(updated.value.acp) })
-        return updated.value
-      },
-      {
-        parse: 'text',
-        headers: RemoteUserHeaders,
-        response: { 200: SettingsSchema, 400: ProblemSchema, 401: ProblemSchema, 500: ProblemSchema, 503: ProblemSchema },
-        detail: {
-          summary: 'Change some settings and answer the whole document stored',
-          tags: ['settings'],
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/SettingsUpdate' } } } },
+  return (
+    new Elysia({ name: 'review-classifier-settings', prefix: '/api/review-classifier' })
+      // A named model, referenced by the PUT's documented body: Elysia mustn't validate the body itself.
+      .model({ SettingsUpdate: SettingsUpdateSchema })
+      .get(
+        '/settings',
+        async () => {
+          requireQueue(queue)
+          try {
+            return await settings.read()
+          } catch (error) {
+            throw storeFailure('read', error)
+          }
         },
-      },
-    )
+        {
+          response: { 200: SettingsSchema, 500: ProblemSchema, 503: ProblemSchema },
+          detail: { summary: 'The settings in force', tags: ['settings'] },
+        },
+      )
+      .put(
+        '/settings',
+        async ({ body, request }) => {
+          const user = requireRemoteUser(request, 'a settings change')
+          const parsed = parseJsonBody(body)
+          if (!parsed.ok)
+            throw new HttpProblem(400, "the body isn't JSON: send the settings fields to change as a JSON object")
+          // A body of the wrong shape is refused without the queue; the rules on the merged document need the stored one.
+          const shape = validateSettingsUpdate(parsed.value)
+          if (!shape.ok) throw new HttpProblem(400, shape.error)
+          requireQueue(queue)
+          let updated: Awaited<ReturnType<SettingsStore['update']>>
+          try {
+            updated = await settings.update(parsed.value)
+          } catch (error) {
+            throw storeFailure('write', error)
+          }
+          if (!updated.ok) throw new HttpProblem(400, updated.error)
+          logger.info('review classifier settings changed', {
+            user,
+            ...updated.value,
+            acp: JSON.stringify(updated.value.acp),
+          })
+          return updated.value
+        },
+        {
+          parse: 'text',
+          headers: RemoteUserHeaders,
+          response: {
+            200: SettingsSchema,
+            400: ProblemSchema,
+            401: ProblemSchema,
+            500: ProblemSchema,
+            503: ProblemSchema,
+          },
+          detail: {
+            summary: 'Change some settings and answer the whole document stored',
+            tags: ['settings'],
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/SettingsUpdate' } } },
+            },
+          },
+        },
+      )
+  )
 }

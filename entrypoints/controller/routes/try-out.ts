@@ -13,21 +13,32 @@
  * The body is parsed here, not by Elysia, so a 400's detail is core's
  * message naming the entry and the problem.
  */
-import { repoName } from '../../../core/repo.ts'
-import { Elysia, t } from 'elysia'
+
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
 import { isAppError } from '../../../core/errors.ts'
+import { repoName } from '../../../core/repo.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import { formatRulesProblems, MAX_CLASSIFICATIONS, validateClassifications } from '../../../core/rules-file.ts'
 import type { Classification, RepoRef, Settings } from '../../../core/types.ts'
 import type { Logger } from '../../../ports/logger.ts'
-import { errorReason, HttpProblem, parseJsonBody, ProblemSchema, type QueueLink, RemoteUserHeaders, requireQueue, requireRemoteUser, storeFailureStatus } from '../problem.ts'
+import {
+  errorReason,
+  HttpProblem,
+  ProblemSchema,
+  parseJsonBody,
+  type QueueLink,
+  RemoteUserHeaders,
+  requireQueue,
+  requireRemoteUser,
+  storeFailureStatus,
+} from '../problem.ts'
 import type { SettingsStore } from '../stores.ts'
 import type { TryOutForge, TryOuts } from '../try-outs.ts'
 import { forgeFailure, parseRepoValue, requireForge } from './forge-read.ts'
-import { RunSchema } from './runs.ts'
 import { ClassificationSchema } from './rules.ts'
+import { RunSchema } from './runs.ts'
 
 export type TryOutRoutesDeps = {
   /** The swarm queue connection, `null` when this host has none. */
@@ -47,7 +58,6 @@ export const TRY_OUT_PATH = '/api/review-classifier/try-out'
 const BODY_KEYS = ['repo', 'pr', 'classifications'] as const
 const SHOWN_CHARS = 100
 
-
 /** For the OpenAPI document only: the body is checked by core, field by field. */
 const TryOutRequestSchema = t.Object(
   {
@@ -62,7 +72,9 @@ const TryOutRequestSchema = t.Object(
   { description: 'The classifications to run against the PR.' },
 )
 
-const TryOutAcceptedSchema = t.Object({ id: t.String({ description: 'Read the result at /api/review-classifier/try-out/{id}.' }) })
+const TryOutAcceptedSchema = t.Object({
+  id: t.String({ description: 'Read the result at /api/review-classifier/try-out/{id}.' }),
+})
 
 const RowSchema = RunSchema.properties.rows.items
 
@@ -72,7 +84,9 @@ export const TryOutSchema = t.Object(
     status: t.Union([t.Literal('running'), t.Literal('done'), t.Literal('failed')]),
     repo: t.String({ description: 'owner/name' }),
     pr: Type.Integer(),
-    head_sha: t.Union([t.String(), t.Null()], { description: 'The head the run read; the one the POST read while it starts.' }),
+    head_sha: t.Union([t.String(), t.Null()], {
+      description: 'The head the run read; the one the POST read while it starts.',
+    }),
     rows: t.Union([t.Array(RowSchema), t.Null()], { description: 'Once the classifier answered.' }),
     overall: t.Union([t.Literal('approve'), t.Literal('request-changes'), t.Literal('no-verdict'), t.Null()]),
     detail: t.Union([t.String(), t.Null()], { description: 'Why the try-out failed.' }),
@@ -97,7 +111,6 @@ function describeValue(value: unknown): string {
   return typeof value === 'object' ? 'an object' : typeof value
 }
 
-
 function prProblem(value: unknown): string | null {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return null
   return `pr must be a positive whole number, got ${describeValue(value)}`
@@ -112,17 +125,23 @@ export function parseTryOutBody(text: string): Result<TryOutBody, string> {
   const parsed = parseJsonBody(text)
   if (!parsed.ok) return err("the body isn't JSON: send { repo, pr, classifications } as a JSON object")
   const body = parsed.value
-  if (!isRecord(body)) return err(`the body must be a JSON object { repo, pr, classifications }, got ${describeValue(body)}`)
+  if (!isRecord(body))
+    return err(`the body must be a JSON object { repo, pr, classifications }, got ${describeValue(body)}`)
   // Other fields are ignored: DECISIONS.md reads every wire body that way.
   const missing = BODY_KEYS.filter((key) => !(key in body))
-  if (missing.length > 0) return err(`missing field${missing.length > 1 ? 's' : ''} ${missing.map((key) => `"${key}"`).join(', ')}`)
+  if (missing.length > 0)
+    return err(`missing field${missing.length > 1 ? 's' : ''} ${missing.map((key) => `"${key}"`).join(', ')}`)
   const repo = parseRepoValue(body.repo)
   const pr = prProblem(body.pr)
   const classifications = validateClassifications(body.classifications, 'the body')
   if (repo.ok && pr === null && classifications.ok) {
     return ok({ repo: repo.value, pr: Number(body.pr), classifications: classifications.value })
   }
-  const problems = [repo.ok ? null : repo.error, pr, classifications.ok ? null : formatRulesProblems(classifications.error)]
+  const problems = [
+    repo.ok ? null : repo.error,
+    pr,
+    classifications.ok ? null : formatRulesProblems(classifications.error),
+  ]
   return err(problems.filter((problem) => problem !== null).join('\n'))
 }
 
@@ -148,65 +167,87 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
       return (await forge.getPullRequest(repo, pr)).headSha
     } catch (error) {
       if (isAppError(error, 'not_found')) {
-        throw new HttpProblem(404, `the forge has no pull request ${name}: no such repo or PR, or the controller can't see it (${error.message})`)
+        throw new HttpProblem(
+          404,
+          `the forge has no pull request ${name}: no such repo or PR, or the controller can't see it (${error.message})`,
+        )
       }
       throw forgeFailure(error, `the pull request ${name}`, logger)
     }
   }
 
-  return new Elysia({ name: 'review-classifier-try-out', prefix: '/api/review-classifier' })
-    // A named model, referenced by the POST's documented body: Elysia mustn't validate the body itself.
-    .model({ TryOutRequest: TryOutRequestSchema })
-    .post(
-      '/try-out',
-      async ({ body, request, set }) => {
-        const user = requireRemoteUser(request, 'a try-out')
-        const parsed = parseTryOutBody(typeof body === 'string' ? body : '')
-        if (!parsed.ok) throw new HttpProblem(400, parsed.error)
-        const { repo, pr, classifications } = parsed.value
-        requireQueue(queue)
-        const forge = requireForge(deps.forge)
-        const settingsNow = await readSettings()
-        const headSha = await readHead(forge, repo, pr)
-        const id = tryOuts.start({ forge, repo, pr, headSha, classifications, settings: settingsNow, requester: user })
-        logger.info('review classifier try-out started', { id, repo: repoName(repo), pr, requester: user, classifications: classifications.length })
-        set.status = 202
-        return { id }
-      },
-      {
-        parse: 'text',
-        headers: RemoteUserHeaders,
-        response: {
-          202: TryOutAcceptedSchema,
-          400: ProblemSchema,
-          401: ProblemSchema,
-          404: ProblemSchema,
-          500: ProblemSchema,
-          503: ProblemSchema,
+  return (
+    new Elysia({ name: 'review-classifier-try-out', prefix: '/api/review-classifier' })
+      // A named model, referenced by the POST's documented body: Elysia mustn't validate the body itself.
+      .model({ TryOutRequest: TryOutRequestSchema })
+      .post(
+        '/try-out',
+        async ({ body, request, set }) => {
+          const user = requireRemoteUser(request, 'a try-out')
+          const parsed = parseTryOutBody(typeof body === 'string' ? body : '')
+          if (!parsed.ok) throw new HttpProblem(400, parsed.error)
+          const { repo, pr, classifications } = parsed.value
+          requireQueue(queue)
+          const forge = requireForge(deps.forge)
+          const settingsNow = await readSettings()
+          const headSha = await readHead(forge, repo, pr)
+          const id = tryOuts.start({
+            forge,
+            repo,
+            pr,
+            headSha,
+            classifications,
+            settings: settingsNow,
+            requester: user,
+          })
+          logger.info('review classifier try-out started', {
+            id,
+            repo: repoName(repo),
+            pr,
+            requester: user,
+            classifications: classifications.length,
+          })
+          set.status = 202
+          return { id }
         },
-        detail: {
-          summary: 'Run classifications against a PR; nothing is posted to the forge',
-          description:
-            'Answers at once with the id to read the result at. 404 for a repo or PR the forge does not know; ' +
-            '503 without a swarm queue, without a forge or its token, or with the forge down.',
-          tags: ['try-out'],
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/TryOutRequest' } } } },
+        {
+          parse: 'text',
+          headers: RemoteUserHeaders,
+          response: {
+            202: TryOutAcceptedSchema,
+            400: ProblemSchema,
+            401: ProblemSchema,
+            404: ProblemSchema,
+            500: ProblemSchema,
+            503: ProblemSchema,
+          },
+          detail: {
+            summary: 'Run classifications against a PR; nothing is posted to the forge',
+            description:
+              'Answers at once with the id to read the result at. 404 for a repo or PR the forge does not know; ' +
+              '503 without a swarm queue, without a forge or its token, or with the forge down.',
+            tags: ['try-out'],
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/TryOutRequest' } } },
+            },
+          },
         },
-      },
-    )
-    .get(
-      '/try-out/:id',
-      ({ params }) => {
-        const found = tryOuts.get(params.id)
-        if (found === null) {
-          throw new HttpProblem(404, `no try-out ${shown(params.id)}: unknown, or finished more than an hour ago`)
-        }
-        return found
-      },
-      {
-        params: t.Object({ id: t.String() }),
-        response: { 200: TryOutSchema, 404: ProblemSchema },
-        detail: { summary: 'A try-out’s status and result, kept for an hour after it finishes', tags: ['try-out'] },
-      },
-    )
+      )
+      .get(
+        '/try-out/:id',
+        ({ params }) => {
+          const found = tryOuts.get(params.id)
+          if (found === null) {
+            throw new HttpProblem(404, `no try-out ${shown(params.id)}: unknown, or finished more than an hour ago`)
+          }
+          return found
+        },
+        {
+          params: t.Object({ id: t.String() }),
+          response: { 200: TryOutSchema, 404: ProblemSchema },
+          detail: { summary: 'A try-out’s status and result, kept for an hour after it finishes', tags: ['try-out'] },
+        },
+      )
+  )
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createBaoSecretStore, type FetchFn } from '../../../adapters/bao/secret-store.ts'
 import { fileTokenSource, fixedTokenSource } from '../../../adapters/bao/token-source.ts'
-import { isAppError, type ErrorCode } from '../../../core/errors.ts'
+import { type ErrorCode, isAppError } from '../../../core/errors.ts'
 import { secretStoreContract } from '../../ports/secret-store.contract.ts'
 import { createFakeBao, type FakeBao } from '../../support/fake-bao.ts'
 
@@ -39,7 +39,11 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
   )
 }
 
-async function expectFailure(promise: Promise<unknown>, code: ErrorCode, secrets: string[] = [TOKEN, SECRET_VALUE]): Promise<string> {
+async function expectFailure(
+  promise: Promise<unknown>,
+  code: ErrorCode,
+  secrets: string[] = [TOKEN, SECRET_VALUE],
+): Promise<string> {
   const error = await failureOf(promise)
   expect(isAppError(error) ? error.code : error).toBe(code)
   const text = errorText(error)
@@ -207,7 +211,10 @@ describe('createBaoSecretStore', () => {
       fetch: (request) => Response.redirect(`${bao.url}${new URL(request.url).pathname}`, 307),
     })
     try {
-      const store = createBaoSecretStore({ addr: `http://127.0.0.1:${redirector.port}`, token: fixedTokenSource(TOKEN) })
+      const store = createBaoSecretStore({
+        addr: `http://127.0.0.1:${redirector.port}`,
+        token: fixedTokenSource(TOKEN),
+      })
       expect(await expectFailure(store.read(API_KEY, 'api_key'), 'unavailable')).toContain('redirect')
       await expectFailure(store.write(API_KEY, 'api_key', SECRET_VALUE), 'unavailable')
       expect(bao.requests).toEqual([])
@@ -217,7 +224,9 @@ describe('createBaoSecretStore', () => {
   })
 
   it('refuses an address that is not an http(s) URL', () => {
-    expect(() => createBaoSecretStore({ addr: 'bao.internal:8200', token: fixedTokenSource(TOKEN) })).toThrow(/BAO_ADDR/)
+    expect(() => createBaoSecretStore({ addr: 'bao.internal:8200', token: fixedTokenSource(TOKEN) })).toThrow(
+      /BAO_ADDR/,
+    )
   })
 })
 
@@ -267,7 +276,8 @@ describe('createBaoSecretStore with a token file', () => {
 describe('createBaoSecretStore against answers no fake server gives', () => {
   function stubbed(status: number, body: string, contentType = 'application/json'): { fetchFn: FetchFn } {
     return {
-      fetchFn: async () => new Response(body === '' ? null : body, { status, headers: { 'content-type': contentType } }),
+      fetchFn: async () =>
+        new Response(body === '' ? null : body, { status, headers: { 'content-type': contentType } }),
     }
   }
   const addr = 'http://127.0.0.1:9'

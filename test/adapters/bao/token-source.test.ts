@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { tokenSourceFromEnv, type TokenSource } from '../../../adapters/bao/token-source.ts'
+import { type TokenSource, tokenSourceFromEnv } from '../../../adapters/bao/token-source.ts'
 
 const TOKEN = 'hvs.CAESIenvTokenForTests31aa'
 

@@ -7,9 +7,14 @@
 import { afterEach, beforeEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { claudeArgs, claudeStdinLine, otelResourceAttributes, pickPassEnv } from '../../../adapters/claude/invocation.ts'
+import {
+  claudeArgs,
+  claudeStdinLine,
+  otelResourceAttributes,
+  pickPassEnv,
+} from '../../../adapters/claude/invocation.ts'
 import { DETAIL_MAX_CHARS, failureDetail, findResultLine, redactSecrets } from '../../../adapters/claude/outcome.ts'
-import { createClaudeRuntime, type ClaudeRuntimeConfig } from '../../../adapters/claude/runtime.ts'
+import { type ClaudeRuntimeConfig, createClaudeRuntime } from '../../../adapters/claude/runtime.ts'
 import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
 import type { ModelRuntime } from '../../../ports/model-runtime.ts'
 import { aClassifyInput } from '../../builders.ts'
@@ -54,7 +59,10 @@ describe('createClaudeRuntime with a stand-in binary', () => {
     )
     const input = aClassifyInput({ apiKey: SECRET_KEY, effort: 'high', labels: { repo: 'acme/widgets', pr: 7 } })
     const result = await runtime.classify(input)
-    expect(result).toEqual({ ok: true, value: { text: 'stub answer', usage: { input: 3, output: 4, cache_read: 5, cache_write: 6 } } })
+    expect(result).toEqual({
+      ok: true,
+      value: { text: 'stub answer', usage: { input: 3, output: 4, cache_read: 5, cache_write: 6 } },
+    })
 
     const env = Object.fromEntries(
       (await readFile(join(work.path, 'env'), 'utf8'))
@@ -91,7 +99,9 @@ describe('createClaudeRuntime with a stand-in binary', () => {
     const runtime = await runtimeWith(`env > "$out/env"; printf '%s\\n' '${RESULT_LINE}'`)
     await runtime.classify(aClassifyInput())
     const names = (await readFile(join(work.path, 'env'), 'utf8')).split('\n').map((line) => line.split('=')[0])
-    expect(names.filter((name) => name?.startsWith('OTEL_') || name === 'CLAUDE_CODE_ENABLE_TELEMETRY')).toEqual(['OTEL_RESOURCE_ATTRIBUTES'])
+    expect(names.filter((name) => name?.startsWith('OTEL_') || name === 'CLAUDE_CODE_ENABLE_TELEMETRY')).toEqual([
+      'OTEL_RESOURCE_ATTRIBUTES',
+    ])
   })
 
   it('kills the whole process group when the process ignores SIGTERM', async () => {
@@ -106,7 +116,9 @@ describe('createClaudeRuntime with a stand-in binary', () => {
   })
 
   it('redacts the key from a failure and keeps it to one short line', async () => {
-    const runtime = await runtimeWith(`cat > /dev/null; for i in 1 2 3; do echo "bad key $ANTHROPIC_API_KEY and sk-other-secret-123"; done >&2; head -c 2000 /dev/zero | tr '\\0' x >&2; exit 1`)
+    const runtime = await runtimeWith(
+      `cat > /dev/null; for i in 1 2 3; do echo "bad key $ANTHROPIC_API_KEY and sk-other-secret-123"; done >&2; head -c 2000 /dev/zero | tr '\\0' x >&2; exit 1`,
+    )
     const result = await runtime.classify(aClassifyInput({ apiKey: SECRET_KEY }))
     const detail = result.ok ? '' : result.error.detail
     expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
@@ -119,13 +131,22 @@ describe('createClaudeRuntime with a stand-in binary', () => {
 
   it('fails a run that exits non-zero even with a successful result line, and one that exits 0 without any', async () => {
     const nonZero = await runtimeWith(`cat > /dev/null; printf '%s\\n' '${RESULT_LINE}'; exit 3`)
-    expect(await nonZero.classify(aClassifyInput())).toEqual({ ok: false, error: { kind: 'runtime', detail: 'claude exited with code 3: stub answer' } })
+    expect(await nonZero.classify(aClassifyInput())).toEqual({
+      ok: false,
+      error: { kind: 'runtime', detail: 'claude exited with code 3: stub answer' },
+    })
     const silent = await runtimeWith(`cat > /dev/null; exit 0`)
-    expect(await silent.classify(aClassifyInput())).toEqual({ ok: false, error: { kind: 'runtime', detail: 'claude exited with code 0: no result line' } })
+    expect(await silent.classify(aClassifyInput())).toEqual({
+      ok: false,
+      error: { kind: 'runtime', detail: 'claude exited with code 0: no result line' },
+    })
   })
 
   it('reports a binary that cannot start as a runtime failure and leaves no session directory', async () => {
-    const runtime = createClaudeRuntime({ claudeBin: join(work.path, 'missing-claude'), workDir: join(work.path, 'work'), passEnv: {} }, logger)
+    const runtime = createClaudeRuntime(
+      { claudeBin: join(work.path, 'missing-claude'), workDir: join(work.path, 'work'), passEnv: {} },
+      logger,
+    )
     const result = await runtime.classify(aClassifyInput())
     expect(result.ok ? 'answered' : result.error.detail).toStartWith('could not run claude: ')
     expect(await readdir(join(work.path, 'work'))).toEqual(['cwd'])
@@ -133,7 +154,10 @@ describe('createClaudeRuntime with a stand-in binary', () => {
 
   it('does not start a session whose signal has already aborted', async () => {
     const runtime = await runtimeWith(`touch "$out/started"; printf '%s\\n' '${RESULT_LINE}'`)
-    expect(await runtime.classify(aClassifyInput({ signal: AbortSignal.abort() }))).toEqual({ ok: false, error: { kind: 'runtime', detail: 'cancelled' } })
+    expect(await runtime.classify(aClassifyInput({ signal: AbortSignal.abort() }))).toEqual({
+      ok: false,
+      error: { kind: 'runtime', detail: 'cancelled' },
+    })
     expect(startedPids(logger)).toEqual([])
   })
 })
@@ -144,8 +168,20 @@ describe('claude invocation pieces', () => {
     expect(claudeArgs({ ...base, effort: null })).not.toContain('--effort')
     expect(claudeArgs({ ...base, effort: 'max' }).join(' ')).toContain('--effort max')
     expect(claudeArgs({ ...base, effort: null })).toEqual([
-      '--print', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose',
-      '--tools', '', '--strict-mcp-config', '--system-prompt', 'S', '--model', 'haiku', '--no-session-persistence',
+      '--print',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--tools',
+      '',
+      '--strict-mcp-config',
+      '--system-prompt',
+      'S',
+      '--model',
+      'haiku',
+      '--no-session-persistence',
     ])
   })
 
@@ -156,7 +192,15 @@ describe('claude invocation pieces', () => {
   })
 
   it('picks only the pass-through variables', () => {
-    expect(pickPassEnv({ ANTHROPIC_BASE_URL: 'http://x', HOME: '/root', ANTHROPIC_API_KEY: 'sk-x', NO_PROXY: '', SSL_CERT_FILE: '/ca.pem' })).toEqual({
+    expect(
+      pickPassEnv({
+        ANTHROPIC_BASE_URL: 'http://x',
+        HOME: '/root',
+        ANTHROPIC_API_KEY: 'sk-x',
+        NO_PROXY: '',
+        SSL_CERT_FILE: '/ca.pem',
+      }),
+    ).toEqual({
       ANTHROPIC_BASE_URL: 'http://x',
       SSL_CERT_FILE: '/ca.pem',
     })
@@ -170,7 +214,12 @@ describe('claude invocation pieces', () => {
   })
 
   it('reads the last valid result line and ignores anything else', () => {
-    const stdout = ['{"type":"system","subtype":"init"}', 'not json "result"', '{"type":"result","is_error":true,"result":"x","api_error_status":401}', ''].join('\n')
+    const stdout = [
+      '{"type":"system","subtype":"init"}',
+      'not json "result"',
+      '{"type":"result","is_error":true,"result":"x","api_error_status":401}',
+      '',
+    ].join('\n')
     expect(findResultLine(stdout)).toEqual({ type: 'result', is_error: true, result: 'x', api_error_status: 401 })
     expect(findResultLine('{"type":"result","is_error":"no"}')).toBeNull()
   })

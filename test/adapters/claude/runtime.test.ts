@@ -11,7 +11,7 @@ import { buildQuestion, buildSharedContext, SYSTEM_PROMPT } from '../../../core/
 import type { ModelRuntime } from '../../../ports/model-runtime.ts'
 import { aClassification, aClassifyInput, aRunRequest } from '../../builders.ts'
 import { modelRuntimeContract } from '../../ports/model-runtime.contract.ts'
-import { startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../../support/fake-anthropic.ts'
+import { type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../../support/fake-anthropic.ts'
 import { aWorkDir, CLAUDE_BIN, groupAlive, SECRET_KEY, startedPids } from './support.ts'
 
 // Generous: the binary starts in ~0.4 s alone, but test files run beside others on a small machine.
@@ -44,13 +44,22 @@ modelRuntimeContract(
   { deadlineMs: DEADLINE_MS },
 )
 
-type Harness = { fake: FakeAnthropic; runtime: ModelRuntime; logger: RecordingLogger; workDir: string; remove(): Promise<void> }
+type Harness = {
+  fake: FakeAnthropic
+  runtime: ModelRuntime
+  logger: RecordingLogger
+  workDir: string
+  remove(): Promise<void>
+}
 
 async function aHarness(): Promise<Harness> {
   const fake = startFakeAnthropic({ text: '{"verdict":"match","certainty":90,"reason":"ok"}' })
   const workDir = await aWorkDir()
   const logger = createRecordingLogger()
-  const runtime = createClaudeRuntime({ claudeBin: CLAUDE_BIN, workDir: workDir.path, passEnv: { ANTHROPIC_BASE_URL: fake.url } }, logger)
+  const runtime = createClaudeRuntime(
+    { claudeBin: CLAUDE_BIN, workDir: workDir.path, passEnv: { ANTHROPIC_BASE_URL: fake.url } },
+    logger,
+  )
   return {
     fake,
     runtime,
@@ -79,7 +88,10 @@ function field(value: unknown, ...path: Array<string | number>): unknown {
 function countMarkers(value: unknown): number {
   if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + countMarkers(item), 0)
   if (!isRecord(value)) return 0
-  return Object.entries(value).reduce((sum, [key, item]) => sum + (key === 'cache_control' ? 1 : 0) + countMarkers(item), 0)
+  return Object.entries(value).reduce(
+    (sum, [key, item]) => sum + (key === 'cache_control' ? 1 : 0) + countMarkers(item),
+    0,
+  )
 }
 
 function messageCalls(fake: FakeAnthropic): RecordedRequest[] {
@@ -94,7 +106,13 @@ function userBlocks(request: RecordedRequest | undefined): unknown[] {
 }
 
 const run = aRunRequest()
-const context = buildSharedContext({ repo: run.repo, pr: run.pr, title: run.title, commits: run.commits, diff: run.diff })
+const context = buildSharedContext({
+  repo: run.repo,
+  pr: run.pr,
+  title: run.title,
+  commits: run.commits,
+  diff: run.diff,
+})
 
 describe('createClaudeRuntime (real claude, fake provider)', () => {
   let harness: Harness
@@ -107,7 +125,13 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
 
   it('sends one request: two user blocks, the breakpoint on the shared one only, no tools, our system prompt, haiku resolved', async () => {
     const result = await harness.runtime.classify(
-      aClassifyInput({ system: SYSTEM_PROMPT, context, question: buildQuestion(aClassification()), apiKey: SECRET_KEY, deadlineMs: DEADLINE_MS }),
+      aClassifyInput({
+        system: SYSTEM_PROMPT,
+        context,
+        question: buildQuestion(aClassification()),
+        apiKey: SECRET_KEY,
+        deadlineMs: DEADLINE_MS,
+      }),
     )
     expect(result.ok).toBe(true)
     const requests = messageCalls(harness.fake)
@@ -148,10 +172,19 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
       commits: run.commits,
       diff: run.diff.replace('index 1111111..2222222', 'index 9999999..aaaaaaa'),
     })
-    const questions = [buildQuestion(aClassification()), buildQuestion(aClassification({ name: 'tests', description: 'Adds a test.' }))]
+    const questions = [
+      buildQuestion(aClassification()),
+      buildQuestion(aClassification({ name: 'tests', description: 'Adds a test.' })),
+    ]
     const ask = (shared: string, question: string) =>
-      harness.runtime.classify(aClassifyInput({ system: SYSTEM_PROMPT, context: shared, question, deadlineMs: DEADLINE_MS }))
-    const results = [await ask(context, questions[0] ?? ''), await ask(context, questions[1] ?? ''), await ask(rebased, questions[1] ?? '')]
+      harness.runtime.classify(
+        aClassifyInput({ system: SYSTEM_PROMPT, context: shared, question, deadlineMs: DEADLINE_MS }),
+      )
+    const results = [
+      await ask(context, questions[0] ?? ''),
+      await ask(context, questions[1] ?? ''),
+      await ask(rebased, questions[1] ?? ''),
+    ]
 
     const firstBlocks = messageCalls(harness.fake).map((request) => field(userBlocks(request)[0], 'text'))
     expect(firstBlocks).toEqual([context, context, context])

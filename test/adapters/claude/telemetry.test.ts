@@ -9,7 +9,7 @@ import * as grpc from '@grpc/grpc-js'
 import { createClaudeRuntime } from '../../../adapters/claude/runtime.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { aClassifyInput } from '../../builders.ts'
-import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic.ts'
+import { type FakeAnthropic, startFakeAnthropic } from '../../support/fake-anthropic.ts'
 import { aWorkDir, CLAUDE_BIN } from './support.ts'
 
 setDefaultTimeout(30_000)
@@ -31,7 +31,12 @@ const metricsService = {
 /** A protobuf `KeyValue` whose value is a string: the bytes OTLP uses for an attribute. */
 function encodedAttribute(key: string, value: string): Buffer {
   const anyValue = Buffer.concat([Buffer.from([0x0a, value.length]), Buffer.from(value)])
-  return Buffer.concat([Buffer.from([0x0a, key.length]), Buffer.from(key), Buffer.from([0x12, anyValue.length]), anyValue])
+  return Buffer.concat([
+    Buffer.from([0x0a, key.length]),
+    Buffer.from(key),
+    Buffer.from([0x12, anyValue.length]),
+    anyValue,
+  ])
 }
 
 describe('createClaudeRuntime telemetry', () => {
@@ -49,7 +54,9 @@ describe('createClaudeRuntime telemetry', () => {
     }
     collector.addService(metricsService, { Export: exportMetrics })
     port = await new Promise<number>((resolve, reject) => {
-      collector.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)))
+      collector.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      )
     })
   })
   afterEach(async () => {
@@ -61,10 +68,17 @@ describe('createClaudeRuntime telemetry', () => {
     const work = await aWorkDir()
     try {
       const runtime = createClaudeRuntime(
-        { claudeBin: CLAUDE_BIN, workDir: work.path, passEnv: { ANTHROPIC_BASE_URL: fake.url }, otlpEndpoint: `http://127.0.0.1:${port}` },
+        {
+          claudeBin: CLAUDE_BIN,
+          workDir: work.path,
+          passEnv: { ANTHROPIC_BASE_URL: fake.url },
+          otlpEndpoint: `http://127.0.0.1:${port}`,
+        },
         createRecordingLogger(),
       )
-      const result = await runtime.classify(aClassifyInput({ deadlineMs: 15_000, labels: { repo: 'acme/widgets', pr: 42 } }))
+      const result = await runtime.classify(
+        aClassifyInput({ deadlineMs: 15_000, labels: { repo: 'acme/widgets', pr: 42 } }),
+      )
       expect(result.ok).toBe(true)
     } finally {
       await work.remove()

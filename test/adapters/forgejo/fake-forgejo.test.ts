@@ -7,9 +7,26 @@
  * spec, the departure is listed below with its section.
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { codeOf, contractForgeSeed, EMPTY, HEAD_42, MISSING, NARROW_TOKEN, RULES_PATH, SERVICE_LOGIN, SERVICE_TOKEN, WIDGETS } from '../../ports/forge.fixtures.ts'
-import { ADMIN_TOKEN, startForgejoHarness, type ForgejoHarness } from '../../support/fake-forgejo/harness.ts'
-import { checkDefinition, checkRequest, checkResponse, findOperation, loadSwagger } from '../../support/fake-forgejo/swagger.ts'
+import {
+  codeOf,
+  contractForgeSeed,
+  EMPTY,
+  HEAD_42,
+  MISSING,
+  NARROW_TOKEN,
+  RULES_PATH,
+  SERVICE_LOGIN,
+  SERVICE_TOKEN,
+  WIDGETS,
+} from '../../ports/forge.fixtures.ts'
+import { ADMIN_TOKEN, type ForgejoHarness, startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
+import {
+  checkDefinition,
+  checkRequest,
+  checkResponse,
+  findOperation,
+  loadSwagger,
+} from '../../support/fake-forgejo/swagger.ts'
 
 setDefaultTimeout(60_000)
 
@@ -18,10 +35,30 @@ const swagger = loadSwagger()
 /** Statuses the spec leaves out that real Forgejo sends, with why (answers still checked against the error definitions). */
 const UNDECLARED: Array<{ method: string; template: string; status: number; why: string }> = [
   { method: '*', template: '*', status: 401, why: 'bad or missing credentials, on any route (CONTRACT §2.4)' },
-  { method: '*', template: '*', status: 403, why: 'a token scope missing or an account that must change its password, on any route (§2.1, §2.2)' },
-  { method: 'PATCH', template: '/admin/users/{username}', status: 404, why: 'unknown user, from the user lookup middleware' },
-  { method: 'PUT', template: '/repos/{owner}/{repo}/contents/{filepath}', status: 500, why: 'PUT on a missing file (§6.10)' },
-  { method: 'POST', template: '/repos/{owner}/{repo}/pulls/{index}/reviews', status: 500, why: 'unknown commit_id on APPROVED (§6.6)' },
+  {
+    method: '*',
+    template: '*',
+    status: 403,
+    why: 'a token scope missing or an account that must change its password, on any route (§2.1, §2.2)',
+  },
+  {
+    method: 'PATCH',
+    template: '/admin/users/{username}',
+    status: 404,
+    why: 'unknown user, from the user lookup middleware',
+  },
+  {
+    method: 'PUT',
+    template: '/repos/{owner}/{repo}/contents/{filepath}',
+    status: 500,
+    why: 'PUT on a missing file (§6.10)',
+  },
+  {
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/pulls/{index}/reviews',
+    status: 500,
+    why: 'unknown commit_id on APPROVED (§6.6)',
+  },
 ]
 
 function conformance(h: ForgejoHarness): string[] {
@@ -29,16 +66,24 @@ function conformance(h: ForgejoHarness): string[] {
   for (const answer of h.fake.responses) {
     if (!answer.json) continue
     // A directory answers an array of entries, an empty repo `[]` (§6.4).
-    if (answer.template === '/repos/{owner}/{repo}/contents/{filepath}' && answer.method === 'GET' && Array.isArray(answer.body)) {
-      answer.body.forEach((entry) => problems.push(...checkDefinition(swagger, 'ContentsResponse', entry)))
+    if (
+      answer.template === '/repos/{owner}/{repo}/contents/{filepath}' &&
+      answer.method === 'GET' &&
+      Array.isArray(answer.body)
+    ) {
+      for (const entry of answer.body) problems.push(...checkDefinition(swagger, 'ContentsResponse', entry))
       continue
     }
     const found = checkResponse(swagger, answer.method, answer.template, answer.status, answer.body)
     const undeclared = found.some((p) => p.endsWith(`undeclared status ${answer.status}`))
     const allowed = UNDECLARED.some(
-      (u) => (u.method === '*' || u.method === answer.method) && (u.template === '*' || u.template === answer.template) && u.status === answer.status,
+      (u) =>
+        (u.method === '*' || u.method === answer.method) &&
+        (u.template === '*' || u.template === answer.template) &&
+        u.status === answer.status,
     )
-    if (undeclared && allowed) problems.push(...checkDefinition(swagger, answer.status === 404 ? 'APINotFound' : 'APIError', answer.body))
+    if (undeclared && allowed)
+      problems.push(...checkDefinition(swagger, answer.status === 404 ? 'APINotFound' : 'APIError', answer.body))
     else problems.push(...found)
   }
   for (const request of h.fake.requests) {
@@ -54,7 +99,11 @@ function conformance(h: ForgejoHarness): string[] {
 }
 
 async function post(h: ForgejoHarness, path: string, token: string, body: unknown): Promise<Response> {
-  return fetch(`${h.fake.url}/api/v1${path}`, { method: 'POST', headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+  return fetch(`${h.fake.url}/api/v1${path}`, {
+    method: 'POST',
+    headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 }
 
 describe('the fake Forgejo against swagger.v1.json', () => {
@@ -118,9 +167,19 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     await writer.createReview(WIDGETS, 42, { event: 'APPROVED', body: 'ok', commitId: HEAD_42 })
     await codeOf(writer.createReview(WIDGETS, 42, { event: 'APPROVED', body: '', commitId: 'f'.repeat(40) }))
     await codeOf(writer.createReview(WIDGETS, 42, { event: 'COMMENT', body: ' ', commitId: HEAD_42 }))
-    await codeOf(forge.forAccount(NARROW_TOKEN).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'x', commitId: HEAD_42 }))
-    await codeOf(forge.forAccount('0'.repeat(40)).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'x', commitId: HEAD_42 }))
-    const commit = { from: 'main', content: 'x', message: 'm', author: { name: 'A', email: 'a@example.org' }, committer: { name: 'B', email: 'b@example.org' } }
+    await codeOf(
+      forge.forAccount(NARROW_TOKEN).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'x', commitId: HEAD_42 }),
+    )
+    await codeOf(
+      forge.forAccount('0'.repeat(40)).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'x', commitId: HEAD_42 }),
+    )
+    const commit = {
+      from: 'main',
+      content: 'x',
+      message: 'm',
+      author: { name: 'A', email: 'a@example.org' },
+      committer: { name: 'B', email: 'b@example.org' },
+    }
     await writer.commitFile(WIDGETS, { ...commit, branch: 'b1', path: 'new.txt', sha: null })
     const read = await forge.getFileContent(WIDGETS, RULES_PATH, 'main')
     await writer.commitFile(WIDGETS, { ...commit, branch: 'b2', path: RULES_PATH, sha: read?.sha ?? null })
@@ -130,21 +189,34 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     await codeOf(writer.commitFile(WIDGETS, { ...commit, branch: 'b5', from: 'nope', path: 'x.txt', sha: null }))
 
     expect(h.fake.responses.length).toBeGreaterThan(40)
-    expect(new Set(h.fake.responses.map((r) => r.status))).toEqual(new Set([200, 201, 204, 400, 401, 403, 404, 409, 422, 500]))
+    expect(new Set(h.fake.responses.map((r) => r.status))).toEqual(
+      new Set([200, 201, 204, 400, 401, 403, 404, 409, 422, 500]),
+    )
     expect(conformance(h)).toEqual([])
   })
 
   it('behaves as Forgejo on what the adapter never sends: an unknown event makes a pending review, a token cannot mint', async () => {
-    const draft = await post(h, '/repos/acme/widgets/pulls/42/reviews', SERVICE_TOKEN, { event: 'APPROVE', body: 'draft' })
+    const draft = await post(h, '/repos/acme/widgets/pulls/42/reviews', SERVICE_TOKEN, {
+      event: 'APPROVE',
+      body: 'draft',
+    })
     expect(draft.status).toBe(200)
     expect(await draft.json()).toMatchObject({ state: 'PENDING', html_url: '' })
-    expect((await post(h, '/repos/acme/widgets/pulls/42/reviews', SERVICE_TOKEN, { event: 'APPROVE' })).status).toBe(422)
+    expect((await post(h, '/repos/acme/widgets/pulls/42/reviews', SERVICE_TOKEN, { event: 'APPROVE' })).status).toBe(
+      422,
+    )
     const byToken = await post(h, `/users/${SERVICE_LOGIN}/tokens`, ADMIN_TOKEN, { name: 'n', scopes: ['all'] })
     expect(byToken.status).toBe(401)
     expect(await byToken.json()).toMatchObject({ message: 'auth method not allowed' })
-    const noScope = await post(h, '/admin/users', SERVICE_TOKEN, { username: 'x', email: 'x@example.org', password: 'long enough' })
+    const noScope = await post(h, '/admin/users', SERVICE_TOKEN, {
+      username: 'x',
+      email: 'x@example.org',
+      password: 'long enough',
+    })
     expect(noScope.status).toBe(403)
-    expect(await noScope.json()).toMatchObject({ message: 'token does not have at least one of required scope(s): [write:admin]' })
+    expect(await noScope.json()).toMatchObject({
+      message: 'token does not have at least one of required scope(s): [write:admin]',
+    })
     const halfSource = await fetch(`${h.fake.url}/api/v1/admin/users/${SERVICE_LOGIN}`, {
       method: 'PATCH',
       headers: { Authorization: `token ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
@@ -153,7 +225,9 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     // `login_name` without `source_id` (or the reverse) is refused whole: nothing of the edit is applied.
     expect(halfSource.status).toBe(422)
     expect(h.fake.flags(SERVICE_LOGIN)?.maxRepoCreation).toBe(-1)
-    const allStates = await fetch(`${h.fake.url}/api/v1/repos/acme/widgets/pulls`, { headers: { Authorization: `token ${ADMIN_TOKEN}` } })
+    const allStates = await fetch(`${h.fake.url}/api/v1/repos/acme/widgets/pulls`, {
+      headers: { Authorization: `token ${ADMIN_TOKEN}` },
+    })
     const listed: unknown = await allStates.json()
     // Left out, `state` lists every state, closed and merged too (CONTRACT §6.1).
     expect(Array.isArray(listed) ? listed.length : -1).toBe(4)
@@ -165,7 +239,9 @@ describe('the fake Forgejo against swagger.v1.json', () => {
       'GET /repos/{owner}/{repo} 200: $.name: expected a string',
       'GET /repos/{owner}/{repo} 200: $.invented: not in the schema Repository',
     ])
-    expect(checkResponse(swagger, 'GET', '/repos/{owner}/{repo}', 418, {})).toEqual(['GET /repos/{owner}/{repo}: undeclared status 418'])
+    expect(checkResponse(swagger, 'GET', '/repos/{owner}/{repo}', 418, {})).toEqual([
+      'GET /repos/{owner}/{repo}: undeclared status 418',
+    ])
     expect(checkResponse(swagger, 'GET', '/repos/{owner}/{repo}/nothing', 200, {})).toHaveLength(1)
     expect(checkRequest(swagger, 'POST', '/admin/users', { page: '1' }, { email: 'x' })).toEqual([
       'POST /admin/users request: query parameter page is not declared',

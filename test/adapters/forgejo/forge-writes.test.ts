@@ -1,14 +1,29 @@
 import { afterEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../adapters/forgejo/forge.ts'
 import { isAppError } from '../../../core/errors.ts'
-import { BUSY, codeOf, contractForgeSeed, HEAD_42, READER_TOKEN, RULES_PATH, SERVICE_LOGIN, SERVICE_TOKEN, WIDGETS } from '../../ports/forge.fixtures.ts'
-import { ADMIN_TOKEN, startForgejoHarness, type ForgejoHarness } from '../../support/fake-forgejo/harness.ts'
+import {
+  BUSY,
+  codeOf,
+  contractForgeSeed,
+  HEAD_42,
+  READER_TOKEN,
+  RULES_PATH,
+  SERVICE_LOGIN,
+  SERVICE_TOKEN,
+  WIDGETS,
+} from '../../ports/forge.fixtures.ts'
+import { ADMIN_TOKEN, type ForgejoHarness, startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
 
 setDefaultTimeout(60_000)
 
 const V16 = '16.0.0+gitea-1.22.0'
 /** The whole admin edit body for the service account's limits: nothing else of the account is touched. */
-const LIMITS_BODY = { active: true, must_change_password: false, max_repo_creation: 0, allow_create_organization: false }
+const LIMITS_BODY = {
+  active: true,
+  must_change_password: false,
+  max_repo_creation: 0,
+  allow_create_organization: false,
+}
 
 let harness: ForgejoHarness | null = null
 afterEach(async () => {
@@ -37,7 +52,11 @@ describe('createForgejoForge: the service account writes', () => {
     const { fake, forge } = await start(contractForgeSeed())
     const pushed = await forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, aCommit)
     const sent = fake.requests.at(-1)
-    expect(sent).toMatchObject({ method: 'POST', path: `/repos/acme/widgets/contents/${aCommit.path}`, login: SERVICE_LOGIN })
+    expect(sent).toMatchObject({
+      method: 'POST',
+      path: `/repos/acme/widgets/contents/${aCommit.path}`,
+      login: SERVICE_LOGIN,
+    })
     expect(sent?.body).toEqual({
       branch: 'main',
       new_branch: aCommit.branch,
@@ -47,7 +66,17 @@ describe('createForgejoForge: the service account writes', () => {
       committer: aCommit.committer,
     })
     expect(fake.pushedCommits(WIDGETS)).toEqual([
-      { sha: pushed.commitSha, branch: aCommit.branch, from: 'main', path: aCommit.path, content: aCommit.content, message: aCommit.message, author: aCommit.author, committer: aCommit.committer, pusher: SERVICE_LOGIN },
+      {
+        sha: pushed.commitSha,
+        branch: aCommit.branch,
+        from: 'main',
+        path: aCommit.path,
+        content: aCommit.content,
+        message: aCommit.message,
+        author: aCommit.author,
+        committer: aCommit.committer,
+        pusher: SERVICE_LOGIN,
+      },
     ])
   })
 
@@ -62,7 +91,11 @@ describe('createForgejoForge: the service account writes', () => {
     const { fake, forge } = await start(contractForgeSeed())
     const read = await forge.getFileContent(WIDGETS, RULES_PATH, 'main')
     fake.changeFile(WIDGETS, 'main', RULES_PATH, null)
-    expect(await codeOf(forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, { ...aCommit, path: RULES_PATH, sha: read?.sha ?? null }))).toBe('conflict')
+    expect(
+      await codeOf(
+        forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, { ...aCommit, path: RULES_PATH, sha: read?.sha ?? null }),
+      ),
+    ).toBe('conflict')
     expect(fake.responses.some((r) => r.method === 'PUT' && r.status === 500)).toBe(true)
   })
 
@@ -72,29 +105,49 @@ describe('createForgejoForge: the service account writes', () => {
     expect(await codeOf(forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, aCommit))).toBe('unavailable')
   })
 
-  it.each(['has space', 'a..b', '-lead', 'x.lock', 'end/', 'q?', 'a'.repeat(101)])('refuses the branch name %j as invalid without calling the forge', async (branch) => {
-    const { fake, forge } = await start(contractForgeSeed())
-    expect(await codeOf(forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, { ...aCommit, branch }))).toBe('invalid')
-    expect(fake.requests).toEqual([])
-  })
+  it.each(['has space', 'a..b', '-lead', 'x.lock', 'end/', 'q?', 'a'.repeat(101)])(
+    'refuses the branch name %j as invalid without calling the forge',
+    async (branch) => {
+      const { fake, forge } = await start(contractForgeSeed())
+      expect(await codeOf(forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, { ...aCommit, branch }))).toBe('invalid')
+      expect(fake.requests).toEqual([])
+    },
+  )
 
   it('posts the review with event, body and commit_id, and takes the URL the forge gives', async () => {
     const { fake, forge } = await start(contractForgeSeed())
-    const posted = await forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, { event: 'APPROVED', body: '| ok |', commitId: HEAD_42 })
+    const posted = await forge
+      .forAccount(SERVICE_TOKEN)
+      .createReview(WIDGETS, 42, { event: 'APPROVED', body: '| ok |', commitId: HEAD_42 })
     expect(fake.requests.at(-1)?.body).toEqual({ event: 'APPROVED', body: '| ok |', commit_id: HEAD_42 })
     expect(posted.htmlUrl).toMatch(/\/acme\/widgets\/pulls\/42#issuecomment-\d+$/)
-    expect(fake.reviews(WIDGETS, 42)).toMatchObject([{ state: 'APPROVED', official: true, stale: false, user: SERVICE_LOGIN }])
+    expect(fake.reviews(WIDGETS, 42)).toMatchObject([
+      { state: 'APPROVED', official: true, stale: false, user: SERVICE_LOGIN },
+    ])
   })
 
   it('reports a review the forge kept as a pending draft as invalid', async () => {
     const { fake, forge } = await start(contractForgeSeed())
-    fake.failNext('POST', '/repos/{owner}/{repo}/pulls/{index}/reviews', { status: 200, body: { id: 9, state: 'PENDING', html_url: '' } })
-    expect(await codeOf(forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'x', commitId: HEAD_42 }))).toBe('invalid')
+    fake.failNext('POST', '/repos/{owner}/{repo}/pulls/{index}/reviews', {
+      status: 200,
+      body: { id: 9, state: 'PENDING', html_url: '' },
+    })
+    expect(
+      await codeOf(
+        forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'x', commitId: HEAD_42 }),
+      ),
+    ).toBe('invalid')
   })
 
   it('answers unavailable for an approval on a commit the forge does not know (its 500)', async () => {
     const { forge } = await start(contractForgeSeed())
-    expect(await codeOf(forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, { event: 'APPROVED', body: '', commitId: 'f'.repeat(40) }))).toBe('unavailable')
+    expect(
+      await codeOf(
+        forge
+          .forAccount(SERVICE_TOKEN)
+          .createReview(WIDGETS, 42, { event: 'APPROVED', body: '', commitId: 'f'.repeat(40) }),
+      ),
+    ).toBe('unavailable')
   })
 })
 
@@ -106,7 +159,12 @@ describe('createForgejoForge: provisioning the service account', () => {
     expect(create?.body).toMatchObject({ username: 'classifier-2', must_change_password: false })
     const edit = fake.requests.find((r) => r.method === 'PATCH' && r.template === '/admin/users/{username}')
     expect(edit?.body).toEqual(LIMITS_BODY)
-    expect(fake.flags('classifier-2')).toMatchObject({ active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false })
+    expect(fake.flags('classifier-2')).toMatchObject({
+      active: true,
+      mustChangePassword: false,
+      maxRepoCreation: 0,
+      allowCreateOrganization: false,
+    })
     // The account can work (the forge refuses every call of one that must change its password): its minted token posts a review.
     const minted = await forge.mintToken('classifier-2', { name: 'swarm', scopes: ['write:repository'] })
     await forge.forAccount(minted.token).createReview(BUSY, 2, { event: 'COMMENT', body: 'hi', commitId: HEAD_42 })
@@ -116,10 +174,18 @@ describe('createForgejoForge: provisioning the service account', () => {
   it('limits an existing account with one admin edit that sends only the limits: no login_name, source_id, password or profile', async () => {
     const { fake, forge } = await start(contractForgeSeed())
     await forge.ensureServiceAccountLimits(SERVICE_LOGIN)
-    expect(fake.requests.map((r) => [r.method, r.path, r.auth, r.login])).toEqual([['PATCH', `/admin/users/${SERVICE_LOGIN}`, 'token', 'swarm-controller']])
+    expect(fake.requests.map((r) => [r.method, r.path, r.auth, r.login])).toEqual([
+      ['PATCH', `/admin/users/${SERVICE_LOGIN}`, 'token', 'swarm-controller'],
+    ])
     expect(fake.requests[0]?.body).toEqual(LIMITS_BODY)
     expect(fake.password(SERVICE_LOGIN)).toBeNull()
-    expect(fake.flags(SERVICE_LOGIN)).toEqual({ active: true, mustChangePassword: false, prohibitLogin: false, maxRepoCreation: 0, allowCreateOrganization: false })
+    expect(fake.flags(SERVICE_LOGIN)).toEqual({
+      active: true,
+      mustChangePassword: false,
+      prohibitLogin: false,
+      maxRepoCreation: 0,
+      allowCreateOrganization: false,
+    })
   })
 
   it('leaves a login ban a site admin set by hand in place', async () => {
@@ -149,14 +215,25 @@ describe('createForgejoForge: provisioning the service account', () => {
     const newUser = { login: 'classifier-2', email: 'c2@services.hyperhive.local', fullName: 'Classifier Two' }
     expect(await codeOf(forge.createUser(newUser))).toBe('unavailable')
     expect(await forge.getUser('classifier-2')).toEqual(newUser)
-    expect(fake.flags('classifier-2')).toMatchObject({ mustChangePassword: false, maxRepoCreation: -1, allowCreateOrganization: true })
+    expect(fake.flags('classifier-2')).toMatchObject({
+      mustChangePassword: false,
+      maxRepoCreation: -1,
+      allowCreateOrganization: true,
+    })
     await forge.ensureServiceAccountLimits('classifier-2')
-    expect(fake.flags('classifier-2')).toMatchObject({ active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false })
+    expect(fake.flags('classifier-2')).toMatchObject({
+      active: true,
+      mustChangePassword: false,
+      maxRepoCreation: 0,
+      allowCreateOrganization: false,
+    })
   })
 
   it('refuses a bad login as invalid, not conflict', async () => {
     const { forge } = await start(contractForgeSeed())
-    expect(await codeOf(forge.createUser({ login: '-bad name-', email: 'x@example.org', fullName: '' }))).toBe('invalid')
+    expect(await codeOf(forge.createUser({ login: '-bad name-', email: 'x@example.org', fullName: '' }))).toBe(
+      'invalid',
+    )
   })
 
   it('refuses provisioning without admin rights as forbidden', async () => {

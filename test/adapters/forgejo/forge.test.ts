@@ -3,7 +3,7 @@ import { createForgejoForge } from '../../../adapters/forgejo/forge.ts'
 import type { ForgeSeed, SeedRepo } from '../../../adapters/memory/forge.ts'
 import { isAppError } from '../../../core/errors.ts'
 import { BUSY, codeOf, contractForgeSeed, fullName, MANY, WIDGETS } from '../../ports/forge.fixtures.ts'
-import { ADMIN_TOKEN, startForgejoHarness, type ForgejoHarness } from '../../support/fake-forgejo/harness.ts'
+import { ADMIN_TOKEN, type ForgejoHarness, startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
 
 setDefaultTimeout(60_000)
 
@@ -110,7 +110,15 @@ describe('createForgejoForge: statuses and failures', () => {
     const { fake, forge } = await start(contractForgeSeed())
     fake.failNext('GET', REPO_TEMPLATE, {
       status: 200,
-      body: { name: 'widgets', full_name: 'acme/widgets', owner: { login: 'acme' }, default_branch: 7, empty: false, private: true, html_url: 'x' },
+      body: {
+        name: 'widgets',
+        full_name: 'acme/widgets',
+        owner: { login: 'acme' },
+        default_branch: 7,
+        empty: false,
+        private: true,
+        html_url: 'x',
+      },
     })
     const error = await errorOf(forge.getRepository(WIDGETS))
     expect(isAppError(error, 'unavailable')).toBe(true)
@@ -130,7 +138,9 @@ describe('createForgejoForge: statuses and failures', () => {
     const network = await errorOf(leaky.getRepository(WIDGETS))
     expect(isAppError(network, 'unavailable')).toBe(true)
     expect(everythingIn(network)).not.toContain(ADMIN_TOKEN)
-    const minting = await errorOf(leaky.forAccount(ADMIN_TOKEN).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'x', commitId: 'a' }))
+    const minting = await errorOf(
+      leaky.forAccount(ADMIN_TOKEN).createReview(WIDGETS, 42, { event: 'COMMENT', body: 'x', commitId: 'a' }),
+    )
     expect(everythingIn(minting)).not.toContain(ADMIN_TOKEN)
   })
 })
@@ -152,10 +162,14 @@ describe('createForgejoForge: reads', () => {
   ] as const)('pages through a forge that clamps the page size to 20, with %s', async (_, pagingHeaders) => {
     const { fake, forge } = await start(contractForgeSeed(), { maxResponseItems: 20, pagingHeaders })
     const pulls = await forge.listOpenPulls(BUSY)
-    expect(pulls.map((p) => p.number)).toEqual(Array.from({ length: MANY }, (_, i) => MANY - i).filter((n) => (n - 1) % 3 !== 0))
+    expect(pulls.map((p) => p.number)).toEqual(
+      Array.from({ length: MANY }, (_, i) => MANY - i).filter((n) => (n - 1) % 3 !== 0),
+    )
     const commits = await forge.listPullCommits(WIDGETS, 43)
     expect(commits.map((c) => c.message)).toEqual(Array.from({ length: MANY }, (_, i) => `commit ${i + 1}`))
-    expect(fake.requests.filter((r) => r.template === '/repos/{owner}/{repo}/pulls/{index}/commits').length).toBeGreaterThanOrEqual(MANY / 20)
+    expect(
+      fake.requests.filter((r) => r.template === '/repos/{owner}/{repo}/pulls/{index}/commits').length,
+    ).toBeGreaterThanOrEqual(MANY / 20)
   })
 
   it('reads commits without signature checks or file lists, and the diff from the API route', async () => {
@@ -163,11 +177,17 @@ describe('createForgejoForge: reads', () => {
     await forge.listPullCommits(WIDGETS, 42)
     expect(fake.requests.at(-1)?.query).toMatchObject({ verification: 'false', files: 'false' })
     await forge.getPullDiff(WIDGETS, 42)
-    expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: '/repos/acme/widgets/pulls/42.diff', template: '/repos/{owner}/{repo}/pulls/{index}.{diffType}' })
+    expect(fake.requests.at(-1)).toMatchObject({
+      method: 'GET',
+      path: '/repos/acme/widgets/pulls/42.diff',
+      template: '/repos/{owner}/{repo}/pulls/{index}.{diffType}',
+    })
   })
 
   it('reads a file under a path with spaces and a branch with a slash', async () => {
-    const seed: ForgeSeed = { repos: [{ owner: 'acme', name: 'widgets', branches: { 'feature/x y': { 'docs/a b.md': 'spaced\n' } } }] }
+    const seed: ForgeSeed = {
+      repos: [{ owner: 'acme', name: 'widgets', branches: { 'feature/x y': { 'docs/a b.md': 'spaced\n' } } }],
+    }
     const { forge } = await start(seed)
     expect((await forge.getFileContent(WIDGETS, 'docs/a b.md', 'feature/x y'))?.content).toBe('spaced\n')
     expect(await forge.getBranchHead(WIDGETS, 'feature/x y')).toMatch(/^[0-9a-f]{40}$/)
@@ -180,12 +200,22 @@ function manyRepos(count: number): SeedRepo[] {
     name: `repo-${i}`,
     private: i % 2 === 0,
     empty: i % 13 === 0,
-    pulls: i % 13 === 0 ? [] : i % 7 === 0 ? [{ number: 1 }, { number: 2, state: 'closed' }] : i % 5 === 0 ? [{ number: 1, state: 'closed' }] : [],
+    pulls:
+      i % 13 === 0
+        ? []
+        : i % 7 === 0
+          ? [{ number: 1 }, { number: 2, state: 'closed' }]
+          : i % 5 === 0
+            ? [{ number: 1, state: 'closed' }]
+            : [],
   }))
 }
 
 function expectedOpen(repos: SeedRepo[]): string[] {
-  return repos.filter((r) => (r.pulls ?? []).some((p) => (p.state ?? 'open') === 'open')).map((r) => `${r.owner}/${r.name}`).sort()
+  return repos
+    .filter((r) => (r.pulls ?? []).some((p) => (p.state ?? 'open') === 'open'))
+    .map((r) => `${r.owner}/${r.name}`)
+    .sort()
 }
 
 describe('createForgejoForge: listReposWithOpenPulls on a forge with 2,000 repos', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'bun:test'
-import { appError, isAppError } from '../../../core/errors.ts'
 import { createMemoryForge } from '../../../adapters/memory/forge.ts'
-import { forgeContract } from '../../ports/forge.contract.ts'
+import { appError, isAppError } from '../../../core/errors.ts'
 import { aRepoRef, aSeedPull, aSeedRepo } from '../../builders.ts'
+import { forgeContract } from '../../ports/forge.contract.ts'
 
 forgeContract('memory', async (seed) => {
   const forge = createMemoryForge(seed)
@@ -28,7 +28,10 @@ describe('createMemoryForge', () => {
   it('moves a PR head with upsertPull and keeps what the update leaves out', async () => {
     const forge = createMemoryForge({ repos: [aSeedRepo()] })
     forge.upsertPull(aRepoRef(), { number: 42, headSha: 'a'.repeat(40) })
-    expect(await forge.getPullRequest(aRepoRef(), 42)).toMatchObject({ headSha: 'a'.repeat(40), title: aSeedPull().title })
+    expect(await forge.getPullRequest(aRepoRef(), 42)).toMatchObject({
+      headSha: 'a'.repeat(40),
+      title: aSeedPull().title,
+    })
   })
 
   it('looks repos and users up case-insensitively, as Forgejo does', async () => {
@@ -45,13 +48,35 @@ describe('createMemoryForge', () => {
     })
     const author = { name: 'Alice', email: 'alice@noreply.forge.example' }
     const committer = { name: 'Review classifier', email: 'review-classifier@noreply.forge.example' }
-    await forge.forAccount('tok').commitFile(aRepoRef(), { branch: 'b', from: 'main', path: 'x', content: 'y', sha: null, message: 'm', author, committer })
-    expect(forge.pushedCommits(aRepoRef())).toMatchObject([{ branch: 'b', from: 'main', path: 'x', content: 'y', message: 'm', author, committer, pusher: 'review-classifier' }])
+    await forge.forAccount('tok').commitFile(aRepoRef(), {
+      branch: 'b',
+      from: 'main',
+      path: 'x',
+      content: 'y',
+      sha: null,
+      message: 'm',
+      author,
+      committer,
+    })
+    expect(forge.pushedCommits(aRepoRef())).toMatchObject([
+      {
+        branch: 'b',
+        from: 'main',
+        path: 'x',
+        content: 'y',
+        message: 'm',
+        author,
+        committer,
+        pusher: 'review-classifier',
+      },
+    ])
   })
 
   it('gives a file the git blob sha of its content', async () => {
     const forge = createMemoryForge({ repos: [aSeedRepo({ files: { 'hello.txt': 'hello\n' } })] })
     // `printf 'hello\n' | git hash-object --stdin`
-    expect((await forge.getFileContent(aRepoRef(), 'hello.txt', 'main'))?.sha).toBe('ce013625030ba8dba906f756967f9e9ca394464a')
+    expect((await forge.getFileContent(aRepoRef(), 'hello.txt', 'main'))?.sha).toBe(
+      'ce013625030ba8dba906f756967f9e9ca394464a',
+    )
   })
 })

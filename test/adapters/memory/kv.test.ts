@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { appError, isAppError } from '../../../core/errors.ts'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
+import { appError, isAppError } from '../../../core/errors.ts'
 import { kvContract } from '../../ports/kv.contract.ts'
 
 kvContract('memory', async () => ({ buckets: createMemoryKv(), cleanup: async () => undefined }))
@@ -17,7 +17,9 @@ describe('createMemoryKv', () => {
     const kv = createMemoryKv()
     const bucket = await kv.open('review-classifier-settings')
     kv.simulateFailure(appError('unavailable', 'not connected'))
-    const failures = await Promise.all([bucket.get('all'), bucket.put('all', '{}'), kv.open('other')].map((p) => p.catch((e: unknown) => e)))
+    const failures = await Promise.all(
+      [bucket.get('all'), bucket.put('all', '{}'), kv.open('other')].map((p) => p.catch((e: unknown) => e)),
+    )
     expect(failures.every((f) => isAppError(f, 'unavailable'))).toBe(true)
     kv.simulateFailure(null)
     expect(await bucket.get('all')).toBeNull()

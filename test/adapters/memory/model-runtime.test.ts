@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { answered, createScriptedModelRuntime, failed, hang } from '../../../adapters/memory/model-runtime.ts'
-import { modelRuntimeContract, type ProviderBehaviour } from '../../ports/model-runtime.contract.ts'
 import { aClassifyInput, aUsage } from '../../builders.ts'
+import { modelRuntimeContract, type ProviderBehaviour } from '../../ports/model-runtime.contract.ts'
 
 modelRuntimeContract(
   'scripted',
@@ -64,6 +64,8 @@ describe('createScriptedModelRuntime', () => {
 
   it('fails at once for a signal that is already aborted', async () => {
     const runtime = createScriptedModelRuntime(() => hang())
-    expect(await runtime.classify(aClassifyInput({ signal: AbortSignal.abort(), deadlineMs: 60_000 }))).toEqual(failed('runtime', 'cancelled'))
+    expect(await runtime.classify(aClassifyInput({ signal: AbortSignal.abort(), deadlineMs: 60_000 }))).toEqual(
+      failed('runtime', 'cancelled'),
+    )
   })
 })

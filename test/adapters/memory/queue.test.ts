@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'bun:test'
-import { appError, isAppError } from '../../../core/errors.ts'
 import { createMemoryQueue } from '../../../adapters/memory/queue.ts'
+import { appError, isAppError } from '../../../core/errors.ts'
 import type { RunSubscription } from '../../../ports/queue.ts'
-import { queueContract } from '../../ports/queue.contract.ts'
 import { aRunReply } from '../../builders.ts'
+import { queueContract } from '../../ports/queue.contract.ts'
 
 queueContract('memory', async () => {
   const queue = createMemoryQueue()

@@ -37,7 +37,9 @@ describe('createRecordingMetrics', () => {
     metrics.addTokens(7, { ...labels, type: 'cacheRead' })
     metrics.addCost(0.25, labels)
     metrics.addCost(0.5, labels)
-    expect([metrics.tokenTotal('input'), metrics.tokenTotal('cacheRead'), metrics.tokenTotal('output')]).toEqual([150, 7, 0])
+    expect([metrics.tokenTotal('input'), metrics.tokenTotal('cacheRead'), metrics.tokenTotal('output')]).toEqual([
+      150, 7, 0,
+    ])
     expect(metrics.costTotal()).toBe(0.75)
     expect(metrics.costs[0]).toEqual({ usd: 0.25, labels })
   })

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { isAppError } from '../../../core/errors.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
-import { connectNats, redactNatsUrl, type NatsClient } from '../../../adapters/nats/connection.ts'
-import { startNatsServer, type NatsServer } from '../../support/nats-server.ts'
+import { connectNats, type NatsClient, redactNatsUrl } from '../../../adapters/nats/connection.ts'
+import { isAppError } from '../../../core/errors.ts'
+import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
 import { aClosedPort, failureOf, testReconnectWaitMs, waitUntil } from './harness.ts'
 
 const fakePassword = 'fake-s3cret-pw'
@@ -29,7 +29,12 @@ describe('connectNats', () => {
     const logger = createRecordingLogger()
     const started = performance.now()
     const failure = await failureOf(
-      connectNats({ url: `nats://svc:${fakePassword}@127.0.0.1:${port}`, name: 'test', firstConnectTimeoutMs: 1500, logger }),
+      connectNats({
+        url: `nats://svc:${fakePassword}@127.0.0.1:${port}`,
+        name: 'test',
+        firstConnectTimeoutMs: 1500,
+        logger,
+      }),
     )
     const elapsed = performance.now() - started
     expect(isAppError(failure, 'unavailable')).toBe(true)
@@ -73,7 +78,10 @@ describe('connectNats', () => {
     await waitUntil('the client notices the outage', () => !client.isConnected())
     expect(logger.withMessage('nats disconnected')).toHaveLength(1)
     // The client's default (10 attempts) would have closed the connection for good by now.
-    await waitUntil('more reconnect attempts than the default limit', () => logger.withMessage('nats reconnecting').length > 12)
+    await waitUntil(
+      'more reconnect attempts than the default limit',
+      () => logger.withMessage('nats reconnecting').length > 12,
+    )
     expect(client.connection.isClosed()).toBe(false)
     await server.restart()
     await waitUntil('the client reconnects', () => client.isConnected())

@@ -7,9 +7,18 @@ import type { NatsServer } from '../../support/nats-server.ts'
 /** Short reconnect wait so restart tests don't sit out the client's 2 s default. */
 export const testReconnectWaitMs = 100
 
-export async function aClient(server: Pick<NatsServer, 'url'>, name = 'test'): Promise<NatsClient & { logger: RecordingLogger }> {
+export async function aClient(
+  server: Pick<NatsServer, 'url'>,
+  name = 'test',
+): Promise<NatsClient & { logger: RecordingLogger }> {
   const logger = createRecordingLogger()
-  const client = await connectNats({ url: server.url, name, firstConnectTimeoutMs: 10_000, reconnectTimeWaitMs: testReconnectWaitMs, logger })
+  const client = await connectNats({
+    url: server.url,
+    name,
+    firstConnectTimeoutMs: 10_000,
+    reconnectTimeWaitMs: testReconnectWaitMs,
+    logger,
+  })
   return Object.assign(client, { logger })
 }
 

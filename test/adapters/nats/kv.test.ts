@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { Kvm } from '@nats-io/kv'
-import { isAppError } from '../../../core/errors.ts'
 import type { NatsClient } from '../../../adapters/nats/connection.ts'
 import { createNatsKvBuckets } from '../../../adapters/nats/kv.ts'
 import { updateWithRetry } from '../../../adapters/shared/kv-update.ts'
+import { isAppError } from '../../../core/errors.ts'
 import { kvContract } from '../../ports/kv.contract.ts'
-import { startNatsServer, type NatsServer } from '../../support/nats-server.ts'
+import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
 import { aClient, failureOf, waitUntil } from './harness.ts'
 
 kvContract('nats', async () => {
@@ -63,7 +63,10 @@ describe('createNatsKvBuckets', () => {
 
   it('loses nothing when writers on separate connections append through updateWithRetry', async () => {
     const writers = await Promise.all(
-      Array.from({ length: 4 }, async (_, w) => (await createNatsKvBuckets(await connected(`writer-${w}`)).open('review-classifier-runs'))),
+      Array.from(
+        { length: 4 },
+        async (_, w) => await createNatsKvBuckets(await connected(`writer-${w}`)).open('review-classifier-runs'),
+      ),
     )
     const appendsEach = 25
     // A ~2 KB record, as a run record is.
@@ -123,8 +126,14 @@ describe('createNatsKvBuckets', () => {
     const revision = await kv.put('all', 'kept')
     await server.stop('SIGKILL')
     await waitUntil('the client notices the outage', () => !client.isConnected())
-    const failures = await Promise.all([kv.get('all'), kv.put('all', 'lost'), createNatsKvBuckets(client).open('other')].map(failureOf))
-    expect(failures.map((f) => (isAppError(f) ? f.code : String(f)))).toEqual(['unavailable', 'unavailable', 'unavailable'])
+    const failures = await Promise.all(
+      [kv.get('all'), kv.put('all', 'lost'), createNatsKvBuckets(client).open('other')].map(failureOf),
+    )
+    expect(failures.map((f) => (isAppError(f) ? f.code : String(f)))).toEqual([
+      'unavailable',
+      'unavailable',
+      'unavailable',
+    ])
     await server.restart()
     await waitUntil('the client reconnects', () => client.isConnected())
     expect(await kv.get('all')).toEqual({ value: 'kept', revision })

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { isAppError } from '../../../core/errors.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import type { NatsClient } from '../../../adapters/nats/connection.ts'
 import { createNatsRunQueue, createNatsRunResponder, runQueueGroup, runSubject } from '../../../adapters/nats/queue.ts'
+import { isAppError } from '../../../core/errors.ts'
 import type { RunHandler, RunSubscription } from '../../../ports/queue.ts'
-import { queueContract } from '../../ports/queue.contract.ts'
 import { aRunReply, aRunRequest } from '../../builders.ts'
-import { startNatsServer, type NatsServer } from '../../support/nats-server.ts'
-import { aClient, aRelay, failureOf, waitUntil, type Relay } from './harness.ts'
+import { queueContract } from '../../ports/queue.contract.ts'
+import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
+import { aClient, aRelay, failureOf, type Relay, waitUntil } from './harness.ts'
 
 const subject = runSubject('swarm')
 
@@ -52,7 +52,12 @@ describe('runSubject', () => {
 
   it('refuses a prefix with wildcards, spaces or empty tokens', () => {
     for (const bad of ['', 'a b', 'swarm.*', '>', 'swarm.', '.swarm']) {
-      expect(isAppError(failureSync(() => runSubject(bad)), 'invalid')).toBe(true)
+      expect(
+        isAppError(
+          failureSync(() => runSubject(bad)),
+          'invalid',
+        ),
+      ).toBe(true)
     }
   })
 })
@@ -82,7 +87,11 @@ describe('createNatsRunQueue and createNatsRunResponder', () => {
   ): Promise<{ client: NatsClient; subscription: RunSubscription }> {
     const client = await aClient({ url }, name)
     clients.push(client)
-    const subscription = await createNatsRunResponder(client, { subject, queue: runQueueGroup }, { logger: client.logger }).serve(handler)
+    const subscription = await createNatsRunResponder(
+      client,
+      { subject, queue: runQueueGroup },
+      { logger: client.logger },
+    ).serve(handler)
     return { client, subscription }
   }
   beforeEach(async () => {
@@ -147,7 +156,9 @@ describe('createNatsRunQueue and createNatsRunResponder', () => {
     try {
       const client = await aClient(small, 'controller')
       clients.push(client)
-      const failure = await failureOf(createNatsRunQueue(client, { subject }).request(aRunRequest({ diff: 'z'.repeat(70_000) }), 10_000))
+      const failure = await failureOf(
+        createNatsRunQueue(client, { subject }).request(aRunRequest({ diff: 'z'.repeat(70_000) }), 10_000),
+      )
       expect(isAppError(failure, 'invalid')).toBe(true)
       expect(isAppError(failure) ? failure.message : '').toContain("over the NATS server's max_payload of 65536 bytes")
     } finally {
@@ -157,7 +168,9 @@ describe('createNatsRunQueue and createNatsRunResponder', () => {
 
   it('replaces a reply over max_payload with an ok: false reply saying so', async () => {
     const queue = createNatsRunQueue(await connected('controller'), { subject })
-    await serving('classifier', async (text) => aRunReply({ id: idOf(text), ok: false, error: 'e'.repeat(1_100_000), rows: [] }))
+    await serving('classifier', async (text) =>
+      aRunReply({ id: idOf(text), ok: false, error: 'e'.repeat(1_100_000), rows: [] }),
+    )
     const reply: unknown = JSON.parse(await queue.request(aRunRequest({ id: 'big-reply' }), 10_000))
     expect(reply).toMatchObject({ id: 'big-reply', ok: false, rows: [], overall: 'no-verdict' })
     expect(JSON.stringify(reply)).toContain("over the NATS server's max_payload of 1048576 bytes")
@@ -171,7 +184,9 @@ describe('createNatsRunQueue and createNatsRunResponder', () => {
     const failure = await failureOf(queue.request(aRunRequest(), 60_000))
     expect(isAppError(failure, 'unavailable')).toBe(true)
     const responder = createNatsRunResponder(controller, { subject }, { logger: createRecordingLogger() })
-    expect(isAppError(await failureOf(responder.serve(async (text) => aRunReply({ id: idOf(text) }))), 'unavailable')).toBe(true)
+    expect(
+      isAppError(await failureOf(responder.serve(async (text) => aRunReply({ id: idOf(text) }))), 'unavailable'),
+    ).toBe(true)
   })
 
   it('delivers the reply of a run that finishes after a server restart, and serves the next run', async () => {

@@ -7,7 +7,10 @@ function aConnection() {
   const notifications: Array<[string, unknown]> = []
   const connection = createAcpConnection((line) => written.push(JSON.parse(line)), {
     onNotification: (method, params) => notifications.push([method, params]),
-    onRequest: (method) => (method === 'session/request_permission' ? ok({ outcome: { outcome: 'cancelled' } }) : err({ code: -32601, message: 'no' })),
+    onRequest: (method) =>
+      method === 'session/request_permission'
+        ? ok({ outcome: { outcome: 'cancelled' } })
+        : err({ code: -32601, message: 'no' }),
   })
   return { connection, written, notifications }
 }
@@ -48,6 +51,8 @@ describe('createAcpConnection', () => {
     const pending = connection.request('session/prompt', {})
     connection.close('opencode exited (1)')
     expect(await pending).toEqual(err({ code: CONNECTION_CLOSED, message: 'opencode exited (1)' }))
-    expect(await connection.request('session/new', {})).toEqual(err({ code: CONNECTION_CLOSED, message: 'opencode exited (1)' }))
+    expect(await connection.request('session/new', {})).toEqual(
+      err({ code: CONNECTION_CLOSED, message: 'opencode exited (1)' }),
+    )
   })
 })

@@ -6,7 +6,15 @@ const BASE = { baseUrl: 'https://llm.example/v1', model: 'Qwen/Qwen3-35B', syste
 
 describe('pickPassEnv', () => {
   it('takes only the proxy and CA variables, skipping empty ones', () => {
-    expect(pickPassEnv({ HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '', SSL_CERT_FILE: '/ca.pem', PATH: '/bin', ANTHROPIC_BASE_URL: 'x' })).toEqual({
+    expect(
+      pickPassEnv({
+        HTTPS_PROXY: 'http://proxy:3128',
+        NO_PROXY: '',
+        SSL_CERT_FILE: '/ca.pem',
+        PATH: '/bin',
+        ANTHROPIC_BASE_URL: 'x',
+      }),
+    ).toEqual({
       HTTPS_PROXY: 'http://proxy:3128',
       SSL_CERT_FILE: '/ca.pem',
     })
@@ -26,16 +34,29 @@ describe('opencodeConfig', () => {
 
   it('makes the effort the only variant, claude-only levels asking for high', () => {
     const config = opencodeConfig({ ...BASE, effort: 'max' })
-    expect(Reflect.get(Object(config.provider), 'acp').models['Qwen/Qwen3-35B'].variants).toEqual({ max: { reasoningEffort: 'high' } })
+    expect(Reflect.get(Object(config.provider), 'acp').models['Qwen/Qwen3-35B'].variants).toEqual({
+      max: { reasoningEffort: 'high' },
+    })
   })
 })
 
 describe('opencodeEnv', () => {
   it('puts every opencode directory under the private root and the key in its one variable', () => {
-    const env = opencodeEnv({ dirs: runDirs('/r'), apiKey: 'k', serverPassword: 'p', passEnv: { HTTPS_PROXY: 'http://proxy' } })
-    expect([env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.TMPDIR, env.OPENCODE_CONFIG]).toEqual([
-      '/r/home', '/r/config', '/r/data', '/r/state', '/r/cache', '/r/tmp', '/r/opencode.json',
-    ])
+    const env = opencodeEnv({
+      dirs: runDirs('/r'),
+      apiKey: 'k',
+      serverPassword: 'p',
+      passEnv: { HTTPS_PROXY: 'http://proxy' },
+    })
+    expect([
+      env.HOME,
+      env.XDG_CONFIG_HOME,
+      env.XDG_DATA_HOME,
+      env.XDG_STATE_HOME,
+      env.XDG_CACHE_HOME,
+      env.TMPDIR,
+      env.OPENCODE_CONFIG,
+    ]).toEqual(['/r/home', '/r/config', '/r/data', '/r/state', '/r/cache', '/r/tmp', '/r/opencode.json'])
     expect(Object.entries(env).filter(([, value]) => value === 'k')).toEqual([[KEY_ENV_NAME, 'k']])
     expect(env.HTTPS_PROXY).toBe('http://proxy')
   })

@@ -16,9 +16,9 @@ import { join } from 'node:path'
 import { createAcpConnection } from '../../../adapters/opencode/acp-client.ts'
 import { KEY_ENV_NAME, opencodeEnv, runDirs } from '../../../adapters/opencode/config.ts'
 import type { ClassifyResult } from '../../../ports/model-runtime.ts'
-import { startFakeOpenAI, type RecordedRequest } from '../../support/fake-openai.ts'
-import { lastStarted, OPENCODE_BIN, PARENT_AGENTS_MD, startOpencodeHarness, type OpencodeHarness } from './harness.ts'
-import { snapshot, type LiveSnapshot } from './live-process.ts'
+import { type RecordedRequest, startFakeOpenAI } from '../../support/fake-openai.ts'
+import { lastStarted, OPENCODE_BIN, type OpencodeHarness, PARENT_AGENTS_MD, startOpencodeHarness } from './harness.ts'
+import { type LiveSnapshot, snapshot } from './live-process.ts'
 
 setDefaultTimeout(60_000)
 
@@ -28,7 +28,12 @@ const CONTEXT = 'Pull request #7 in acme/widgets.\n=====BEGIN PR DATA=====\n+now
 const QUESTIONS = ['Rule one: datetimes carry a zone.', 'Rule two: no print statements.']
 const ANSWER = '{"verdict":"match","certainty":80,"reason":"fake"}'
 
-type Observed = { pid: number; request: RecordedRequest; live: LiveSnapshot; configPort: { status: number; body: string } | null }
+type Observed = {
+  pid: number
+  request: RecordedRequest
+  live: LiveSnapshot
+  configPort: { status: number; body: string } | null
+}
 
 const RUN_ID = 'fence-run'
 
@@ -51,11 +56,16 @@ describe('opencode fences', () => {
       const configPort =
         port === undefined
           ? null
-          : await fetch(`http://127.0.0.1:${port}/config`).then(async (response) => ({ status: response.status, body: await response.text() }))
+          : await fetch(`http://127.0.0.1:${port}/config`).then(async (response) => ({
+              status: response.status,
+              body: await response.text(),
+            }))
       observed.push({ pid, request, live, configPort })
     })
     for (const question of QUESTIONS) {
-      results.push(await harness.classify({ runId: RUN_ID, apiKey: API_KEY, system: SYSTEM, context: CONTEXT, question }))
+      results.push(
+        await harness.classify({ runId: RUN_ID, apiKey: API_KEY, system: SYSTEM, context: CONTEXT, question }),
+      )
     }
     runRequests = harness.fake.requests()
     runDir = lastStarted(harness.logger).dir
@@ -72,7 +82,9 @@ describe('opencode fences', () => {
   afterAll(async () => {
     const ended = harness.logger.withMessage('opencode session ended').map((entry) => entry.fields)
     // Measured, not asserted: machines are noisy.
-    console.log(`opencode per session (the first starts the run's process): ${ended.map((f) => `${f.wall_ms} ms, peak RSS ${f.peak_rss_mib} MiB`).join('; ')}`)
+    console.log(
+      `opencode per session (the first starts the run's process): ${ended.map((f) => `${f.wall_ms} ms, peak RSS ${f.peak_rss_mib} MiB`).join('; ')}`,
+    )
     await harness.cleanup()
   })
 
@@ -89,14 +101,19 @@ describe('opencode fences', () => {
   })
 
   it('makes exactly one provider request per classification: no title call, no model list', () => {
-    expect(runRequests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/chat/completions', 'POST /v1/chat/completions'])
+    expect(runRequests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /v1/chat/completions',
+      'POST /v1/chat/completions',
+    ])
   })
 
   it("runs the run's classifications on one process, as two sessions, and its end stops the process and removes its directory", () => {
     expect(new Set(observed.map((o) => o.pid)).size).toBe(1)
     const sessions = harness.logger.withMessage('opencode session ended').filter((entry) => entry.fields.run === RUN_ID)
     expect(new Set(sessions.map((entry) => entry.fields.session)).size).toBe(2)
-    expect(harness.logger.withMessage('opencode process started').filter((entry) => entry.fields.run === RUN_ID)).toHaveLength(1)
+    expect(
+      harness.logger.withMessage('opencode process started').filter((entry) => entry.fields.run === RUN_ID),
+    ).toHaveLength(1)
     expect(runDirAfterEnd).toBeNull()
     expect(existsSync(`/proc/${observed[0]?.pid}`)).toBe(false)
   })
@@ -118,7 +135,13 @@ describe('opencode fences', () => {
   it('sends the PR and the question as one user message of two parts, the PR part identical across classifications', () => {
     for (const [index, question] of QUESTIONS.entries()) {
       expect(messages(index).slice(1)).toEqual([
-        { role: 'user', content: [{ type: 'text', text: CONTEXT }, { type: 'text', text: question }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: CONTEXT },
+            { type: 'text', text: question },
+          ],
+        },
       ])
     }
   })
@@ -203,8 +226,14 @@ describe('the proxy catcher', () => {
     const root = await mkdtemp(join(tmpdir(), 'opencode-unfenced-'))
     const dirs = runDirs(root)
     const cwd = join(root, 'cwd')
-    for (const dir of [dirs.home, dirs.opencodeConfig, dirs.data, dirs.state, dirs.cache, dirs.tmp, cwd]) await mkdir(dir, { recursive: true })
-    const env = opencodeEnv({ dirs, apiKey: 'unused', serverPassword: 'unused-password', passEnv: { HTTPS_PROXY: fake.proxyUrl } })
+    for (const dir of [dirs.home, dirs.opencodeConfig, dirs.data, dirs.state, dirs.cache, dirs.tmp, cwd])
+      await mkdir(dir, { recursive: true })
+    const env = opencodeEnv({
+      dirs,
+      apiKey: 'unused',
+      serverPassword: 'unused-password',
+      passEnv: { HTTPS_PROXY: fake.proxyUrl },
+    })
     // No plugin seed and the catalogue fetch back on: both try to go out.
     delete env.OPENCODE_DISABLE_MODELS_FETCH
     delete env.OPENCODE_CONFIG
@@ -225,7 +254,9 @@ describe('the proxy catcher', () => {
       expect(seen()).toEqual(wanted)
     } finally {
       if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
-      await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('close', resolve)))
+      await new Promise((resolve) =>
+        child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('close', resolve),
+      )
       await fake.stop()
       await rm(root, { recursive: true, force: true })
     }

@@ -11,7 +11,7 @@ import { createRecordingLogger, type RecordingLogger } from '../../../adapters/m
 import { createOpencodeRuntime } from '../../../adapters/opencode/runtime.ts'
 import type { ClassifyInput, ClassifyResult, ModelRuntime } from '../../../ports/model-runtime.ts'
 import { aClassifyInput } from '../../builders.ts'
-import { startFakeOpenAI, type FakeMode, type FakeOpenAI } from '../../support/fake-openai.ts'
+import { type FakeMode, type FakeOpenAI, startFakeOpenAI } from '../../support/fake-openai.ts'
 
 export const OPENCODE_BIN = resolve(import.meta.dir, '../../../node_modules/.bin/opencode')
 export const MODEL = 'Qwen/Qwen3-35B'
@@ -39,7 +39,10 @@ export async function startOpencodeHarness(): Promise<OpencodeHarness> {
   const fake = await startFakeOpenAI()
   const parent = await mkdtemp(join(tmpdir(), 'opencode-test-'))
   await writeFile(join(parent, 'AGENTS.md'), `${PARENT_AGENTS_MD}\n`)
-  await writeFile(join(parent, 'opencode.json'), JSON.stringify({ agent: { classifier: { prompt: 'PARENT CONFIG PROMPT' } } }))
+  await writeFile(
+    join(parent, 'opencode.json'),
+    JSON.stringify({ agent: { classifier: { prompt: 'PARENT CONFIG PROMPT' } } }),
+  )
   const workDir = join(parent, 'work')
   const logger = createRecordingLogger()
   const runtime = createOpencodeRuntime(
@@ -60,7 +63,11 @@ export async function startOpencodeHarness(): Promise<OpencodeHarness> {
   const pointed: ModelRuntime = {
     classify: (input) => {
       opened.add(input.runId)
-      return runtime.classify({ ...input, model: MODEL, acp: { base_url: fake.url, model: MODEL, prices: { input: 0.5, output: 2 } } })
+      return runtime.classify({
+        ...input,
+        model: MODEL,
+        acp: { base_url: fake.url, model: MODEL, prices: { input: 0.5, output: 2 } },
+      })
     },
     endRun: (runId) => runtime.endRun(runId),
   }

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bu
 import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
+import { createOpencodeRuntime } from '../../../adapters/opencode/runtime.ts'
+import { aClassifyInput } from '../../builders.ts'
 import { modelRuntimeContract, type ProviderBehaviour } from '../../ports/model-runtime.contract.ts'
 import type { FakeMode } from '../../support/fake-openai.ts'
-import { aClassifyInput } from '../../builders.ts'
-import { createOpencodeRuntime } from '../../../adapters/opencode/runtime.ts'
-import { startOpencodeHarness, type OpencodeHarness } from './harness.ts'
+import { type OpencodeHarness, startOpencodeHarness } from './harness.ts'
 
 // Each test starts the real opencode (~3 s, more on a busy machine); bun's default is 5 s.
 setDefaultTimeout(60_000)
@@ -46,7 +46,12 @@ describe('createOpencodeRuntime', () => {
   it('reports the usage ACP gives: uncached input, output with reasoning, cache reads', async () => {
     const usage = { prompt: 1000, completion: 50, cached: 640, reasoning: 8 }
     const result = await harness.classify({ apiKey: API_KEY }, { kind: 'answer', text: ANSWER, usage })
-    expect(result.ok ? result.value.usage : result.error).toEqual({ input: 360, output: 50, cache_read: 640, cache_write: 0 })
+    expect(result.ok ? result.value.usage : result.error).toEqual({
+      input: 360,
+      output: 50,
+      cache_read: 640,
+      cache_write: 0,
+    })
   })
 
   it('stops a provider stream without finish_reason at the second assistant message, as a runtime failure', async () => {
@@ -82,15 +87,21 @@ describe('createOpencodeRuntime', () => {
     const before = harness.fake.requests().length
     const result = await harness.classify({ apiKey: API_KEY, effort: 'medium' }, { kind: 'answer', text: ANSWER })
     expect(result.ok).toBe(true)
-    expect(harness.fake.requests().slice(before).map((request) => Reflect.get(Object(request.body), 'reasoning_effort'))).toEqual([
-      'medium',
-    ])
+    expect(
+      harness.fake
+        .requests()
+        .slice(before)
+        .map((request) => Reflect.get(Object(request.body), 'reasoning_effort')),
+    ).toEqual(['medium'])
   })
 
   it('sends no reasoning effort when the effort is null', async () => {
     const before = harness.fake.requests().length
     await harness.classify({ apiKey: API_KEY, effort: null }, { kind: 'answer', text: ANSWER })
-    const bodies = harness.fake.requests().slice(before).map((request) => Object(request.body))
+    const bodies = harness.fake
+      .requests()
+      .slice(before)
+      .map((request) => Object(request.body))
     expect(bodies.map((body) => 'reasoning_effort' in body)).toEqual([false])
   })
 
@@ -103,14 +114,21 @@ describe('createOpencodeRuntime', () => {
 
   it('reports a binary that cannot start as a runtime failure and removes its directory', async () => {
     const workDir = join(harness.workDir, 'broken')
-    const runtime = createOpencodeRuntime({ opencodeBin: join(harness.workDir, 'no-such-opencode'), workDir, passEnv: {} }, harness.logger)
-    const result = await runtime.classify(aClassifyInput({ acp: { base_url: harness.fake.url, model: 'm', prices: { input: 1, output: 1 } } }))
+    const runtime = createOpencodeRuntime(
+      { opencodeBin: join(harness.workDir, 'no-such-opencode'), workDir, passEnv: {} },
+      harness.logger,
+    )
+    const result = await runtime.classify(
+      aClassifyInput({ acp: { base_url: harness.fake.url, model: 'm', prices: { input: 1, output: 1 } } }),
+    )
     expect(result.ok ? 'answered' : result.error.detail).toContain('opencode could not start')
     expect(await readdir(join(workDir, 'runs'))).toEqual([])
   })
 
-  const startedFor = (runId: string) => harness.logger.withMessage('opencode process started').filter((e) => e.fields.run === runId)
-  const endedFor = (runId: string) => harness.logger.withMessage('opencode session ended').filter((e) => e.fields.run === runId)
+  const startedFor = (runId: string) =>
+    harness.logger.withMessage('opencode process started').filter((e) => e.fields.run === runId)
+  const endedFor = (runId: string) =>
+    harness.logger.withMessage('opencode session ended').filter((e) => e.fields.run === runId)
   const userMessages = (body: unknown): unknown => {
     const messages = Reflect.get(Object(body), 'messages')
     return Array.isArray(messages) ? messages.slice(1) : null
@@ -121,16 +139,29 @@ describe('createOpencodeRuntime', () => {
     const before = harness.fake.requests().length
     harness.fake.setMode({ kind: 'answer', text: ANSWER })
     const questions = ['Question one: zones.', 'Question two: prints.']
-    const results = await Promise.all(questions.map((question) => harness.classify({ runId, apiKey: API_KEY, question })))
+    const results = await Promise.all(
+      questions.map((question) => harness.classify({ runId, apiKey: API_KEY, question })),
+    )
     expect(results.map((r) => (r.ok ? r.value.text : r.error.detail))).toEqual([ANSWER, ANSWER])
     expect(startedFor(runId)).toHaveLength(1)
     expect(new Set(endedFor(runId).map((e) => e.fields.pid)).size).toBe(1)
     expect(new Set(endedFor(runId).map((e) => e.fields.session)).size).toBe(2)
     const context = aClassifyInput().context
-    const seen = harness.fake.requests().slice(before).map((request) => userMessages(request.body))
+    const seen = harness.fake
+      .requests()
+      .slice(before)
+      .map((request) => userMessages(request.body))
     expect(seen).toHaveLength(2)
     for (const question of questions) {
-      expect(seen).toContainEqual([{ role: 'user', content: [{ type: 'text', text: context }, { type: 'text', text: question }] }])
+      expect(seen).toContainEqual([
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: context },
+            { type: 'text', text: question },
+          ],
+        },
+      ])
     }
 
     const pid = Number(startedFor(runId)[0]?.fields.pid)
@@ -156,7 +187,10 @@ describe('createOpencodeRuntime', () => {
       const fast = harness.classify({ runId, apiKey: API_KEY, question: 'FAST-QUESTION', deadlineMs: 60_000 })
       const slowResult = await slow
       slowTimedOut = true
-      expect(slowResult.ok ? 'answered' : slowResult.error).toEqual({ kind: 'timeout', detail: 'no answer within 8000 ms' })
+      expect(slowResult.ok ? 'answered' : slowResult.error).toEqual({
+        kind: 'timeout',
+        detail: 'no answer within 8000 ms',
+      })
       const fastResult = await fast
       expect(fastResult.ok ? fastResult.value.text : fastResult.error).toBe(ANSWER)
       expect(startedFor(runId)).toHaveLength(1)

@@ -10,7 +10,7 @@ import {
 import { createJsonLogger } from '../../../adapters/system/logger.ts'
 import { isAppError } from '../../../core/errors.ts'
 import type { MetricLabels } from '../../../ports/metrics.ts'
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedPoint } from '../../support/otlp-receiver.ts'
+import { type OtlpReceiver, type ReceivedPoint, startOtlpReceiver } from '../../support/otlp-receiver.ts'
 
 const labels: MetricLabels = { repo: 'acme/app', pr: 42, model: 'qwen3-coder' }
 /** Long enough that only shutdown's flush exports, unless a test wants periodic exports. */
@@ -71,7 +71,12 @@ describe('createOtelMetrics', () => {
     ])
     for (const point of tokens) {
       expect(point).toMatchObject({ unit: 'tokens', kind: 'sum', temporality: 'delta', valueType: 'int' })
-      expect(point.attributes).toEqual({ repo: 'acme/app', pr: '42', model: 'qwen3-coder', type: point.attributes.type ?? '' })
+      expect(point.attributes).toEqual({
+        repo: 'acme/app',
+        pr: '42',
+        model: 'qwen3-coder',
+        type: point.attributes.type ?? '',
+      })
     }
     expect(logger.entries).toEqual([])
   })
@@ -107,7 +112,10 @@ describe('createOtelMetrics', () => {
     handle.metrics.addTokens(3, { ...labels, type: 'input' })
     await handle.shutdown()
 
-    const values = otlp.received().filter((p) => p.name === tokenMetricName).map((p) => p.value)
+    const values = otlp
+      .received()
+      .filter((p) => p.name === tokenMetricName)
+      .map((p) => p.value)
     // Cumulative temporality would have exported a point of 8.
     expect(values.filter((v) => v !== 0)).toEqual([5, 3])
   })
@@ -131,7 +139,12 @@ describe('createOtelMetrics', () => {
     expect(total(points, costMetricName)).toBe(0.5)
     expect(total(points, tokenMetricName)).toBe(10)
     const dropped = logger.withMessage('metric value dropped')
-    expect(dropped.map((e) => e.fields.metric)).toEqual([costMetricName, costMetricName, costMetricName, tokenMetricName])
+    expect(dropped.map((e) => e.fields.metric)).toEqual([
+      costMetricName,
+      costMetricName,
+      costMetricName,
+      tokenMetricName,
+    ])
     expect(dropped.every((e) => e.level === 'warn')).toBe(true)
   })
 
@@ -141,7 +154,10 @@ describe('createOtelMetrics', () => {
     await gone.stop()
     const lines: string[] = []
     const logger = createJsonLogger({ write: (line) => void lines.push(line) })
-    const handle = createOtelMetrics({ endpoint, serviceName: 'review-classifier', exportIntervalMs: quietIntervalMs }, { logger })
+    const handle = createOtelMetrics(
+      { endpoint, serviceName: 'review-classifier', exportIntervalMs: quietIntervalMs },
+      { logger },
+    )
 
     expect(() => handle.metrics.addCost(0.1, labels)).not.toThrow()
     expect(() => handle.metrics.addTokens(100, { ...labels, type: 'input' })).not.toThrow()

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createDirSecretStore } from '../../../adapters/secrets-dir/secret-store.ts'
-import { isAppError, type ErrorCode } from '../../../core/errors.ts'
+import { type ErrorCode, isAppError } from '../../../core/errors.ts'
 import { secretStoreContract } from '../../ports/secret-store.contract.ts'
 
 const SECRET_VALUE = 'sk-ant-api03-dir-secret-8e21'
@@ -87,7 +87,7 @@ describe('createDirSecretStore', () => {
     expect(await store.read(API_KEY, 'api_key')).toBeNull()
   })
 
-  it('answers null where a directory or a shorter path\'s field file stands in the way', async () => {
+  it("answers null where a directory or a shorter path's field file stands in the way", async () => {
     const store = createDirSecretStore({ dir: root })
     await seedFile(root, FORGE_TOKEN, 'token', SECRET_VALUE)
     // `…/forge` field `token` is the directory holding `…/forge/token`'s fields.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'bun:test'
-import { appError, isAppError } from '../../../core/errors.ts'
-import type { KeyValue } from '../../../ports/kv.ts'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
 import { updateWithRetry } from '../../../adapters/shared/kv-update.ts'
+import { appError, isAppError } from '../../../core/errors.ts'
+import type { KeyValue } from '../../../ports/kv.ts'
 
 function appendTo(item: string) {
   return (current: string | null): string => {
@@ -33,7 +33,8 @@ describe('updateWithRetry', () => {
     const appendsEach = 10
     await Promise.all(
       Array.from({ length: writers }, async (_, w) => {
-        for (let i = 0; i < appendsEach; i += 1) await updateWithRetry(kv, 'recent', appendTo(`${w}-${i}`), { maxAttempts: writers + 1 })
+        for (let i = 0; i < appendsEach; i += 1)
+          await updateWithRetry(kv, 'recent', appendTo(`${w}-${i}`), { maxAttempts: writers + 1 })
       }),
     )
     const stored: unknown = JSON.parse((await kv.get('recent'))?.value ?? '[]')

@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'bun:test'
-import { appError } from '../../../core/errors.ts'
-import type { RunReply, RunRequest } from '../../../core/wire.ts'
-import type { AcpProvider, Classification } from '../../../core/types.ts'
 import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
-import { answered, createScriptedModelRuntime, failed, hang, type ModelScript } from '../../../adapters/memory/model-runtime.ts'
+import {
+  answered,
+  createScriptedModelRuntime,
+  failed,
+  hang,
+  type ModelScript,
+} from '../../../adapters/memory/model-runtime.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
+import { appError } from '../../../core/errors.ts'
+import type { AcpProvider, Classification } from '../../../core/types.ts'
+import type { RunReply, RunRequest } from '../../../core/wire.ts'
 import { createClassifier, RUNTIME_KEY_PATHS, type Schedule } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
 import { aClassification, aRunRequest, aUsage } from '../../builders.ts'
@@ -78,7 +84,13 @@ describe('createClassifier', () => {
     expect(contexts.size).toBe(1)
     expect(new Set(claude.calls.map((c) => c.question)).size).toBe(3)
     for (const call of claude.calls) {
-      expect(call).toMatchObject({ apiKey: API_KEY, model: 'sonnet', effort: 'high', deadlineMs: 1234, labels: { repo: 'acme/widgets', pr: 42 } })
+      expect(call).toMatchObject({
+        apiKey: API_KEY,
+        model: 'sonnet',
+        effort: 'high',
+        deadlineMs: 1234,
+        labels: { repo: 'acme/widgets', pr: 42 },
+      })
       expect(call.context).not.toContain('index 1111111..2222222')
     }
   })
@@ -122,10 +134,13 @@ describe('createClassifier', () => {
   })
 
   it('never runs more sessions at once than the limit, across concurrent runs', async () => {
-    const { handle, claude } = setup(async () => {
-      await Bun.sleep(10)
-      return answered(MATCH)
-    }, { maxSessions: 3 })
+    const { handle, claude } = setup(
+      async () => {
+        await Bun.sleep(10)
+        return answered(MATCH)
+      },
+      { maxSessions: 3 },
+    )
     const replies = await Promise.all([
       handle({ id: 'a', classifications: rules(10) }),
       handle({ id: 'b', classifications: rules(10) }),
@@ -192,9 +207,24 @@ describe('createClassifier', () => {
     ['not JSON', '{', 'not valid JSON', ''],
     ['a list', '[]', 'run request', ''],
     ['a missing diff', JSON.stringify({ ...aRunRequest({ id: 'x-1' }), diff: undefined }), 'diff', 'x-1'],
-    ['a model that is an option', JSON.stringify(aRunRequest({ id: 'x-2', model: '--dangerously-skip-permissions' })), 'model', 'x-2'],
-    ['eleven classifications', JSON.stringify(aRunRequest({ id: 'x-3', classifications: rules(11) })), 'classifications', 'x-3'],
-    ['the acp runtime without a provider', JSON.stringify(aRunRequest({ id: 'x-4', runtime: 'acp', acp: null })), 'acp', 'x-4'],
+    [
+      'a model that is an option',
+      JSON.stringify(aRunRequest({ id: 'x-2', model: '--dangerously-skip-permissions' })),
+      'model',
+      'x-2',
+    ],
+    [
+      'eleven classifications',
+      JSON.stringify(aRunRequest({ id: 'x-3', classifications: rules(11) })),
+      'classifications',
+      'x-3',
+    ],
+    [
+      'the acp runtime without a provider',
+      JSON.stringify(aRunRequest({ id: 'x-4', runtime: 'acp', acp: null })),
+      'acp',
+      'x-4',
+    ],
   ])('answers a bad request (%s) with ok false naming the problem', async (_label, text, expected, id) => {
     const { handle, claude } = setup(() => answered(MATCH))
     const reply = await handle(text)
@@ -231,7 +261,9 @@ describe('createClassifier', () => {
   })
 
   it('adds no metrics for a timed-out acp classification or on the api-key runtime', async () => {
-    const { handle, metrics } = setup((_i, call) => (call === 1 ? answered(MATCH, aUsage()) : hang()), { timeoutMs: 30 })
+    const { handle, metrics } = setup((_i, call) => (call === 1 ? answered(MATCH, aUsage()) : hang()), {
+      timeoutMs: 30,
+    })
     await handle({ classifications: rules(2) })
     expect(metrics.costs).toHaveLength(0)
     const acp = setup((_i, call) => (call === 1 ? answered(MATCH, null) : hang()), { timeoutMs: 30 })
@@ -247,7 +279,11 @@ describe('createClassifier', () => {
     classifier.abortAll()
     const reply = await pending
     expect(reply.ok).toBe(false)
-    expect(reply.rows.map((r) => r.error?.detail)).toEqual(['cancelled', expect.stringContaining('shutting down'), expect.stringContaining('shutting down')])
+    expect(reply.rows.map((r) => r.error?.detail)).toEqual([
+      'cancelled',
+      expect.stringContaining('shutting down'),
+      expect.stringContaining('shutting down'),
+    ])
     expect(limiter.active()).toBe(0)
     expect(claude.endedRuns).toEqual([expect.stringMatching(/^r-abort#\d+$/)])
   })
@@ -306,7 +342,11 @@ describe('createClassifier', () => {
       expect(line).not.toContain('DIFF-CONTENT-MARKER')
       expect(line).not.toContain(API_KEY)
     }
-    expect(logger.withMessage('review classifier run answered')[0]?.fields).toMatchObject({ overall: 'approve', repo: 'acme/widgets', pr: 42 })
+    expect(logger.withMessage('review classifier run answered')[0]?.fields).toMatchObject({
+      overall: 'approve',
+      repo: 'acme/widgets',
+      pr: 42,
+    })
   })
 })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
-import { createAdmission, type AdmissionTask } from '../../../entrypoints/controller/admission.ts'
+import { type AdmissionTask, createAdmission } from '../../../entrypoints/controller/admission.ts'
 import { gate, until } from './review-world.ts'
 
 /** Tasks a test finishes by hand, remembering which ran, which are running and which were turned away. */
@@ -91,7 +91,10 @@ describe('createAdmission', () => {
     expect(admission.submit('a', work.task('a'))).toBe('started')
     expect(admission.submit('b', work.task('b'))).not.toBe('duplicate')
     await until(() => work.started.length === 1)
-    const again: AdmissionTask = { run: async () => void work.started.push('duplicate ran'), turnAway: async () => undefined }
+    const again: AdmissionTask = {
+      run: async () => void work.started.push('duplicate ran'),
+      turnAway: async () => undefined,
+    }
     expect(admission.submit('a', again)).toBe('duplicate')
     expect(admission.submit('b', again)).toBe('duplicate')
     work.finish('a')

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'bun:test'
 import { Elysia, t } from 'elysia'
-import { appError, type ErrorCode } from '../../../core/errors.ts'
-import { SETTINGS_BUCKET, SETTINGS_KEY } from '../../../core/settings.ts'
 import { createMemoryKv, type MemoryKv } from '../../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
-import { createControllerApp, type ControllerAppDeps } from '../../../entrypoints/controller/app.ts'
+import { appError, type ErrorCode } from '../../../core/errors.ts'
+import { SETTINGS_BUCKET, SETTINGS_KEY } from '../../../core/settings.ts'
+import { type ControllerAppDeps, createControllerApp } from '../../../entrypoints/controller/app.ts'
+import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
 import { createKvRunStore } from '../../../entrypoints/controller/run-store.ts'
 import { createKvSettingsStore } from '../../../entrypoints/controller/settings-store.ts'
-import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
 import { aSettings } from '../../builders.ts'
 import { aRequest, aRunRecord, expectProblem } from './http-support.ts'
 
@@ -36,7 +36,6 @@ function put(body: string, headers: Record<string, string> = { 'remote-user': 'a
   return aRequest(SETTINGS, { method: 'PUT', body, headers: { 'content-type': 'application/json', ...headers } })
 }
 
-
 describe('GET /api/review-classifier/settings', () => {
   it('answers the defaults with nothing stored', async () => {
     const { app } = anApp()
@@ -47,12 +46,21 @@ describe('GET /api/review-classifier/settings', () => {
 
   it('answers the stored settings, acp included', async () => {
     const { app, buckets } = anApp()
-    await (await buckets.open(SETTINGS_BUCKET)).put(SETTINGS_KEY, JSON.stringify(aSettings({ runtime: 'acp', acp: ACP, effort: 'xhigh' })))
-    expect(await (await app.handle(aRequest(SETTINGS))).json()).toEqual(aSettings({ runtime: 'acp', acp: ACP, effort: 'xhigh' }))
+    await (await buckets.open(SETTINGS_BUCKET)).put(
+      SETTINGS_KEY,
+      JSON.stringify(aSettings({ runtime: 'acp', acp: ACP, effort: 'xhigh' })),
+    )
+    expect(await (await app.handle(aRequest(SETTINGS))).json()).toEqual(
+      aSettings({ runtime: 'acp', acp: ACP, effort: 'xhigh' }),
+    )
   })
 
   it('answers 503 without a queue, with the queue down, and when the bucket is unavailable or slow', async () => {
-    await expectProblem(await anApp({ queue: null }).app.handle(aRequest(SETTINGS)), 503, 'this host has no swarm queue')
+    await expectProblem(
+      await anApp({ queue: null }).app.handle(aRequest(SETTINGS)),
+      503,
+      'this host has no swarm queue',
+    )
     const down = anApp()
     down.link.up = false
     await expectProblem(await down.app.handle(aRequest(SETTINGS)), 503, 'the swarm queue is not connected')
@@ -77,7 +85,9 @@ describe('PUT /api/review-classifier/settings', () => {
     expect(first.status).toBe(200)
     expect(await first.json()).toEqual(aSettings({ runtime: 'acp', acp: ACP }))
     const second = await app.handle(put(JSON.stringify({ model: 'sonnet', effort: 'high', max_concurrent_reviews: 3 })))
-    expect(await second.json()).toEqual(aSettings({ model: 'sonnet', effort: 'high', max_concurrent_reviews: 3, runtime: 'acp', acp: ACP }))
+    expect(await second.json()).toEqual(
+      aSettings({ model: 'sonnet', effort: 'high', max_concurrent_reviews: 3, runtime: 'acp', acp: ACP }),
+    )
     expect(await (await app.handle(aRequest(SETTINGS))).json()).toEqual(
       aSettings({ model: 'sonnet', effort: 'high', max_concurrent_reviews: 3, runtime: 'acp', acp: ACP }),
     )
@@ -85,7 +95,13 @@ describe('PUT /api/review-classifier/settings', () => {
 
   it('takes a body whatever content type it is sent with', async () => {
     const { app } = anApp()
-    const response = await app.handle(aRequest(SETTINGS, { method: 'PUT', body: '{"model":"opus"}', headers: { 'remote-user': 'ann', 'content-type': 'text/plain' } }))
+    const response = await app.handle(
+      aRequest(SETTINGS, {
+        method: 'PUT',
+        body: '{"model":"opus"}',
+        headers: { 'remote-user': 'ann', 'content-type': 'text/plain' },
+      }),
+    )
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual(aSettings({ model: 'opus' }))
   })
@@ -101,9 +117,21 @@ describe('PUT /api/review-classifier/settings', () => {
     const { app } = anApp()
     await expectProblem(await app.handle(put('{"model":')), 400, /isn't JSON/)
     await expectProblem(await app.handle(put('')), 400, /isn't JSON/)
-    await expectProblem(await app.handle(put('[1]')), 400, 'the settings must be a JSON object of fields to change, not a list')
-    await expectProblem(await app.handle(put('{"api_key":"sk-test-secret"}')), 400, 'unknown field "api_key": keys belong in the secret store, never in the settings')
-    await expectProblem(await app.handle(put('{"effort":"extreme"}')), 400, /effort must be one of low, medium, high, xhigh, max or null/)
+    await expectProblem(
+      await app.handle(put('[1]')),
+      400,
+      'the settings must be a JSON object of fields to change, not a list',
+    )
+    await expectProblem(
+      await app.handle(put('{"api_key":"sk-test-secret"}')),
+      400,
+      'unknown field "api_key": keys belong in the secret store, never in the settings',
+    )
+    await expectProblem(
+      await app.handle(put('{"effort":"extreme"}')),
+      400,
+      /effort must be one of low, medium, high, xhigh, max or null/,
+    )
     await expectProblem(await app.handle(put('{"model":null}')), 400, /model can't be null/)
     await expectProblem(await app.handle(put('{"max_concurrent_reviews":2.5}')), 400, /whole number/)
     await expectProblem(await app.handle(put('{"acp":{"model":"x"}}')), 400, /acp needs base_url and prices/)
@@ -112,14 +140,26 @@ describe('PUT /api/review-classifier/settings', () => {
   it('answers 400 for a document that would break a rule, and changes nothing', async () => {
     const { app } = anApp()
     await expectProblem(await app.handle(put('{"model":"-p"}')), 400, /can't start with "-"/)
-    await expectProblem(await app.handle(put('{"max_concurrent_reviews":9}')), 400, 'max_concurrent_reviews must be 1 to 8, not 9')
+    await expectProblem(
+      await app.handle(put('{"max_concurrent_reviews":9}')),
+      400,
+      'max_concurrent_reviews must be 1 to 8, not 9',
+    )
     await expectProblem(await app.handle(put('{"runtime":"acp"}')), 400, /runtime "acp" needs a provider/)
-    await expectProblem(await app.handle(put(JSON.stringify({ acp: { ...ACP, base_url: 'http://llm.example' } }))), 400, /https:\/\//)
+    await expectProblem(
+      await app.handle(put(JSON.stringify({ acp: { ...ACP, base_url: 'http://llm.example' } }))),
+      400,
+      /https:\/\//,
+    )
     expect(await (await app.handle(aRequest(SETTINGS))).json()).toEqual(aSettings())
   })
 
   it('answers 503 without a queue or with it down, and 500 when the write fails otherwise', async () => {
-    await expectProblem(await anApp({ queue: null }).app.handle(put('{"model":"opus"}')), 503, 'this host has no swarm queue')
+    await expectProblem(
+      await anApp({ queue: null }).app.handle(put('{"model":"opus"}')),
+      503,
+      'this host has no swarm queue',
+    )
     const down = anApp()
     down.link.up = false
     await expectProblem(await down.app.handle(put('{"model":"opus"}')), 503, 'the swarm queue is not connected')
@@ -192,7 +232,9 @@ describe('problem+json for every error', () => {
 
   it('mounts route plugins passed in and answers through them', async () => {
     const { app } = anApp({ routes: [hooks] })
-    const response = await app.handle(aRequest('/hooks/json', { method: 'POST', body: '{"n":1}', headers: { 'content-type': 'application/json' } }))
+    const response = await app.handle(
+      aRequest('/hooks/json', { method: 'POST', body: '{"n":1}', headers: { 'content-type': 'application/json' } }),
+    )
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ n: 1 })
   })
@@ -202,12 +244,20 @@ describe('problem+json for every error', () => {
     await expectProblem(await app.handle(aRequest('/nowhere')), 404, 'no route for GET /nowhere')
     await expectProblem(await app.handle(aRequest(SETTINGS, { method: 'DELETE' })), 404)
     await expectProblem(
-      await app.handle(aRequest('/hooks/json', { method: 'POST', body: '{"n":', headers: { 'content-type': 'application/json' } })),
+      await app.handle(
+        aRequest('/hooks/json', { method: 'POST', body: '{"n":', headers: { 'content-type': 'application/json' } }),
+      ),
       400,
       /can't be parsed/,
     )
     const detail = await expectProblem(
-      await app.handle(aRequest('/hooks/json', { method: 'POST', body: '{"n":"sk-ant-echo"}', headers: { 'content-type': 'application/json' } })),
+      await app.handle(
+        aRequest('/hooks/json', {
+          method: 'POST',
+          body: '{"n":"sk-ant-echo"}',
+          headers: { 'content-type': 'application/json' },
+        }),
+      ),
       400,
       /body field n/,
     )
@@ -231,10 +281,24 @@ describe('the OpenAPI document', () => {
     const { app } = anApp({ routes: [new Elysia({ name: 'extra', prefix: '/hooks' }).post('/forgejo', () => 'ok')] })
     const response = await app.handle(aRequest('/openapi/json'))
     expect(response.status).toBe(200)
-    const document: { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> } = JSON.parse(await response.text())
-    expect(Object.keys(document.paths).sort()).toEqual(['/api/review-classifier/runs', '/api/review-classifier/settings', '/healthz', '/hooks/forgejo', '/readyz'])
+    const document: { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> } = JSON.parse(
+      await response.text(),
+    )
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/api/review-classifier/runs',
+      '/api/review-classifier/settings',
+      '/healthz',
+      '/hooks/forgejo',
+      '/readyz',
+    ])
     expect(Object.keys(document.paths[SETTINGS] ?? {}).sort()).toEqual(['get', 'put'])
-    expect(Object.keys(document.paths[SETTINGS]?.put?.responses ?? {}).sort()).toEqual(['200', '400', '401', '500', '503'])
+    expect(Object.keys(document.paths[SETTINGS]?.put?.responses ?? {}).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '500',
+      '503',
+    ])
     expect(Object.keys(document.paths[RUNS]?.get?.responses ?? {}).sort()).toEqual(['200', '500', '503'])
     expect(JSON.stringify(document.paths[SETTINGS]?.put)).toContain('#/components/schemas/SettingsUpdate')
     const responses = document.paths[SETTINGS]?.put?.responses ?? {}

@@ -1,22 +1,22 @@
 import { describe, expect, it } from 'bun:test'
-import { Type, type Static } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { appError } from '../../../core/errors.ts'
 import { createMemoryForge } from '../../../adapters/memory/forge.ts'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
+import { appError } from '../../../core/errors.ts'
 import { createControllerApp } from '../../../entrypoints/controller/app.ts'
-import { createKvRunStore } from '../../../entrypoints/controller/run-store.ts'
-import { createKvSettingsStore } from '../../../entrypoints/controller/settings-store.ts'
+import type { QueueLink } from '../../../entrypoints/controller/problem.ts'
 import {
   forgeCheck,
   queueCheck,
-  secretStoreCheck,
   type ReadinessCheck,
+  secretStoreCheck,
 } from '../../../entrypoints/controller/routes/health.ts'
-import type { QueueLink } from '../../../entrypoints/controller/problem.ts'
+import { createKvRunStore } from '../../../entrypoints/controller/run-store.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../entrypoints/controller/service-account.ts'
+import { createKvSettingsStore } from '../../../entrypoints/controller/settings-store.ts'
 import { aRequest } from './http-support.ts'
 
 const ADMIN_TOKEN_PATH = 'swarm/services/swarm-controller/forge/token'
@@ -104,7 +104,9 @@ describe('/readyz', () => {
   it('reports a host with no queue as not configured', async () => {
     const response = await anApp([queueCheck(null)], null).handle(aRequest('/readyz'))
     expect(response.status).toBe(503)
-    expect((await readiness(response)).checks).toEqual([{ name: 'nats', state: 'not_configured', reason: 'this host has no swarm queue' }])
+    expect((await readiness(response)).checks).toEqual([
+      { name: 'nats', state: 'not_configured', reason: 'this host has no swarm queue' },
+    ])
   })
 
   it('reports no forge URL and no forge token as not configured, asking the forge nothing', async () => {
@@ -125,7 +127,11 @@ describe('/readyz', () => {
     forge.simulateFailure(appError('unavailable', 'the forge answered 502'))
     const response = await anApp(checks).handle(aRequest('/readyz'))
     expect(response.status).toBe(503)
-    expect((await readiness(response)).checks[1]).toEqual({ name: 'forge', state: 'failing', reason: 'unavailable: the forge answered 502' })
+    expect((await readiness(response)).checks[1]).toEqual({
+      name: 'forge',
+      state: 'failing',
+      reason: 'unavailable: the forge answered 502',
+    })
   })
 
   it('reports a secret store that fails, without any secret it holds', async () => {
@@ -136,7 +142,11 @@ describe('/readyz', () => {
     expect(response.status).toBe(503)
     expect(text).not.toContain('admin-token-sk-9f8e7d')
     const body: { checks: { name: string; state: string; reason?: string }[] } = JSON.parse(text)
-    expect(body.checks.find((check) => check.name === 'secrets')).toEqual({ name: 'secrets', state: 'failing', reason: 'unavailable: the store is sealed' })
+    expect(body.checks.find((check) => check.name === 'secrets')).toEqual({
+      name: 'secrets',
+      state: 'failing',
+      reason: 'unavailable: the store is sealed',
+    })
   })
 
   it("counts a check that doesn't answer in time as failing, and one that throws something odd without its message", async () => {

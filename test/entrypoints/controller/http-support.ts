@@ -1,13 +1,13 @@
 /** Shared pieces of the store, route and service account tests: a run record, a request to the app, failures as values. */
 import { expect } from 'bun:test'
 import type { AnyElysia } from 'elysia'
-import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
+import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
+import type { RunRecord } from '../../../core/run-record.ts'
 import { createControllerApp } from '../../../entrypoints/controller/app.ts'
+import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
 import { createKvRunStore } from '../../../entrypoints/controller/run-store.ts'
 import { createKvSettingsStore } from '../../../entrypoints/controller/settings-store.ts'
-import type { RunRecord } from '../../../core/run-record.ts'
-import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
 import { aRow } from '../../builders.ts'
 
 export function aRunRecord(overrides: Partial<RunRecord> = {}): RunRecord {
@@ -54,7 +54,10 @@ export async function expectProblem(
   const text = await response.text()
   expect(response.headers.get('content-type')).toBe(PROBLEM_CONTENT_TYPE)
   const body: unknown = JSON.parse(text)
-  expect({ status: response.status, body }).toEqual({ status, body: { type: 'about:blank', title: expect.any(String), status, detail: expect.any(String) } })
+  expect({ status: response.status, body }).toEqual({
+    status,
+    body: { type: 'about:blank', title: expect.any(String), status, detail: expect.any(String) },
+  })
   for (const secret of secrets) expect(text).not.toContain(secret)
   const said = typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : ''
   if (typeof detail === 'string') expect(said).toBe(detail)

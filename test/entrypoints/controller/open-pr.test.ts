@@ -5,18 +5,24 @@
  * every push is checked as the fake stored it.
  */
 import { afterEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
-import { createSequenceIds } from '../../../adapters/memory/ids.ts'
-import { createMemorySecretStore, type MemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import type { ForgeSeed, SeedRepo } from '../../../adapters/memory/forge.ts'
+import { createSequenceIds } from '../../../adapters/memory/ids.ts'
+import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
+import { createMemorySecretStore, type MemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { parseRulesFile, RULES_JSON_PATH, RULES_YML_PATH } from '../../../core/rules-file.ts'
 import type { Classification, RepoRef } from '../../../core/types.ts'
+import { createControllerApp } from '../../../entrypoints/controller/app.ts'
+import {
+  commitMessage,
+  OPEN_PR_PATH,
+  type OpenPrForge,
+  openPrRoutes,
+  parseOpenPrBody,
+} from '../../../entrypoints/controller/routes/open-pr.ts'
+import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../entrypoints/controller/service-account.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
-import { createControllerApp } from '../../../entrypoints/controller/app.ts'
-import { commitMessage, OPEN_PR_PATH, openPrRoutes, parseOpenPrBody, type OpenPrForge } from '../../../entrypoints/controller/routes/open-pr.ts'
-import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../entrypoints/controller/service-account.ts'
-import { startForgejoHarness, type ForgejoHarness } from '../../support/fake-forgejo/harness.ts'
+import { type ForgejoHarness, startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
 import { aRequest, expectProblem as expectProblemAnswer } from './http-support.ts'
 
 setDefaultTimeout(60_000)
@@ -36,17 +42,34 @@ const YAML_DATETIME =
   '  # Naive datetimes broke billing twice.\n  - name: datetime\n    description: All datetimes carry time zone information.\n    polarity: positive   # wanted\n    threshold: 80\n'
 const YAML_NO_ADS =
   '  - name: no-ads\n    description: >-\n      A commit message contains a co-authored-by line or other\n      advertising for an AI model.\n    polarity: negative\n    threshold: 90\n'
-const YAML_DOCS = '\n  # Loosely held.\n  - name: docs-updated\n    description: The PR updates the docs where needed.\n    polarity: positive\n    threshold: 60\n'
+const YAML_DOCS =
+  '\n  # Loosely held.\n  - name: docs-updated\n    description: The PR updates the docs where needed.\n    polarity: positive\n    threshold: 60\n'
 const YAML_TEXT = YAML_HEAD + YAML_DATETIME + YAML_NO_ADS + YAML_DOCS
 
-const BAO_FIRST: Classification = { name: 'bao-first', description: 'Any added secret reaches its reader through the bao store.', threshold: 70, polarity: 'positive' }
-const JSON_NO_ADS: Classification = { name: 'no-ads', description: 'No advertising for an AI model.', threshold: 90, polarity: 'negative' }
+const BAO_FIRST: Classification = {
+  name: 'bao-first',
+  description: 'Any added secret reaches its reader through the bao store.',
+  threshold: 70,
+  polarity: 'positive',
+}
+const JSON_NO_ADS: Classification = {
+  name: 'no-ads',
+  description: 'No advertising for an AI model.',
+  threshold: 90,
+  polarity: 'negative',
+}
 const JSON_RULES = [BAO_FIRST, JSON_NO_ADS]
 // Odd spacing and key order, so a re-serialised file is visibly new.
 const JSON_TEXT = `{"classifications": [${JSON_RULES.map((c) => JSON.stringify({ polarity: c.polarity, name: c.name, threshold: c.threshold, description: c.description })).join(', ')}]}`
 
 function aClassification(overrides: Partial<Classification> = {}): Classification {
-  return { name: 'small-prs', description: 'The PR changes fewer than 400 lines.', threshold: 75, polarity: 'positive', ...overrides }
+  return {
+    name: 'small-prs',
+    description: 'The PR changes fewer than 400 lines.',
+    threshold: 75,
+    polarity: 'positive',
+    ...overrides,
+  }
 }
 
 function ten(prefix: string): Classification[] {
@@ -58,7 +81,13 @@ function yamlOf(entries: Classification[]): string {
 }
 
 function seedRepo(name: string, overrides: Partial<SeedRepo> = {}): SeedRepo {
-  return { owner: 'acme', name, files: { 'README.md': `# ${name}\n` }, collaborators: { [SERVICE_ACCOUNT.login]: 'write' }, ...overrides }
+  return {
+    owner: 'acme',
+    name,
+    files: { 'README.md': `# ${name}\n` },
+    collaborators: { [SERVICE_ACCOUNT.login]: 'write' },
+    ...overrides,
+  }
 }
 
 function aSeed(): ForgeSeed {
@@ -68,21 +97,34 @@ function aSeed(): ForgeSeed {
       { login: 'bob', email: 'bob@corp.example' },
       { login: SERVICE_ACCOUNT.login, fullName: SERVICE_ACCOUNT.fullName, email: SERVICE_ACCOUNT.email },
     ],
-    tokens: [{ login: SERVICE_ACCOUNT.login, name: SERVICE_TOKEN.name, token: SVC_TOKEN, scopes: ['write:repository'] }],
+    tokens: [
+      { login: SERVICE_ACCOUNT.login, name: SERVICE_TOKEN.name, token: SVC_TOKEN, scopes: ['write:repository'] },
+    ],
     repos: [
       seedRepo('widgets', { files: { [RULES_YML_PATH]: YAML_TEXT, 'README.md': '# widgets\n' } }),
       seedRepo('gadgets', { files: { [RULES_JSON_PATH]: JSON_TEXT } }),
       seedRepo('blank'),
-      seedRepo('trunked', { defaultBranch: 'trunk', files: { [RULES_YML_PATH]: yamlOf([aClassification({ name: 'old' })]) } }),
+      seedRepo('trunked', {
+        defaultBranch: 'trunk',
+        files: { [RULES_YML_PATH]: yamlOf([aClassification({ name: 'old' })]) },
+      }),
       seedRepo('readonly', { collaborators: { [SERVICE_ACCOUNT.login]: 'read' } }),
       seedRepo('hidden', { private: true, collaborators: {} }),
       seedRepo('empty', { empty: true }),
       seedRepo('both', { files: { [RULES_YML_PATH]: yamlOf([aClassification()]), [RULES_JSON_PATH]: JSON_TEXT } }),
-      seedRepo('broken', { files: { [RULES_YML_PATH]: 'classifications:\n  - name: x\n    description: y\n    polarity: sideways\n    threshold: 80\n' } }),
+      seedRepo('broken', {
+        files: {
+          [RULES_YML_PATH]:
+            'classifications:\n  - name: x\n    description: y\n    polarity: sideways\n    threshold: 80\n',
+        },
+      }),
       seedRepo('full', { files: { [RULES_YML_PATH]: yamlOf(ten('rule')) } }),
       seedRepo('crowded', { branches: { 'review-classifier/alice-00000001': { 'README.md': 'taken\n' } } }),
       seedRepo('jammed', {
-        branches: { 'review-classifier/alice-00000001': { 'README.md': 'taken\n' }, 'review-classifier/alice-00000002': { 'README.md': 'taken\n' } },
+        branches: {
+          'review-classifier/alice-00000001': { 'README.md': 'taken\n' },
+          'review-classifier/alice-00000002': { 'README.md': 'taken\n' },
+        },
       }),
     ],
   }
@@ -114,10 +156,14 @@ type WorldOptions = {
 }
 
 async function aWorld(options: WorldOptions = {}): Promise<World> {
-  const h = await startForgejoHarness(aSeed(), {}, {
-    ...(options.noControllerToken === true ? { token: async () => null } : {}),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-  })
+  const h = await startForgejoHarness(
+    aSeed(),
+    {},
+    {
+      ...(options.noControllerToken === true ? { token: async () => null } : {}),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    },
+  )
   harness = h
   const secrets = createMemorySecretStore()
   const token = options.token === undefined ? SVC_TOKEN : options.token
@@ -171,7 +217,12 @@ function bodyFor(target: RepoRef, classifications: Classification[] = [aClassifi
 }
 
 /** Every problem here must leave the token out. */
-function expectProblem(response: Response, status: number, detail?: string | RegExp, secrets: readonly string[] = []): Promise<string> {
+function expectProblem(
+  response: Response,
+  status: number,
+  detail?: string | RegExp,
+  secrets: readonly string[] = [],
+): Promise<string> {
   return expectProblemAnswer(response, status, detail, [SVC_TOKEN, ...secrets])
 }
 
@@ -183,7 +234,8 @@ async function expectCreated(response: Response): Promise<Answer> {
   expect(text).not.toContain(SVC_TOKEN)
   const body: unknown = JSON.parse(text)
   expect(body).toEqual({ branch: expect.any(String), path: expect.any(String), compare_url: expect.any(String) })
-  const field = (key: keyof Answer): string => (typeof body === 'object' && body !== null && key in body ? String(Reflect.get(body, key)) : '')
+  const field = (key: keyof Answer): string =>
+    typeof body === 'object' && body !== null && key in body ? String(Reflect.get(body, key)) : ''
   return { branch: field('branch'), path: field('path'), compare_url: field('compare_url') }
 }
 
@@ -209,9 +261,18 @@ describe('POST /api/review-classifier/open-pr: 201', () => {
     const pushed = h.fake.pushedCommits(BLANK)
     expect(pushed).toHaveLength(1)
     const [commit] = pushed
-    expect(commit).toMatchObject({ branch: answer.branch, from: 'main', path: RULES_YML_PATH, author: AUTHOR, committer: COMMITTER, pusher: SERVICE_ACCOUNT.login })
+    expect(commit).toMatchObject({
+      branch: answer.branch,
+      from: 'main',
+      path: RULES_YML_PATH,
+      author: AUTHOR,
+      committer: COMMITTER,
+      pusher: SERVICE_ACCOUNT.login,
+    })
     expect(parseRulesFile(RULES_YML_PATH, commit?.content ?? '')).toEqual({ ok: true, value: [aClassification()] })
-    expect(commit?.message).toMatch(/^Add review classifier rules: small-prs\n\nWritten by Alice Example \(alice\) on the swarm UI's try-out page/)
+    expect(commit?.message).toMatch(
+      /^Add review classifier rules: small-prs\n\nWritten by Alice Example \(alice\) on the swarm UI's try-out page/,
+    )
     // A new file goes up with POST and no sha.
     const write = h.fake.requests.find((r) => r.template === CONTENTS && r.method !== 'GET')
     expect(write).toMatchObject({ method: 'POST', login: SERVICE_ACCOUNT.login })
@@ -229,7 +290,12 @@ describe('POST /api/review-classifier/open-pr: 201', () => {
     const { harness: h, app } = await aWorld()
     const mainBefore = await head(h, WIDGETS, 'main')
     const sha = (await h.forge.getFileContent(WIDGETS, RULES_YML_PATH, 'main'))?.sha
-    const changed = aClassification({ name: 'no-ads', description: 'No advertising for any AI model anywhere.', threshold: 95, polarity: 'negative' })
+    const changed = aClassification({
+      name: 'no-ads',
+      description: 'No advertising for any AI model anywhere.',
+      threshold: 95,
+      polarity: 'negative',
+    })
     const added = aClassification()
     const answer = await expectCreated(await app.handle(openPr(bodyFor(WIDGETS, [changed, added]))))
     expect(answer.path).toBe(RULES_YML_PATH)
@@ -261,7 +327,14 @@ describe('POST /api/review-classifier/open-pr: 201', () => {
     expect(answer.path).toBe(RULES_JSON_PATH)
     expect(answer.branch).toMatch(/^review-classifier\/bob-[0-9a-f]{8}$/)
     const [commit] = h.fake.pushedCommits(GADGETS)
-    const expected = { classifications: [changed, JSON_NO_ADS].map((c) => ({ name: c.name, description: c.description, threshold: c.threshold, polarity: c.polarity })) }
+    const expected = {
+      classifications: [changed, JSON_NO_ADS].map((c) => ({
+        name: c.name,
+        description: c.description,
+        threshold: c.threshold,
+        polarity: c.polarity,
+      })),
+    }
     expect(commit?.content).toBe(`${JSON.stringify(expected, null, 2)}\n`)
     expect(commit?.author).toEqual({ name: 'bob', email: 'bob@noreply.forge.example' })
     expect(commit?.message).toMatch(/^Update review classifier rules: bao-first\n\nWritten by bob on/)
@@ -303,9 +376,17 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
 
   it.each([
     ['a body that is not JSON', '{"repo": ', /isn't JSON/],
-    ['a repo that is not owner/name', { repo: 'acme', classifications: [aClassification()] }, /repo must be owner\/name/],
+    [
+      'a repo that is not owner/name',
+      { repo: 'acme', classifications: [aClassification()] },
+      /repo must be owner\/name/,
+    ],
     ['a missing repo', { classifications: [aClassification()] }, /missing field "repo"/],
-    ['classifications breaking a rule', { repo: 'acme/blank', classifications: [aClassification(), aClassification({ threshold: 101 })] }, /already used|threshold/],
+    [
+      'classifications breaking a rule',
+      { repo: 'acme/blank', classifications: [aClassification(), aClassification({ threshold: 101 })] },
+      /already used|threshold/,
+    ],
     ['no classifications', { repo: 'acme/blank', classifications: [] }, /empty/],
     ['an array body', [], /JSON object/],
   ])('answers 400 for %s, without calling the forge', async (_, body, detail) => {
@@ -342,13 +423,19 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
 
   it('answers 409 when the forge has no account named like you, before reading the repo', async () => {
     const { harness: h, app } = await aWorld()
-    await expectProblem(await app.handle(openPr(bodyFor(BLANK), 'carol')), 409, /no forge account named like you \(carol\) yet; log in to the forge once/)
+    await expectProblem(
+      await app.handle(openPr(bodyFor(BLANK), 'carol')),
+      409,
+      /no forge account named like you \(carol\) yet; log in to the forge once/,
+    )
     expect(h.fake.requests.map((r) => r.path)).toEqual(['/users/carol'])
   })
 
   it('answers 409 when the rules file changes on the default branch between the read and the push', async () => {
     const moved = `${YAML_TEXT}  - name: late\n    description: Added by someone else meanwhile.\n    polarity: positive\n    threshold: 50\n`
-    const { harness: h, app } = await aWorld({ beforePush: (fake) => fake.fake.changeFile(WIDGETS, 'main', RULES_YML_PATH, moved) })
+    const { harness: h, app } = await aWorld({
+      beforePush: (fake) => fake.fake.changeFile(WIDGETS, 'main', RULES_YML_PATH, moved),
+    })
     await expectProblem(
       await app.handle(openPr(bodyFor(WIDGETS))),
       409,
@@ -361,7 +448,10 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
   })
 
   it('answers 409 when a rules file appears on the default branch of a repo that had none during the push', async () => {
-    const { harness: h, app } = await aWorld({ beforePush: (fake) => fake.fake.changeFile(BLANK, 'main', RULES_YML_PATH, yamlOf([aClassification({ name: 'theirs' })])) })
+    const { harness: h, app } = await aWorld({
+      beforePush: (fake) =>
+        fake.fake.changeFile(BLANK, 'main', RULES_YML_PATH, yamlOf([aClassification({ name: 'theirs' })])),
+    })
     await expectProblem(await app.handle(openPr(bodyFor(BLANK))), 409, /changed on main during the push/)
     expect(h.fake.pushedCommits(BLANK)).toEqual([])
   })
@@ -369,14 +459,22 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
   it('answers 409 when the branch name is taken twice', async () => {
     const { harness: h, app, tokenReads } = await aWorld()
     const jammed = repo('jammed')
-    await expectProblem(await app.handle(openPr(bodyFor(jammed))), 409, /review-classifier\/alice-00000002 already exists/)
+    await expectProblem(
+      await app.handle(openPr(bodyFor(jammed))),
+      409,
+      /review-classifier\/alice-00000002 already exists/,
+    )
     expect(h.fake.pushedCommits(jammed)).toEqual([])
     expect(tokenReads()).toBe(2)
   })
 
   it.each([
     ['both rules files', 'both', /both exist/],
-    ['a rules file that breaks a rule', 'broken', /\.hyperhive\/review-classifier\.yml.*polarity must be "positive" or "negative"/],
+    [
+      'a rules file that breaks a rule',
+      'broken',
+      /\.hyperhive\/review-classifier\.yml.*polarity must be "positive" or "negative"/,
+    ],
   ])('answers 422 for a default branch holding %s, naming the file and the problem', async (_, name, detail) => {
     const { harness: h, app } = await aWorld()
     await expectProblem(await app.handle(openPr(bodyFor(repo(name)))), 422, detail)
@@ -386,7 +484,11 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
   it('answers 422 when the file already holds every classification unchanged', async () => {
     const { harness: h, app } = await aWorld()
     const same: Classification = { ...JSON_NO_ADS }
-    await expectProblem(await app.handle(openPr(bodyFor(GADGETS, [same]))), 422, /already holds every one of these classifications unchanged/)
+    await expectProblem(
+      await app.handle(openPr(bodyFor(GADGETS, [same]))),
+      422,
+      /already holds every one of these classifications unchanged/,
+    )
     expect(h.fake.pushedCommits(GADGETS)).toEqual([])
   })
 
@@ -442,14 +544,19 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
 
   it('answers 503 when the forge refuses the service account token', async () => {
     const { harness: h, app } = await aWorld({ token: 'f'.repeat(40) })
-    await expectProblem(await app.handle(openPr(bodyFor(BLANK))), 503, /refuses the service account's token/, ['f'.repeat(40)])
+    await expectProblem(await app.handle(openPr(bodyFor(BLANK))), 503, /refuses the service account's token/, [
+      'f'.repeat(40),
+    ])
     expect(h.fake.pushedCommits(BLANK)).toEqual([])
   })
 })
 
 describe('parseOpenPrBody', () => {
   it('takes the repo and checked classifications', () => {
-    expect(parseOpenPrBody(JSON.stringify(bodyFor(WIDGETS)))).toEqual({ ok: true, value: { repo: WIDGETS, classifications: [aClassification()] } })
+    expect(parseOpenPrBody(JSON.stringify(bodyFor(WIDGETS)))).toEqual({
+      ok: true,
+      value: { repo: WIDGETS, classifications: [aClassification()] },
+    })
   })
 
   it.each(['acme/', '/widgets', 'acme/widgets/extra', 'acme/wid gets', 7])('refuses the repo %j', (value) => {
@@ -462,11 +569,18 @@ describe('commitMessage', () => {
     const author = { login: 'alice', name: 'Alice Example' }
     expect(commitMessage(['a'], [], author).split('\n')[0]).toBe('Add review classifier rules: a')
     const long = ten('a-rather-long-classification-name')
-    const subject = commitMessage(long.map((c) => c.name), [], author).split('\n')[0] ?? ''
+    const subject =
+      commitMessage(
+        long.map((c) => c.name),
+        [],
+        author,
+      ).split('\n')[0] ?? ''
     expect(subject).toBe('Add 10 review classifier rules')
   })
 
   it('keeps a name on one line', () => {
-    expect(commitMessage(['two\nlines'], [], { login: 'alice', name: 'alice' })).toStartWith('Add review classifier rules: two lines\n\nWritten by alice on')
+    expect(commitMessage(['two\nlines'], [], { login: 'alice', name: 'alice' })).toStartWith(
+      'Add review classifier rules: two lines\n\nWritten by alice on',
+    )
   })
 })

@@ -87,7 +87,10 @@ describe('createReviewPipeline', () => {
     const requests = await Promise.all(PRS.map((pr) => requestFor(world, { pr })))
     for (const request of requests) pipeline.submit(request)
 
-    await until(() => world.requests.length === 1 && world.runs.records.length === 1, 'one run and the queue-full record')
+    await until(
+      () => world.requests.length === 1 && world.runs.records.length === 1,
+      'one run and the queue-full record',
+    )
     expect(pipeline.counts()).toMatchObject({ running: 1, waiting: 8, limit: 1 })
     const [turnedAway] = world.runs.records
     expect(turnedAway).toMatchObject({ outcome: 'queue-full', pr: 10, detail: QUEUE_FULL_REASON })

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../adapters/forgejo/forge.ts'
 import type { SeedPull, SeedRepo } from '../../../adapters/memory/forge-state.ts'
-import type { ForgeReader } from '../../../ports/forge.ts'
 import { compareRepoNames, pullsRoutes } from '../../../entrypoints/controller/routes/pulls.ts'
-import { ADMIN_TOKEN, startForgejoHarness, type ForgejoHarness } from '../../support/fake-forgejo/harness.ts'
-import { aRequest, expectProblem as expectProblemAnswer, aRouteApp } from './http-support.ts'
+import type { ForgeReader } from '../../../ports/forge.ts'
+import { ADMIN_TOKEN, type ForgejoHarness, startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
+import { aRequest, aRouteApp, expectProblem as expectProblemAnswer } from './http-support.ts'
 
 setDefaultTimeout(30_000)
 
@@ -33,11 +33,19 @@ const BUSY_OPEN_NUMBERS = BUSY_NUMBERS.filter((n) => n % 13 !== 0)
 const SPREAD: SeedRepo[] = Array.from({ length: 70 }, (_, i) => {
   const name = `repo-${String(i).padStart(2, '0')}`
   const open = i % 3 === 0
-  return { owner: 'spread', name, pulls: open ? pulls(name, [1, 2], 'open') : i % 5 === 0 ? pulls(name, [1], 'closed') : [] }
+  return {
+    owner: 'spread',
+    name,
+    pulls: open ? pulls(name, [1, 2], 'open') : i % 5 === 0 ? pulls(name, [1], 'closed') : [],
+  }
 })
 
 const SEED_REPOS: SeedRepo[] = [
-  { owner: 'acme', name: 'busy', pulls: [...pulls('busy', BUSY_OPEN_NUMBERS, 'open'), ...pulls('busy', BUSY_CLOSED, 'closed')] },
+  {
+    owner: 'acme',
+    name: 'busy',
+    pulls: [...pulls('busy', BUSY_OPEN_NUMBERS, 'open'), ...pulls('busy', BUSY_CLOSED, 'closed')],
+  },
   { owner: 'acme', name: 'closed-only', pulls: pulls('closed-only', [1, 2], 'closed') },
   { owner: 'acme', name: 'none' },
   { owner: 'acme', name: 'empty', empty: true },
@@ -82,7 +90,12 @@ async function get(forge: ForgeReader | null, path: string): Promise<Response> {
 }
 
 /** Every problem here must leave the token out. */
-function expectProblem(response: Response, status: number, detail?: string | RegExp, secrets: readonly string[] = []): Promise<string> {
+function expectProblem(
+  response: Response,
+  status: number,
+  detail?: string | RegExp,
+  secrets: readonly string[] = [],
+): Promise<string> {
   return expectProblemAnswer(response, status, detail, [ADMIN_TOKEN, ...secrets])
 }
 
@@ -100,7 +113,9 @@ describe('GET /api/pulls/repos', () => {
     const uncounted = await startForgejoHarness(SEED, { openPrCounter: false })
     try {
       expect(await (await get(uncounted.forge, '/api/pulls/repos')).json()).toEqual(EXPECTED_REPOS)
-      expect(uncounted.fake.requests.filter((r) => r.template === '/repos/{owner}/{repo}/pulls').length).toBeGreaterThanOrEqual(70)
+      expect(
+        uncounted.fake.requests.filter((r) => r.template === '/repos/{owner}/{repo}/pulls').length,
+      ).toBeGreaterThanOrEqual(70)
     } finally {
       await uncounted.cleanup()
     }
@@ -115,12 +130,24 @@ describe('GET /api/pulls/repos', () => {
       "the repos with open pull requests can't be read from the forge: no forge token yet: the controller has no site-admin token for the forge",
     )
     h.fake.failNext('GET', '/repos/search', { status: 500 })
-    await expectProblem(await get(h.forge, '/api/pulls/repos'), 503, /^the repos with open pull requests can't be read from the forge: the forge answered GET \/repos\/search with 500$/)
+    await expectProblem(
+      await get(h.forge, '/api/pulls/repos'),
+      503,
+      /^the repos with open pull requests can't be read from the forge: the forge answered GET \/repos\/search with 500$/,
+    )
 
-    const impatient = await startForgejoHarness({ repos: [{ owner: 'acme', name: 'busy', pulls: pulls('busy', [1], 'open') }] }, {}, { timeoutMs: 200 })
+    const impatient = await startForgejoHarness(
+      { repos: [{ owner: 'acme', name: 'busy', pulls: pulls('busy', [1], 'open') }] },
+      {},
+      { timeoutMs: 200 },
+    )
     try {
       impatient.fake.failNext('GET', '/repos/search', 'hang')
-      await expectProblem(await get(impatient.forge, '/api/pulls/repos'), 503, /did not answer GET \/repos\/search within 200 ms$/)
+      await expectProblem(
+        await get(impatient.forge, '/api/pulls/repos'),
+        503,
+        /did not answer GET \/repos\/search within 200 ms$/,
+      )
     } finally {
       await impatient.cleanup()
     }
@@ -132,7 +159,9 @@ describe('GET /api/pulls', () => {
     h.fake.requests.length = 0
     const response = await get(h.forge, '/api/pulls?repo=acme/busy')
     expect(response.status).toBe(200)
-    const expected = [...BUSY_OPEN_NUMBERS].reverse().map((number) => ({ number, title: `open change ${number}`, head_sha: headOf('busy', number) }))
+    const expected = [...BUSY_OPEN_NUMBERS]
+      .reverse()
+      .map((number) => ({ number, title: `open change ${number}`, head_sha: headOf('busy', number) }))
     expect(expected).toHaveLength(BUSY_OPEN)
     expect(await response.json()).toEqual(expected)
     const listed = h.fake.requests.filter((r) => r.template === '/repos/{owner}/{repo}/pulls')
@@ -157,26 +186,56 @@ describe('GET /api/pulls', () => {
   })
 
   it("answers 404 for a repo the forge doesn't know, and for a private one the token can't read", async () => {
-    await expectProblem(await get(h.forge, '/api/pulls?repo=acme/nowhere'), 404, 'the forge has no repo acme/nowhere that this host can read')
+    await expectProblem(
+      await get(h.forge, '/api/pulls?repo=acme/nowhere'),
+      404,
+      'the forge has no repo acme/nowhere that this host can read',
+    )
     const asBob = createForgejoForge({ baseUrl: h.fake.url, token: async () => BOB_TOKEN })
-    await expectProblem(await get(asBob, '/api/pulls?repo=acme/hidden'), 404, 'the forge has no repo acme/hidden that this host can read')
+    await expectProblem(
+      await get(asBob, '/api/pulls?repo=acme/hidden'),
+      404,
+      'the forge has no repo acme/hidden that this host can read',
+    )
     // The site admin sees it.
-    expect(await (await get(h.forge, '/api/pulls?repo=acme/hidden')).json()).toEqual([{ number: 4, title: 'open change 4', head_sha: headOf('hidden', 4) }])
+    expect(await (await get(h.forge, '/api/pulls?repo=acme/hidden')).json()).toEqual([
+      { number: 4, title: 'open change 4', head_sha: headOf('hidden', 4) },
+    ])
   })
 
   it('answers 503 without a forge, without a token, when the forge fails, and when it does not answer in time', async () => {
-    await expectProblem(await get(null, '/api/pulls?repo=acme/busy'), 503, 'this host has no forge: FORGE_URL is not set')
+    await expectProblem(
+      await get(null, '/api/pulls?repo=acme/busy'),
+      503,
+      'this host has no forge: FORGE_URL is not set',
+    )
     const tokenless = createForgejoForge({ baseUrl: h.fake.url, token: async () => null })
-    await expectProblem(await get(tokenless, '/api/pulls?repo=acme/busy'), 503, /^the open pull requests of acme\/busy can't be read from the forge: no forge token yet/)
+    await expectProblem(
+      await get(tokenless, '/api/pulls?repo=acme/busy'),
+      503,
+      /^the open pull requests of acme\/busy can't be read from the forge: no forge token yet/,
+    )
     h.fake.failNext('GET', '/repos/{owner}/{repo}/pulls', { status: 502, body: 'Bad Gateway' })
     const { app, logger } = anApp(h.forge)
-    await expectProblem(await app.handle(aRequest('/api/pulls?repo=acme/busy')), 503, /^the open pull requests of acme\/busy can't be read from the forge: the forge answered GET \/repos\/acme\/busy\/pulls with 502/)
+    await expectProblem(
+      await app.handle(aRequest('/api/pulls?repo=acme/busy')),
+      503,
+      /^the open pull requests of acme\/busy can't be read from the forge: the forge answered GET \/repos\/acme\/busy\/pulls with 502/,
+    )
     expect(logger.entries).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'forge read failed' }))
 
-    const impatient = await startForgejoHarness({ repos: [{ owner: 'acme', name: 'busy', pulls: pulls('busy', [1], 'open') }] }, {}, { timeoutMs: 200 })
+    const impatient = await startForgejoHarness(
+      { repos: [{ owner: 'acme', name: 'busy', pulls: pulls('busy', [1], 'open') }] },
+      {},
+      { timeoutMs: 200 },
+    )
     try {
       impatient.fake.failNext('GET', '/repos/{owner}/{repo}/pulls', 'hang')
-      await expectProblem(await get(impatient.forge, '/api/pulls?repo=acme/busy'), 503, /did not answer GET \/repos\/acme\/busy\/pulls within 200 ms$/)
+      await expectProblem(
+        await get(impatient.forge, '/api/pulls?repo=acme/busy'),
+        503,
+        /did not answer GET \/repos\/acme\/busy\/pulls within 200 ms$/,
+      )
     } finally {
       await impatient.cleanup()
     }
@@ -185,6 +244,12 @@ describe('GET /api/pulls', () => {
 
 describe('compareRepoNames', () => {
   it('orders ignoring case, then by code point, so the order is total', () => {
-    expect(['b/x', 'Acme/y', 'acme/y', 'acme/Y', 'B/a'].sort(compareRepoNames)).toEqual(['Acme/y', 'acme/Y', 'acme/y', 'B/a', 'b/x'])
+    expect(['b/x', 'Acme/y', 'acme/y', 'acme/Y', 'B/a'].sort(compareRepoNames)).toEqual([
+      'Acme/y',
+      'acme/Y',
+      'acme/y',
+      'B/a',
+      'b/x',
+    ])
   })
 })

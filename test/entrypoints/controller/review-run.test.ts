@@ -3,7 +3,11 @@ import { checkReplyRows } from '../../../core/aggregate.ts'
 import { appError } from '../../../core/errors.ts'
 import { RETRY_HINT, renderNoVerdictBody, renderReviewBody } from '../../../core/review-body.ts'
 import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../core/rules-file.ts'
-import { createReviewRunner, QUEUE_FULL_REASON, SERVICE_TOKEN_SECRET } from '../../../entrypoints/controller/review-run.ts'
+import {
+  createReviewRunner,
+  QUEUE_FULL_REASON,
+  SERVICE_TOKEN_SECRET,
+} from '../../../entrypoints/controller/review-run.ts'
 import { aSeedRepo } from '../../builders.ts'
 import {
   answeredRow,
@@ -138,7 +142,11 @@ describe('createReviewRunner: verdicts', () => {
     const world = createWorld()
     await world.serve(approveAll)
     const stale = await requestFor(world)
-    world.forge.upsertPull(REPO, { number: 42, headSha: 'c0ffee0000000000000000000000000000000001', diff: 'diff --git a/b b/b\n+pushed later\n' })
+    world.forge.upsertPull(REPO, {
+      number: 42,
+      headSha: 'c0ffee0000000000000000000000000000000001',
+      diff: 'diff --git a/b b/b\n+pushed later\n',
+    })
     const record = await createReviewRunner(world.deps).review(stale)
     expect(onlyReview(world).commitId).toBe('c0ffee0000000000000000000000000000000001')
     expect(record.head_sha).toBe('c0ffee0000000000000000000000000000000001')
@@ -157,7 +165,11 @@ describe('createReviewRunner: verdicts', () => {
           const diff = await world.forge.getPullDiff(repo, pr)
           if (!pushed) {
             pushed = true
-            world.forge.upsertPull(REPO, { number: 42, headSha: 'beef000000000000000000000000000000000002', diff: 'diff --git a/c b/c\n+second head\n' })
+            world.forge.upsertPull(REPO, {
+              number: 42,
+              headSha: 'beef000000000000000000000000000000000002',
+              diff: 'diff --git a/c b/c\n+second head\n',
+            })
           }
           return diff
         },
@@ -170,14 +182,30 @@ describe('createReviewRunner: verdicts', () => {
   })
 
   it('reads the rules from the default branch on every run, with no cache', async () => {
-    const world = createWorld({ seed: seedWith({}, { defaultBranch: 'trunk', branches: { main: { [RULES_YML_PATH]: TWO_RULES_YML } } }) })
-    world.forge.changeFile(REPO, 'trunk', RULES_JSON_PATH, JSON.stringify({ classifications: [{ name: 'from-trunk', description: 'Trunk rule.', threshold: 50, polarity: 'positive' }] }))
+    const world = createWorld({
+      seed: seedWith({}, { defaultBranch: 'trunk', branches: { main: { [RULES_YML_PATH]: TWO_RULES_YML } } }),
+    })
+    world.forge.changeFile(
+      REPO,
+      'trunk',
+      RULES_JSON_PATH,
+      JSON.stringify({
+        classifications: [{ name: 'from-trunk', description: 'Trunk rule.', threshold: 50, polarity: 'positive' }],
+      }),
+    )
     await world.serve(approveAll)
     const runner = createReviewRunner(world.deps)
     await runner.review(await requestFor(world))
     expect(world.requests[0]?.classifications.map((c) => c.name)).toEqual(['from-trunk'])
 
-    world.forge.changeFile(REPO, 'trunk', RULES_JSON_PATH, JSON.stringify({ classifications: [{ name: 'merged-later', description: 'New rule.', threshold: 50, polarity: 'positive' }] }))
+    world.forge.changeFile(
+      REPO,
+      'trunk',
+      RULES_JSON_PATH,
+      JSON.stringify({
+        classifications: [{ name: 'merged-later', description: 'New rule.', threshold: 50, polarity: 'positive' }],
+      }),
+    )
     await runner.review(await requestFor(world))
     expect(world.requests[1]?.classifications.map((c) => c.name)).toEqual(['merged-later'])
   })
@@ -237,7 +265,12 @@ describe('createReviewRunner: no verdict', () => {
 
   it('comments with the table when the reply answers a different number of classifications', async () => {
     const world = createWorld({ seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YML }) })
-    await world.serve((request) => ({ id: request.id, ok: true, rows: [answeredRow(request, 'datetime')], overall: 'approve' }))
+    await world.serve((request) => ({
+      id: request.id,
+      ok: true,
+      rows: [answeredRow(request, 'datetime')],
+      overall: 'approve',
+    }))
     await run(world)
     const { review, record } = await expectNoVerdict(world, 'answered 1 classification for 2 sent')
     expect(review.body).toContain('| classification |')
@@ -252,7 +285,13 @@ describe('createReviewRunner: no verdict', () => {
       ok: true,
       rows: [
         answeredRow(request, 'datetime'),
-        answeredRow(request, 'no-ads', { verdict: null, certainty: null, reason: null, counted: false, error: { kind: 'timeout', detail: 'no answer within 180 s' } }),
+        answeredRow(request, 'no-ads', {
+          verdict: null,
+          certainty: null,
+          reason: null,
+          counted: false,
+          error: { kind: 'timeout', detail: 'no answer within 180 s' },
+        }),
       ],
       overall: 'approve',
     }))
@@ -283,7 +322,9 @@ describe('createReviewRunner: no verdict', () => {
         },
       },
     }
-    await createReviewRunner(deps).review(await requestFor(world, { headSha: 'aaaa000000000000000000000000000000000003' }))
+    await createReviewRunner(deps).review(
+      await requestFor(world, { headSha: 'aaaa000000000000000000000000000000000003' }),
+    )
     const { review, record } = await expectNoVerdict(world, "the pull request couldn't be read: the forge answered 502")
     expect(review.commitId).toBe('aaaa000000000000000000000000000000000003')
     expect(record.head_sha).toBeUndefined()
@@ -291,7 +332,9 @@ describe('createReviewRunner: no verdict', () => {
   })
 
   it('comments naming both files when the default branch holds both', async () => {
-    const world = createWorld({ seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YML, [RULES_JSON_PATH]: '{"classifications": []}' }) })
+    const world = createWorld({
+      seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YML, [RULES_JSON_PATH]: '{"classifications": []}' }),
+    })
     await world.serve(approveAll)
     await run(world)
     const { record } = await expectNoVerdict(world, `${RULES_YML_PATH} and ${RULES_JSON_PATH}`)
@@ -309,7 +352,10 @@ describe('createReviewRunner: no verdict', () => {
   })
 
   it("comments naming the file and its problems when the rules don't load", async () => {
-    const broken = TWO_RULES_YML.replace('threshold: 90', 'threshold: 190').replace('polarity: positive', 'polarity: postive')
+    const broken = TWO_RULES_YML.replace('threshold: 90', 'threshold: 190').replace(
+      'polarity: positive',
+      'polarity: postive',
+    )
     const world = createWorld({ seed: seedWith({ [RULES_YML_PATH]: broken }) })
     await world.serve(approveAll)
     await run(world)

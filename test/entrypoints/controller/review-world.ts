@@ -11,7 +11,6 @@ import { createSequenceIds } from '../../../adapters/memory/ids.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createMemoryQueue, type MemoryQueue } from '../../../adapters/memory/queue.ts'
 import { createMemorySecretStore, type MemorySecretStore } from '../../../adapters/memory/secret-store.ts'
-import { decodeRunRequest } from '../../../core/wire-decode.ts'
 import type { AppError } from '../../../core/errors.ts'
 import { ok } from '../../../core/result.ts'
 import type { RunRecord } from '../../../core/run-record.ts'
@@ -19,8 +18,9 @@ import { DEFAULT_SETTINGS } from '../../../core/settings.ts'
 import type { Row, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
 import type { RunReply, RunRequest } from '../../../core/wire.ts'
+import { decodeRunRequest } from '../../../core/wire-decode.ts'
+import { type ReviewRunDeps, SERVICE_TOKEN_SECRET } from '../../../entrypoints/controller/review-run.ts'
 import type { RunStore, SettingsStore } from '../../../entrypoints/controller/stores.ts'
-import { SERVICE_TOKEN_SECRET, type ReviewRunDeps } from '../../../entrypoints/controller/review-run.ts'
 import { aSeedRepo } from '../../builders.ts'
 
 export const SERVICE_TOKEN = 'rc-svc-token-3d9a7c51e2b8'
@@ -98,7 +98,12 @@ export function answeredRow(request: RunRequest, name: string, overrides: Partia
 
 /** Every rule answered `match` at 95, overall `approve`. */
 export function approveAll(request: RunRequest): RunReply {
-  return { id: request.id, ok: true, rows: request.classifications.map((c) => answeredRow(request, c.name)), overall: 'approve' }
+  return {
+    id: request.id,
+    ok: true,
+    rows: request.classifications.map((c) => answeredRow(request, c.name)),
+    overall: 'approve',
+  }
 }
 
 export type World = {

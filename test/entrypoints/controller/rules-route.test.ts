@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../adapters/forgejo/forge.ts'
 import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../core/rules-file.ts'
-import type { ForgeReader } from '../../../ports/forge.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
 import { rulesRoutes } from '../../../entrypoints/controller/routes/rules.ts'
-import { ADMIN_TOKEN, startForgejoHarness, type ForgejoHarness } from '../../support/fake-forgejo/harness.ts'
-import { aRequest, expectProblem as expectProblemAnswer, aRouteApp } from './http-support.ts'
+import type { ForgeReader } from '../../../ports/forge.ts'
+import { ADMIN_TOKEN, type ForgejoHarness, startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
+import { aRequest, aRouteApp, expectProblem as expectProblemAnswer } from './http-support.ts'
 
 setDefaultTimeout(30_000)
 
@@ -26,7 +26,9 @@ const YML = `classifications:
     polarity: positive
     threshold: 70
 `
-const JSON_RULES = JSON.stringify({ classifications: [{ name: 'only', description: 'The one rule.', threshold: 50, polarity: 'negative' }] })
+const JSON_RULES = JSON.stringify({
+  classifications: [{ name: 'only', description: 'The one rule.', threshold: 50, polarity: 'negative' }],
+})
 
 let h: ForgejoHarness
 
@@ -35,11 +37,21 @@ beforeAll(async () => {
     users: [{ login: 'bob' }],
     tokens: [{ login: 'bob', name: 'bob', token: BOB_TOKEN, scopes: ['read:repository'] }],
     repos: [
-      { owner: 'acme', name: 'widgets', defaultBranch: 'trunk', files: { [RULES_YML_PATH]: YML }, branches: { main: { [RULES_JSON_PATH]: JSON_RULES } } },
+      {
+        owner: 'acme',
+        name: 'widgets',
+        defaultBranch: 'trunk',
+        files: { [RULES_YML_PATH]: YML },
+        branches: { main: { [RULES_JSON_PATH]: JSON_RULES } },
+      },
       { owner: 'acme', name: 'json', files: { [RULES_JSON_PATH]: JSON_RULES } },
       { owner: 'acme', name: 'plain', files: { 'README.md': 'no rules here' } },
       { owner: 'acme', name: 'both', files: { [RULES_YML_PATH]: YML, [RULES_JSON_PATH]: JSON_RULES } },
-      { owner: 'acme', name: 'broken', files: { [RULES_YML_PATH]: YML.replace('threshold: 70', 'threshold: 170').replace('bao-first', 'datetime') } },
+      {
+        owner: 'acme',
+        name: 'broken',
+        files: { [RULES_YML_PATH]: YML.replace('threshold: 70', 'threshold: 170').replace('bao-first', 'datetime') },
+      },
       { owner: 'acme', name: 'garbled', files: { [RULES_YML_PATH]: 'classifications: [\n' } },
       { owner: 'acme', name: 'folder', files: { [`${RULES_JSON_PATH}/x.json`]: '{}' } },
       { owner: 'acme', name: 'empty', empty: true },
@@ -63,7 +75,12 @@ async function getRules(forge: ForgeReader | null, query: string): Promise<Respo
 }
 
 /** Every problem here must leave the token out. */
-function expectProblem(response: Response, status: number, detail?: string | RegExp, secrets: readonly string[] = []): Promise<string> {
+function expectProblem(
+  response: Response,
+  status: number,
+  detail?: string | RegExp,
+  secrets: readonly string[] = [],
+): Promise<string> {
   return expectProblemAnswer(response, status, detail, [ADMIN_TOKEN, ...secrets])
 }
 
@@ -76,8 +93,18 @@ describe('GET /api/review-classifier/rules: 200', () => {
       branch: 'trunk',
       commit: (await h.forge.getBranchHead({ owner: 'acme', name: 'widgets' }, 'trunk')) ?? 'no head',
       classifications: [
-        { name: 'datetime', description: 'All datetimes carry time zone information.', threshold: 80, polarity: 'positive' },
-        { name: 'bao-first', description: 'Any added secret reaches its reader through the bao store.', threshold: 70, polarity: 'positive' },
+        {
+          name: 'datetime',
+          description: 'All datetimes carry time zone information.',
+          threshold: 80,
+          polarity: 'positive',
+        },
+        {
+          name: 'bao-first',
+          description: 'Any added secret reaches its reader through the bao store.',
+          threshold: 70,
+          polarity: 'positive',
+        },
       ],
     })
   })
@@ -98,8 +125,21 @@ describe('GET /api/review-classifier/rules: 400', () => {
     h.fake.requests.length = 0
     await expectProblem(await getRules(h.forge, ''), 400, 'the query needs repo=owner/name')
     await expectProblem(await getRules(h.forge, '?repo='), 400, 'the query needs repo=owner/name')
-    for (const bad of ['acme', 'acme/', '/widgets', 'acme/widgets/extra', 'acme/..', 'acme/wid gets', 'acme%2Fwidgets%3Fx', '..%2F..']) {
-      await expectProblem(await getRules(h.forge, `?repo=${bad}`), 400, /^repo must be owner\/name \(letters, digits, '-', '_' and '\.'\), got "/)
+    for (const bad of [
+      'acme',
+      'acme/',
+      '/widgets',
+      'acme/widgets/extra',
+      'acme/..',
+      'acme/wid gets',
+      'acme%2Fwidgets%3Fx',
+      '..%2F..',
+    ]) {
+      await expectProblem(
+        await getRules(h.forge, `?repo=${bad}`),
+        400,
+        /^repo must be owner\/name \(letters, digits, '-', '_' and '\.'\), got "/,
+      )
     }
     expect(h.fake.requests).toEqual([])
   })
@@ -107,19 +147,35 @@ describe('GET /api/review-classifier/rules: 400', () => {
 
 describe('GET /api/review-classifier/rules: 404', () => {
   it("answers 404 for a repo the forge doesn't know", async () => {
-    await expectProblem(await getRules(h.forge, '?repo=acme/nowhere'), 404, 'the forge has no repo acme/nowhere that this host can read')
+    await expectProblem(
+      await getRules(h.forge, '?repo=acme/nowhere'),
+      404,
+      'the forge has no repo acme/nowhere that this host can read',
+    )
   })
 
   it('answers 404 for a private repo the token may not read, which Forgejo hides behind its 404', async () => {
     const asBob = createForgejoForge({ baseUrl: h.fake.url, token: async () => BOB_TOKEN })
-    const detail = await expectProblem(await getRules(asBob, '?repo=acme/private'), 404, 'the forge has no repo acme/private that this host can read')
+    const detail = await expectProblem(
+      await getRules(asBob, '?repo=acme/private'),
+      404,
+      'the forge has no repo acme/private that this host can read',
+    )
     expect(detail).not.toContain(BOB_TOKEN)
     expect(h.fake.responses.at(-1)).toMatchObject({ template: '/repos/{owner}/{repo}', status: 404 })
   })
 
   it('answers 404 for an empty repo (the forge answers [] for its files) and for a default branch that does not exist', async () => {
-    await expectProblem(await getRules(h.forge, '?repo=acme/empty'), 404, 'acme/empty is empty: its default branch main has no commit')
-    await expectProblem(await getRules(h.forge, '?repo=acme/lost-default'), 404, "the default branch trunk of acme/lost-default doesn't exist")
+    await expectProblem(
+      await getRules(h.forge, '?repo=acme/empty'),
+      404,
+      'acme/empty is empty: its default branch main has no commit',
+    )
+    await expectProblem(
+      await getRules(h.forge, '?repo=acme/lost-default'),
+      404,
+      "the default branch trunk of acme/lost-default doesn't exist",
+    )
   })
 
   it('answers 404 naming the file to add when the default branch has neither file', async () => {
@@ -133,18 +189,40 @@ describe('GET /api/review-classifier/rules: 404', () => {
 
 describe('GET /api/review-classifier/rules: 422', () => {
   it('answers 422 for both files on the default branch', async () => {
-    await expectProblem(await getRules(h.forge, '?repo=acme/both'), 422, `the rules don't load: ${RULES_YML_PATH} and ${RULES_JSON_PATH}: both exist; a repo holds one of the two, so neither is loaded`)
+    await expectProblem(
+      await getRules(h.forge, '?repo=acme/both'),
+      422,
+      `the rules don't load: ${RULES_YML_PATH} and ${RULES_JSON_PATH}: both exist; a repo holds one of the two, so neither is loaded`,
+    )
   })
 
   it('answers 422 naming the file and every problem of a file that breaks a rule', async () => {
-    const detail = await expectProblem(await getRules(h.forge, '?repo=acme/broken'), 422, new RegExp(`^the rules file ${RULES_YML_PATH.replaceAll('.', '\\.')} doesn't load: `))
-    expect(detail).toContain(`${RULES_YML_PATH}: classifications[1] (name "datetime"): threshold must be a whole number 0–100, got 170 (a number)`)
+    const detail = await expectProblem(
+      await getRules(h.forge, '?repo=acme/broken'),
+      422,
+      new RegExp(`^the rules file ${RULES_YML_PATH.replaceAll('.', '\\.')} doesn't load: `),
+    )
+    expect(detail).toContain(
+      `${RULES_YML_PATH}: classifications[1] (name "datetime"): threshold must be a whole number 0–100, got 170 (a number)`,
+    )
     expect(detail).toContain('the name is already used by classifications[0]; names must be unique')
   })
 
   it("answers 422 for a file that doesn't parse, and for a directory where the file goes", async () => {
-    await expectProblem(await getRules(h.forge, '?repo=acme/garbled'), 422, new RegExp(`^the rules file ${RULES_YML_PATH.replaceAll('.', '\\.')} doesn't load: ${RULES_YML_PATH.replaceAll('.', '\\.')}: line \\d+, column \\d+: `))
-    await expectProblem(await getRules(h.forge, '?repo=acme/folder'), 422, new RegExp(`^the rules file ${RULES_JSON_PATH.replaceAll('.', '\\.')} doesn't load: ${RULES_JSON_PATH.replaceAll('.', '\\.')}: is a directory`))
+    await expectProblem(
+      await getRules(h.forge, '?repo=acme/garbled'),
+      422,
+      new RegExp(
+        `^the rules file ${RULES_YML_PATH.replaceAll('.', '\\.')} doesn't load: ${RULES_YML_PATH.replaceAll('.', '\\.')}: line \\d+, column \\d+: `,
+      ),
+    )
+    await expectProblem(
+      await getRules(h.forge, '?repo=acme/folder'),
+      422,
+      new RegExp(
+        `^the rules file ${RULES_JSON_PATH.replaceAll('.', '\\.')} doesn't load: ${RULES_JSON_PATH.replaceAll('.', '\\.')}: is a directory`,
+      ),
+    )
   })
 })
 
@@ -155,32 +233,59 @@ describe('GET /api/review-classifier/rules: 503', () => {
 
   it('answers 503 while the controller has no forge token yet', async () => {
     const tokenless = createForgejoForge({ baseUrl: h.fake.url, token: async () => null })
-    await expectProblem(await getRules(tokenless, '?repo=acme/widgets'), 503, "the rules can't be read from the forge: no forge token yet: the controller has no site-admin token for the forge")
+    await expectProblem(
+      await getRules(tokenless, '?repo=acme/widgets'),
+      503,
+      "the rules can't be read from the forge: no forge token yet: the controller has no site-admin token for the forge",
+    )
   })
 
   it('answers 503 when the forge fails, at any of its reads, and logs it', async () => {
-    for (const template of ['/repos/{owner}/{repo}', '/repos/{owner}/{repo}/branches/{branch}', '/repos/{owner}/{repo}/contents/{filepath}']) {
+    for (const template of [
+      '/repos/{owner}/{repo}',
+      '/repos/{owner}/{repo}/branches/{branch}',
+      '/repos/{owner}/{repo}/contents/{filepath}',
+    ]) {
       h.fake.failNext('GET', template, { status: 500 })
       const { app, logger } = anApp(h.forge)
       const response = await app.handle(aRequest('/api/review-classifier/rules?repo=acme/widgets'))
-      await expectProblem(response, 503, /^the rules can't be read from the forge: the forge answered GET \/repos\/acme\/widgets\S* with 500$/)
+      await expectProblem(
+        response,
+        503,
+        /^the rules can't be read from the forge: the forge answered GET \/repos\/acme\/widgets\S* with 500$/,
+      )
       expect(logger.entries).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'forge read failed' }))
     }
   })
 
   it("answers 503 when the forge doesn't answer within the adapter's deadline", async () => {
-    const impatient = await startForgejoHarness({ repos: [{ owner: 'acme', name: 'widgets', files: { [RULES_YML_PATH]: YML } }] }, {}, { timeoutMs: 200 })
+    const impatient = await startForgejoHarness(
+      { repos: [{ owner: 'acme', name: 'widgets', files: { [RULES_YML_PATH]: YML } }] },
+      {},
+      { timeoutMs: 200 },
+    )
     try {
       impatient.fake.failNext('GET', '/repos/{owner}/{repo}/contents/{filepath}', 'hang')
-      await expectProblem(await getRules(impatient.forge, '?repo=acme/widgets'), 503, /^the rules can't be read from the forge: the forge at 127\.0\.0\.1:\d+ did not answer GET \S+ within 200 ms$/)
+      await expectProblem(
+        await getRules(impatient.forge, '?repo=acme/widgets'),
+        503,
+        /^the rules can't be read from the forge: the forge at 127\.0\.0\.1:\d+ did not answer GET \S+ within 200 ms$/,
+      )
     } finally {
       await impatient.cleanup()
     }
   })
 
   it("answers 503 when the forge refuses the controller's token", async () => {
-    const revoked = createForgejoForge({ baseUrl: h.fake.url, token: async () => 'dead0dead0dead0dead0dead0dead0dead0dead0' })
-    const detail = await expectProblem(await getRules(revoked, '?repo=acme/widgets'), 503, /^the rules can't be read from the forge: the forge answered GET \/repos\/acme\/widgets with 401/)
+    const revoked = createForgejoForge({
+      baseUrl: h.fake.url,
+      token: async () => 'dead0dead0dead0dead0dead0dead0dead0dead0',
+    })
+    const detail = await expectProblem(
+      await getRules(revoked, '?repo=acme/widgets'),
+      503,
+      /^the rules can't be read from the forge: the forge answered GET \/repos\/acme\/widgets with 401/,
+    )
     expect(detail).not.toContain('dead0dead0')
   })
 })
@@ -188,7 +293,11 @@ describe('GET /api/review-classifier/rules: 503', () => {
 describe('the OpenAPI document', () => {
   it('documents the route with its statuses, the errors as problem+json', async () => {
     const document = await (await anApp(h.forge).app.handle(aRequest('/openapi/json'))).json()
-    const operation = (document as { paths: Record<string, { get?: { responses: Record<string, { content: Record<string, unknown> }> } }> }).paths['/api/review-classifier/rules']?.get
+    const operation = (
+      document as {
+        paths: Record<string, { get?: { responses: Record<string, { content: Record<string, unknown> }> } }>
+      }
+    ).paths['/api/review-classifier/rules']?.get
     expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '400', '404', '422', '503'])
     expect(Object.keys(operation?.responses['422']?.content ?? {})).toEqual([PROBLEM_CONTENT_TYPE])
   })

@@ -15,7 +15,7 @@ import {
   RULES_PROBLEMS_SHOWN,
   type RulesReader,
 } from '../../../entrypoints/controller/rules-source.ts'
-import { startForgejoHarness, type ForgejoHarness } from '../../support/fake-forgejo/harness.ts'
+import { type ForgejoHarness, startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
 import { failureOf } from './http-support.ts'
 
 setDefaultTimeout(30_000)
@@ -60,18 +60,41 @@ let h: ForgejoHarness
 beforeAll(async () => {
   h = await startForgejoHarness({
     users: [{ login: 'bob' }],
-    tokens: [{ login: 'bob', name: 'bob', token: 'b0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb', scopes: ['read:repository'] }],
+    tokens: [
+      { login: 'bob', name: 'bob', token: 'b0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb', scopes: ['read:repository'] },
+    ],
     repos: [
-      { owner: 'acme', name: 'yaml', defaultBranch: 'trunk', files: { [RULES_YML_PATH]: YML }, branches: { main: { [RULES_JSON_PATH]: JSON_RULES } } },
+      {
+        owner: 'acme',
+        name: 'yaml',
+        defaultBranch: 'trunk',
+        files: { [RULES_YML_PATH]: YML },
+        branches: { main: { [RULES_JSON_PATH]: JSON_RULES } },
+      },
       { owner: 'acme', name: 'json', files: { [RULES_JSON_PATH]: JSON_RULES } },
       { owner: 'acme', name: 'none', files: { 'README.md': 'hello' }, branches: { rules: { [RULES_YML_PATH]: YML } } },
       { owner: 'acme', name: 'both', files: { [RULES_YML_PATH]: YML, [RULES_JSON_PATH]: JSON_RULES } },
-      { owner: 'acme', name: 'broken', files: { [RULES_YML_PATH]: YML.replace('threshold: 90', 'threshold: 190').replace('polarity: positive', 'polarity: postive') } },
+      {
+        owner: 'acme',
+        name: 'broken',
+        files: {
+          [RULES_YML_PATH]: YML.replace('threshold: 90', 'threshold: 190').replace(
+            'polarity: positive',
+            'polarity: postive',
+          ),
+        },
+      },
       { owner: 'acme', name: 'bad-json', files: { [RULES_JSON_PATH]: '{"classifications": [' } },
       { owner: 'acme', name: 'many-problems', files: { [RULES_YML_PATH]: TWELVE_PROBLEMS } },
       { owner: 'acme', name: 'directory', files: { [`${RULES_YML_PATH}/inside.yml`]: YML } },
       { owner: 'acme', name: 'empty', empty: true },
-      { owner: 'acme', name: 'no-default', defaultBranch: 'trunk', files: {}, branches: { main: { [RULES_YML_PATH]: YML } } },
+      {
+        owner: 'acme',
+        name: 'no-default',
+        defaultBranch: 'trunk',
+        files: {},
+        branches: { main: { [RULES_YML_PATH]: YML } },
+      },
       { owner: 'acme', name: 'secret', private: true, files: { [RULES_YML_PATH]: YML } },
     ],
   })
@@ -99,8 +122,18 @@ describe('loadDefaultBranchRules', () => {
       branch: 'trunk',
       commit: head ?? 'no head',
       classifications: [
-        { name: 'datetime', description: 'All datetimes carry time zone information.', threshold: 80, polarity: 'positive' },
-        { name: 'no-ads', description: 'A commit message advertises an AI model.', threshold: 90, polarity: 'negative' },
+        {
+          name: 'datetime',
+          description: 'All datetimes carry time zone information.',
+          threshold: 80,
+          polarity: 'positive',
+        },
+        {
+          name: 'no-ads',
+          description: 'A commit message advertises an AI model.',
+          threshold: 90,
+          polarity: 'negative',
+        },
       ],
       file: { path: RULES_YML_PATH, text: YML, sha: file?.sha ?? 'no sha' },
     })
@@ -119,7 +152,10 @@ describe('loadDefaultBranchRules', () => {
     h.fake.requests.length = 0
     const loaded = await loadDefaultBranchRules(h.forge, JSON_REPO)
     const contents = h.fake.requests.filter((r) => r.template === '/repos/{owner}/{repo}/contents/{filepath}')
-    expect(contents.map((r) => r.path).sort()).toEqual([`/repos/acme/json/contents/${RULES_JSON_PATH}`, `/repos/acme/json/contents/${RULES_YML_PATH}`])
+    expect(contents.map((r) => r.path).sort()).toEqual([
+      `/repos/acme/json/contents/${RULES_JSON_PATH}`,
+      `/repos/acme/json/contents/${RULES_YML_PATH}`,
+    ])
     expect(contents.map((r) => r.query.ref)).toEqual([loaded.commit, loaded.commit])
     expect(loaded.commit).toMatch(/^[0-9a-f]{40}$/)
   })
@@ -146,7 +182,11 @@ describe('loadDefaultBranchRules', () => {
 
   it("answers none, with the branch and commit, when the default branch has neither file (another branch's file doesn't count)", async () => {
     const loaded = await loadDefaultBranchRules(h.forge, NONE)
-    expect(loaded).toEqual({ kind: 'none', branch: 'main', commit: (await h.forge.getBranchHead(NONE, 'main')) ?? 'no head' })
+    expect(loaded).toEqual({
+      kind: 'none',
+      branch: 'main',
+      commit: (await h.forge.getBranchHead(NONE, 'main')) ?? 'no head',
+    })
     expect(describeNoRules(NONE, 'main')).toBe(
       `acme/none has no rules file on its default branch main: add ${RULES_YML_PATH} (or ${RULES_JSON_PATH}) there to give it rules`,
     )
@@ -171,7 +211,9 @@ describe('loadDefaultBranchRules', () => {
       'threshold must be a whole number 0–100, got 190 (a number)',
     ])
     const detail = describeRulesRefusal(loaded)
-    expect(detail).toStartWith(`the rules file ${RULES_YML_PATH} doesn't load: ${RULES_YML_PATH}: classifications[0] (name "datetime"): polarity`)
+    expect(detail).toStartWith(
+      `the rules file ${RULES_YML_PATH} doesn't load: ${RULES_YML_PATH}: classifications[0] (name "datetime"): polarity`,
+    )
     expect(detail).toContain('classifications[1] (name "no-ads"): threshold must be a whole number 0–100')
   })
 
@@ -199,19 +241,37 @@ describe('loadDefaultBranchRules', () => {
     const loaded = await loadDefaultBranchRules(h.forge, DIRECTORY)
     expect(loaded.kind).toBe('invalid')
     if (loaded.kind !== 'invalid') return
-    expect(loaded.problems).toEqual([{ file: RULES_YML_PATH, at: null, detail: expect.stringMatching(/^is a directory in acme\/directory at [0-9a-f]{40}$/) }])
+    expect(loaded.problems).toEqual([
+      {
+        file: RULES_YML_PATH,
+        at: null,
+        detail: expect.stringMatching(/^is a directory in acme\/directory at [0-9a-f]{40}$/),
+      },
+    ])
   })
 
   it('throws not_found for an unknown repo, and for a private one the token may not read (the forge hides it behind 404)', async () => {
-    expect(await codeOf(loadDefaultBranchRules(h.forge, MISSING))).toEqual({ code: 'not_found', message: 'the forge has no repo acme/missing that this host can read' })
-    const asBob = createForgejoForge({ baseUrl: h.fake.url, token: async () => 'b0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb' })
-    expect(await codeOf(loadDefaultBranchRules(asBob, SECRET))).toEqual({ code: 'not_found', message: 'the forge has no repo acme/secret that this host can read' })
+    expect(await codeOf(loadDefaultBranchRules(h.forge, MISSING))).toEqual({
+      code: 'not_found',
+      message: 'the forge has no repo acme/missing that this host can read',
+    })
+    const asBob = createForgejoForge({
+      baseUrl: h.fake.url,
+      token: async () => 'b0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb0bb',
+    })
+    expect(await codeOf(loadDefaultBranchRules(asBob, SECRET))).toEqual({
+      code: 'not_found',
+      message: 'the forge has no repo acme/secret that this host can read',
+    })
     // The site admin sees it.
     expect((await loadDefaultBranchRules(h.forge, SECRET)).kind).toBe('rules')
   })
 
   it('throws not_found for an empty repo and for a default branch that does not exist', async () => {
-    expect(await codeOf(loadDefaultBranchRules(h.forge, EMPTY))).toEqual({ code: 'not_found', message: 'acme/empty is empty: its default branch main has no commit' })
+    expect(await codeOf(loadDefaultBranchRules(h.forge, EMPTY))).toEqual({
+      code: 'not_found',
+      message: 'acme/empty is empty: its default branch main has no commit',
+    })
     expect(await codeOf(loadDefaultBranchRules(h.forge, NO_DEFAULT))).toEqual({
       code: 'not_found',
       message: "the default branch trunk of acme/no-default doesn't exist",
@@ -228,7 +288,11 @@ describe('loadDefaultBranchRules', () => {
       message: 'no forge token yet: the controller has no site-admin token for the forge',
     })
 
-    const impatient = await startForgejoHarness({ repos: [{ owner: 'acme', name: 'json', files: { [RULES_JSON_PATH]: JSON_RULES } }] }, {}, { timeoutMs: 200 })
+    const impatient = await startForgejoHarness(
+      { repos: [{ owner: 'acme', name: 'json', files: { [RULES_JSON_PATH]: JSON_RULES } }] },
+      {},
+      { timeoutMs: 200 },
+    )
     try {
       impatient.fake.failNext('GET', '/repos/{owner}/{repo}/branches/{branch}', 'hang')
       expect((await codeOf(loadDefaultBranchRules(impatient.forge, JSON_REPO))).code).toBe('timeout')

@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { appError } from '../../../core/errors.ts'
-import { RUN_FINISHED_MESSAGE, RUNS_BUCKET, RUNS_KEPT, RUNS_KEY, type RunRecord } from '../../../core/run-record.ts'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { connectNats, type NatsClient } from '../../../adapters/nats/connection.ts'
 import { createNatsKvBuckets } from '../../../adapters/nats/kv.ts'
+import { appError } from '../../../core/errors.ts'
+import { RUN_FINISHED_MESSAGE, RUNS_BUCKET, RUNS_KEPT, RUNS_KEY, type RunRecord } from '../../../core/run-record.ts'
+import {
+  createKvRunStore,
+  RUN_LEFT_OUT_MESSAGE,
+  RUN_WRITE_FAILED_MESSAGE,
+} from '../../../entrypoints/controller/run-store.ts'
 import type { KvBuckets } from '../../../ports/kv.ts'
-import { createKvRunStore, RUN_LEFT_OUT_MESSAGE, RUN_WRITE_FAILED_MESSAGE } from '../../../entrypoints/controller/run-store.ts'
-import { startNatsServer, type NatsServer } from '../../support/nats-server.ts'
+import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
 import { aRunRecord, failureOf } from './http-support.ts'
 
 setDefaultTimeout(60_000)
@@ -24,7 +28,9 @@ function runOf(writer: number, index: number): RunRecord {
  * order, all at once. Nothing is lost when every writer's runs in the list
  * are its newest ones, contiguous and in order, and the list holds 100.
  */
-async function recordConcurrently(bucketsFor: (writer: number) => KvBuckets): Promise<{ runs: RunRecord[]; warnings: number }> {
+async function recordConcurrently(
+  bucketsFor: (writer: number) => KvBuckets,
+): Promise<{ runs: RunRecord[]; warnings: number }> {
   const logger = createRecordingLogger()
   await Promise.all(
     Array.from({ length: WRITERS }, async (_, writer) => {
@@ -56,7 +62,15 @@ describe('createKvRunStore', () => {
     const buckets = createMemoryKv()
     const store = createKvRunStore({ buckets, logger: createRecordingLogger() })
     const first = aRunRecord({ id: 'first' })
-    const second = aRunRecord({ id: 'second', trigger: 'try-out', outcome: 'failed', detail: 'classifier not running', rows: undefined, overall: undefined, review_url: undefined })
+    const second = aRunRecord({
+      id: 'second',
+      trigger: 'try-out',
+      outcome: 'failed',
+      detail: 'classifier not running',
+      rows: undefined,
+      overall: undefined,
+      review_url: undefined,
+    })
     await store.record(first)
     await store.record(second)
     expect(await store.list()).toEqual([second, first])
@@ -110,7 +124,11 @@ describe('createKvRunStore', () => {
     expect(String(logger.withMessage(RUN_LEFT_OUT_MESSAGE)[0]?.fields.reason)).toContain('from-the-future')
     await store.record(aRunRecord({ id: 'newer' }))
     const stored: unknown = JSON.parse((await kv.get(RUNS_KEY))?.value ?? 'null')
-    expect(Array.isArray(stored) ? stored.map((entry: { id: string }) => entry.id) : stored).toEqual(['newer', 'from-the-future', 'good'])
+    expect(Array.isArray(stored) ? stored.map((entry: { id: string }) => entry.id) : stored).toEqual([
+      'newer',
+      'from-the-future',
+      'good',
+    ])
   })
 
   it('reads a stored document that is not a list as no runs', async () => {
@@ -139,7 +157,14 @@ describe('createKvRunStore', () => {
     beforeAll(async () => {
       server = await startNatsServer()
       for (let writer = 0; writer < WRITERS; writer += 1) {
-        clients.push(await connectNats({ url: server.url, name: `run-store-${writer}`, firstConnectTimeoutMs: 10_000, logger: createRecordingLogger() }))
+        clients.push(
+          await connectNats({
+            url: server.url,
+            name: `run-store-${writer}`,
+            firstConnectTimeoutMs: 10_000,
+            logger: createRecordingLogger(),
+          }),
+        )
       }
     })
     afterAll(async () => {
@@ -149,7 +174,11 @@ describe('createKvRunStore', () => {
 
     it('loses nothing to three concurrent writers on their own connections and keeps the newest 100', async () => {
       const buckets = clients.map((client) => createNatsKvBuckets(client))
-      const { runs, warnings } = await recordConcurrently((writer) => buckets[writer] ?? buckets[0]!)
+      const { runs, warnings } = await recordConcurrently((writer) => {
+        const bucket = buckets[writer]
+        if (bucket === undefined) throw new Error(`no connection for writer ${writer}`)
+        return bucket
+      })
       expect(warnings).toBe(0)
       expectNewestKept(runs)
     })

@@ -1,9 +1,9 @@
 import { describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { appError } from '../../../core/errors.ts'
 import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createMemoryForge, type ForgeSeed, type MemoryForge } from '../../../adapters/memory/forge.ts'
 import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createMemorySecretStore, type MemorySecretStore } from '../../../adapters/memory/secret-store.ts'
+import { appError } from '../../../core/errors.ts'
 import {
   createServiceAccountProvisioner,
   PROVISION_MESSAGES,
@@ -18,9 +18,14 @@ const GOOD_TOKEN = '0123456789abcdef0123456789abcdef01234567'
 
 type World = { forge: MemoryForge; secrets: MemorySecretStore; logger: RecordingLogger }
 
-function aWorld(seed: ForgeSeed = {}, stored: string | null = null): World & ReturnType<typeof createServiceAccountProvisioner> {
+function aWorld(
+  seed: ForgeSeed = {},
+  stored: string | null = null,
+): World & ReturnType<typeof createServiceAccountProvisioner> {
   const forge = createMemoryForge({ ...seed, users: [{ login: 'root', admin: true }, ...(seed.users ?? [])] })
-  const secrets = createMemorySecretStore(stored === null ? {} : { [SERVICE_TOKEN.secretPath]: { [SERVICE_TOKEN.secretField]: stored } })
+  const secrets = createMemorySecretStore(
+    stored === null ? {} : { [SERVICE_TOKEN.secretPath]: { [SERVICE_TOKEN.secretField]: stored } },
+  )
   const logger = createRecordingLogger()
   const provisioner = createServiceAccountProvisioner({ forge, secrets, logger, clock: createFixedClock() })
   return { forge, secrets, logger, ...provisioner }
@@ -52,16 +57,23 @@ describe('createServiceAccountProvisioner', () => {
     const token = await storedToken(world)
     expect(token).not.toBeNull()
     const tokens = await world.forge.listTokens(SERVICE_ACCOUNT.login)
-    expect(tokens).toEqual([{ id: expect.any(Number), name: 'swarm-review-classifier', lastEight: token?.slice(-8) ?? '' }])
+    expect(tokens).toEqual([
+      { id: expect.any(Number), name: 'swarm-review-classifier', lastEight: token?.slice(-8) ?? '' },
+    ])
     // The minted token works as the account, with write:repository.
     const seeded = aWorld({ repos: [{ owner: 'acme', name: 'widgets', pulls: [{ number: 1 }] }] })
     await seeded.runOnce()
-    const posted = await seeded.forge.forAccount((await storedToken(seeded)) ?? '').createReview({ owner: 'acme', name: 'widgets' }, 1, {
-      event: 'COMMENT',
-      body: 'hello',
-      commitId: 'abc',
+    const posted = await seeded.forge
+      .forAccount((await storedToken(seeded)) ?? '')
+      .createReview({ owner: 'acme', name: 'widgets' }, 1, {
+        event: 'COMMENT',
+        body: 'hello',
+        commitId: 'abc',
+      })
+    expect(seeded.forge.reviews({ owner: 'acme', name: 'widgets' }, 1)[0]).toMatchObject({
+      id: posted.id,
+      user: SERVICE_ACCOUNT.login,
     })
-    expect(seeded.forge.reviews({ owner: 'acme', name: 'widgets' }, 1)[0]).toMatchObject({ id: posted.id, user: SERVICE_ACCOUNT.login })
     expect(world.logger.withMessage(PROVISION_MESSAGES.accountCreated)).toHaveLength(1)
     expect(world.logger.withMessage(PROVISION_MESSAGES.tokenMinted)).toHaveLength(1)
     expectNoTokenIn(world.logger, token)
@@ -69,7 +81,10 @@ describe('createServiceAccountProvisioner', () => {
 
   it('leaves an existing account with a stored token that matches the forge untouched', async () => {
     const world = aWorld(
-      { users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }], tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }] },
+      {
+        users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }],
+        tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }],
+      },
       GOOD_TOKEN,
     )
     const before = await world.forge.listTokens(SERVICE_ACCOUNT.login)
@@ -82,7 +97,10 @@ describe('createServiceAccountProvisioner', () => {
 
   it('puts the limits on an existing account that lacks them, at every pass, and on a new one through createUser', async () => {
     const world = aWorld(
-      { users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }], tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }] },
+      {
+        users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }],
+        tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }],
+      },
       GOOD_TOKEN,
     )
     let edits = 0
@@ -104,30 +122,48 @@ describe('createServiceAccountProvisioner', () => {
   })
 
   it('makes an existing account that must change its password able to post again', async () => {
-    const world = aWorld(
-      { users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email, flags: { mustChangePassword: true } }], repos: [{ owner: 'acme', name: 'widgets', pulls: [{ number: 1 }] }] },
-    )
+    const world = aWorld({
+      users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email, flags: { mustChangePassword: true } }],
+      repos: [{ owner: 'acme', name: 'widgets', pulls: [{ number: 1 }] }],
+    })
     expect(await world.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: 'minted' })
-    await world.forge.forAccount((await storedToken(world)) ?? '').createReview({ owner: 'acme', name: 'widgets' }, 1, { event: 'COMMENT', body: 'hi', commitId: 'abc' })
-    expect(world.forge.reviews({ owner: 'acme', name: 'widgets' }, 1).map((r) => r.user)).toEqual([SERVICE_ACCOUNT.login])
+    await world.forge
+      .forAccount((await storedToken(world)) ?? '')
+      .createReview({ owner: 'acme', name: 'widgets' }, 1, { event: 'COMMENT', body: 'hi', commitId: 'abc' })
+    expect(world.forge.reviews({ owner: 'acme', name: 'widgets' }, 1).map((r) => r.user)).toEqual([
+      SERVICE_ACCOUNT.login,
+    ])
   })
 
   it('logs a failed limits edit as a warning and still keeps or mints the token', async () => {
     for (const stored of [GOOD_TOKEN, null]) {
       const world = aWorld(
-        { users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }], tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }] },
+        {
+          users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }],
+          tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }],
+        },
         stored,
       )
       world.forge.ensureServiceAccountLimits = async () => {
         throw appError('unavailable', 'the forge answered 502')
       }
-      expect(await world.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: stored === null ? 'minted' : 'kept' })
+      expect(await world.runOnce()).toEqual({
+        outcome: 'ready',
+        account: 'existing',
+        token: stored === null ? 'minted' : 'kept',
+      })
       const [warning] = world.logger.withMessage(PROVISION_MESSAGES.limitsFailed)
       expect(warning?.level).toBe('warn')
-      expect(warning?.fields).toMatchObject({ login: SERVICE_ACCOUNT.login, code: 'unavailable', error: 'the forge answered 502' })
+      expect(warning?.fields).toMatchObject({
+        login: SERVICE_ACCOUNT.login,
+        code: 'unavailable',
+        error: 'the forge answered 502',
+      })
       expect(world.logger.withMessage(PROVISION_MESSAGES.passFailed)).toEqual([])
       const token = await storedToken(world)
-      expect((await world.forge.listTokens(SERVICE_ACCOUNT.login)).map((t) => t.lastEight)).toEqual([token?.slice(-8) ?? 'none'])
+      expect((await world.forge.listTokens(SERVICE_ACCOUNT.login)).map((t) => t.lastEight)).toEqual([
+        token?.slice(-8) ?? 'none',
+      ])
       expectNoTokenIn(world.logger, GOOD_TOKEN, token)
     }
   })
@@ -141,10 +177,20 @@ describe('createServiceAccountProvisioner', () => {
       // The create goes through, the edit after it does not.
       harness.fake.failNext('PATCH', '/admin/users/{username}', { status: 500 })
       expect(await provisioner.runOnce()).toMatchObject({ outcome: 'failed', step: 'create-account' })
-      expect(harness.fake.flags(SERVICE_ACCOUNT.login)).toMatchObject({ maxRepoCreation: -1, allowCreateOrganization: true })
+      expect(harness.fake.flags(SERVICE_ACCOUNT.login)).toMatchObject({
+        maxRepoCreation: -1,
+        allowCreateOrganization: true,
+      })
       expect(await provisioner.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: 'minted' })
-      expect(harness.fake.flags(SERVICE_ACCOUNT.login)).toMatchObject({ active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false })
-      const limits = harness.fake.requests.filter((r) => r.method === 'PATCH' && JSON.stringify(r.body).includes('max_repo_creation'))
+      expect(harness.fake.flags(SERVICE_ACCOUNT.login)).toMatchObject({
+        active: true,
+        mustChangePassword: false,
+        maxRepoCreation: 0,
+        allowCreateOrganization: false,
+      })
+      const limits = harness.fake.requests.filter(
+        (r) => r.method === 'PATCH' && JSON.stringify(r.body).includes('max_repo_creation'),
+      )
       expect(limits).toHaveLength(2)
       expect(await secrets.read(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField)).toMatch(/^[0-9a-f]{40}$/)
     } finally {
@@ -154,7 +200,10 @@ describe('createServiceAccountProvisioner', () => {
 
   it('re-mints when the token was deleted on the forge, and the new one is the one stored', async () => {
     const world = aWorld(
-      { users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }], tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }] },
+      {
+        users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }],
+        tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }],
+      },
       GOOD_TOKEN,
     )
     const [old] = await world.forge.listTokens(SERVICE_ACCOUNT.login)
@@ -162,7 +211,9 @@ describe('createServiceAccountProvisioner', () => {
     expect(await world.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: 'minted' })
     const fresh = await storedToken(world)
     expect(fresh).not.toBe(GOOD_TOKEN)
-    expect((await world.forge.listTokens(SERVICE_ACCOUNT.login)).map((t) => t.lastEight)).toEqual([fresh?.slice(-8) ?? ''])
+    expect((await world.forge.listTokens(SERVICE_ACCOUNT.login)).map((t) => t.lastEight)).toEqual([
+      fresh?.slice(-8) ?? '',
+    ])
     expectNoTokenIn(world.logger, GOOD_TOKEN, fresh)
   })
 
@@ -220,10 +271,18 @@ describe('createServiceAccountProvisioner', () => {
   })
 
   it('does not mint when the secret store cannot be read, since it cannot tell whether the token is good', async () => {
-    const world = aWorld({ users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }], tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }] }, GOOD_TOKEN)
+    const world = aWorld(
+      {
+        users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }],
+        tokens: [{ login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN }],
+      },
+      GOOD_TOKEN,
+    )
     world.secrets.simulateFailure(appError('unavailable', 'the store is sealed'))
     expect(await world.runOnce()).toMatchObject({ outcome: 'failed', step: 'read-stored-token' })
-    expect((await world.forge.listTokens(SERVICE_ACCOUNT.login)).map((t) => t.lastEight)).toEqual([GOOD_TOKEN.slice(-8)])
+    expect((await world.forge.listTokens(SERVICE_ACCOUNT.login)).map((t) => t.lastEight)).toEqual([
+      GOOD_TOKEN.slice(-8),
+    ])
   })
 
   it('logs a failed store of a minted token without the token, and the next pass mints a fresh one', async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'bun:test'
-import { appError, isAppError } from '../../../core/errors.ts'
-import { DEFAULT_SETTINGS, SETTINGS_BUCKET, SETTINGS_KEY } from '../../../core/settings.ts'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
+import { appError, isAppError } from '../../../core/errors.ts'
+import { DEFAULT_SETTINGS, SETTINGS_BUCKET, SETTINGS_KEY } from '../../../core/settings.ts'
 import { createKvSettingsStore, UNDECODABLE_SETTINGS_MESSAGE } from '../../../entrypoints/controller/settings-store.ts'
 import { aSettings } from '../../builders.ts'
 import { failureOf } from './http-support.ts'
@@ -105,7 +105,9 @@ describe('createKvSettingsStore', () => {
       store.update({ acp: ACP }),
     ])
     expect(results.every((result) => result.ok)).toBe(true)
-    expect(await store.read()).toEqual(aSettings({ model: 'sonnet', effort: 'max', max_concurrent_reviews: 5, acp: ACP }))
+    expect(await store.read()).toEqual(
+      aSettings({ model: 'sonnet', effort: 'max', max_concurrent_reviews: 5, acp: ACP }),
+    )
   })
 
   it('lets unavailable and timeout through, for the routes to answer 503', async () => {

@@ -7,11 +7,16 @@
  */
 import { createSequenceIds } from '../../../adapters/memory/ids.ts'
 import type { Classification } from '../../../core/types.ts'
+import type { RunReply, RunRequest } from '../../../core/wire.ts'
 import { createControllerApp } from '../../../entrypoints/controller/app.ts'
 import { tryOutRoutes } from '../../../entrypoints/controller/routes/try-out.ts'
-import { createTryOuts, type TryOutForge, type TryOuts, type TryOutsDeps } from '../../../entrypoints/controller/try-outs.ts'
+import {
+  createTryOuts,
+  type TryOutForge,
+  type TryOuts,
+  type TryOutsDeps,
+} from '../../../entrypoints/controller/try-outs.ts'
 import { aRequest } from './http-support.ts'
-import type { RunReply, RunRequest } from '../../../core/wire.ts'
 import { answeredRow, createWorld, type World } from './review-world.ts'
 
 export const TRY_OUT = '/api/review-classifier/try-out'
@@ -74,7 +79,15 @@ export function createTryOutWorld(options: TryOutWorldOptions = {}): TryOutWorld
     runs: world.runs,
     checks: [],
     logger: world.logger,
-    routes: [tryOutRoutes({ queue, forge: options.forge === null ? null : forge, settings: world.settings, tryOuts, logger: world.logger })],
+    routes: [
+      tryOutRoutes({
+        queue,
+        forge: options.forge === null ? null : forge,
+        settings: world.settings,
+        tryOuts,
+        logger: world.logger,
+      }),
+    ],
   })
   return Object.assign(world, { app, tryOuts, link, forgeCalls, forgeHooks })
 }
@@ -93,7 +106,15 @@ export function aTryOutBody(overrides: Record<string, unknown> = {}): Record<str
   return {
     repo: 'acme/widgets',
     pr: 42,
-    classifications: [aClassification(), aClassification({ name: 'no-ads', description: 'A commit advertises an AI model.', polarity: 'negative', threshold: 90 })],
+    classifications: [
+      aClassification(),
+      aClassification({
+        name: 'no-ads',
+        description: 'A commit advertises an AI model.',
+        polarity: 'negative',
+        threshold: 90,
+      }),
+    ],
     ...overrides,
   }
 }

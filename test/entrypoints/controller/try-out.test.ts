@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'bun:test'
+import { createSequenceIds } from '../../../adapters/memory/ids.ts'
 import { createMemoryQueue } from '../../../adapters/memory/queue.ts'
 import { appError } from '../../../core/errors.ts'
 import type { RunRecord } from '../../../core/run-record.ts'
 import type { RunRequest } from '../../../core/wire.ts'
 import { createReviewPipeline } from '../../../entrypoints/controller/pipeline.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../entrypoints/controller/problem.ts'
-import { aRequest, expectProblem } from './http-support.ts'
 import { parseTryOutBody } from '../../../entrypoints/controller/routes/try-out.ts'
 import { createTryOuts, TRY_OUT_KEEP_MS } from '../../../entrypoints/controller/try-outs.ts'
-import { createSequenceIds } from '../../../adapters/memory/ids.ts'
 import { aSeedPull, aSeedRepo } from '../../builders.ts'
+import { aRequest, expectProblem } from './http-support.ts'
 import { answeredRow, gate, REPO, until } from './review-world.ts'
 import {
   aClassification,
@@ -24,7 +24,6 @@ import {
 } from './try-out-world.ts'
 
 const HEAD = (await createTryOutWorld().forge.getPullRequest(REPO, 42)).headSha
-
 
 function onlyRecord(world: TryOutWorld): RunRecord {
   expect(world.runs.records).toHaveLength(1)
@@ -61,7 +60,10 @@ describe('POST /api/review-classifier/try-out: accepted', () => {
       return {
         id: request.id,
         ok: true,
-        rows: [answeredRow(request, 'datetime'), answeredRow(request, 'no-ads', { verdict: 'no-match', certainty: 97 })],
+        rows: [
+          answeredRow(request, 'datetime'),
+          answeredRow(request, 'no-ads', { verdict: 'no-match', certainty: 97 }),
+        ],
         overall: 'approve',
       }
     })
@@ -84,7 +86,12 @@ describe('POST /api/review-classifier/try-out: accepted', () => {
       diff: aSeedPull().diff ?? '',
       classifications: [
         aClassification(),
-        aClassification({ name: 'no-ads', description: 'A commit advertises an AI model.', polarity: 'negative', threshold: 90 }),
+        aClassification({
+          name: 'no-ads',
+          description: 'A commit advertises an AI model.',
+          polarity: 'negative',
+          threshold: 90,
+        }),
       ],
       runtime: 'api-key',
       model: 'sonnet',
@@ -93,12 +100,34 @@ describe('POST /api/review-classifier/try-out: accepted', () => {
     })
 
     const result = await readTryOut(world, 'try-1')
-    expect(result).toMatchObject({ id: 'try-1', status: 'done', repo: 'acme/widgets', pr: 42, head_sha: HEAD, overall: 'approve', detail: null })
+    expect(result).toMatchObject({
+      id: 'try-1',
+      status: 'done',
+      repo: 'acme/widgets',
+      pr: 42,
+      head_sha: HEAD,
+      overall: 'approve',
+      detail: null,
+    })
     // A try-out shows no token count, and recomputes counted/fails itself.
     expect(JSON.stringify(result)).not.toContain('usage')
     expect(result.rows).toEqual([
-      expect.objectContaining({ name: 'datetime', verdict: 'match', certainty: 95, counted: true, fails: false, error: null }),
-      expect.objectContaining({ name: 'no-ads', verdict: 'no-match', certainty: 97, counted: true, fails: false, error: null }),
+      expect.objectContaining({
+        name: 'datetime',
+        verdict: 'match',
+        certainty: 95,
+        counted: true,
+        fails: false,
+        error: null,
+      }),
+      expect.objectContaining({
+        name: 'no-ads',
+        verdict: 'no-match',
+        certainty: 97,
+        counted: true,
+        fails: false,
+        error: null,
+      }),
     ])
 
     const { rows: recordedRows, ...record } = onlyRecord(world)
@@ -145,7 +174,10 @@ describe('POST /api/review-classifier/try-out: accepted', () => {
 
   it('runs on a closed PR, and answers request-changes when a negative rule matches', async () => {
     const world = createTryOutWorld({
-      seed: { users: [{ login: 'alice' }], repos: [aSeedRepo({ pulls: [aSeedPull({ state: 'closed', merged: true })] })] },
+      seed: {
+        users: [{ login: 'alice' }],
+        repos: [aSeedRepo({ pulls: [aSeedPull({ state: 'closed', merged: true })] })],
+      },
     })
     await world.serve((request) => ({
       id: request.id,
@@ -181,7 +213,11 @@ describe('POST /api/review-classifier/try-out: accepted', () => {
     expect(result).toMatchObject({ status: 'done', overall: 'no-verdict', detail: null })
     expect(result.rows).toEqual([
       expect.objectContaining({ name: 'datetime', verdict: 'match' }),
-      expect.objectContaining({ name: 'no-ads', verdict: null, error: { kind: 'malformed-answer', detail: 'no verdict line' } }),
+      expect.objectContaining({
+        name: 'no-ads',
+        verdict: null,
+        error: { kind: 'malformed-answer', detail: 'no verdict line' },
+      }),
     ])
     expect(onlyRecord(world)).toMatchObject({ outcome: 'done', overall: 'no-verdict' })
     expectForgeUntouched(world)
@@ -220,7 +256,14 @@ describe('try-outs that fail', () => {
       detail: "the classifier isn't running (no responders)",
     })
     const record = onlyRecord(world)
-    expect(record).toMatchObject({ id, trigger: 'try-out', requester: 'ann', outcome: 'failed', detail: "the classifier isn't running (no responders)", head_sha: HEAD })
+    expect(record).toMatchObject({
+      id,
+      trigger: 'try-out',
+      requester: 'ann',
+      outcome: 'failed',
+      detail: "the classifier isn't running (no responders)",
+      head_sha: HEAD,
+    })
     expect(record.rows).toBeUndefined()
     expect(record.overall).toBeUndefined()
     expectForgeUntouched(world)
@@ -242,10 +285,26 @@ describe('try-outs that fail', () => {
 
   it('fails with the reason and any rows when the run failed as a whole', async () => {
     const world = createTryOutWorld()
-    await world.serve((request) => ({ id: request.id, ok: false, error: 'no key for the api-key runtime', rows: [], overall: 'no-verdict' }))
+    await world.serve((request) => ({
+      id: request.id,
+      ok: false,
+      error: 'no key for the api-key runtime',
+      rows: [],
+      overall: 'no-verdict',
+    }))
     const { result } = await finishedTryOut(world)
-    expect(result).toMatchObject({ status: 'failed', rows: [], overall: 'no-verdict', detail: 'the run failed: no key for the api-key runtime' })
-    expect(onlyRecord(world)).toMatchObject({ outcome: 'failed', rows: [], overall: 'no-verdict', detail: 'the run failed: no key for the api-key runtime' })
+    expect(result).toMatchObject({
+      status: 'failed',
+      rows: [],
+      overall: 'no-verdict',
+      detail: 'the run failed: no key for the api-key runtime',
+    })
+    expect(onlyRecord(world)).toMatchObject({
+      outcome: 'failed',
+      rows: [],
+      overall: 'no-verdict',
+      detail: 'the run failed: no key for the api-key runtime',
+    })
   })
 
   it("fails when the reply's rows aren't the classifications sent, and still shows the rows", async () => {
@@ -263,7 +322,11 @@ describe('try-outs that fail', () => {
     )
     expect(result.rows).toEqual([
       expect.objectContaining({ name: 'datetime', verdict: 'match' }),
-      expect.objectContaining({ name: 'no-ads', verdict: null, error: { kind: 'runtime', detail: "missing from the classifier's reply" } }),
+      expect.objectContaining({
+        name: 'no-ads',
+        verdict: null,
+        error: { kind: 'runtime', detail: "missing from the classifier's reply" },
+      }),
     ])
     expect(onlyRecord(world)).toMatchObject({ outcome: 'failed', overall: 'no-verdict' })
   })
@@ -271,11 +334,17 @@ describe('try-outs that fail', () => {
   it('fails on a reply to another run and on a reply that is not a reply', async () => {
     const other = createTryOutWorld()
     await other.serve((request) => ({ ...allClear(request), id: 'someone-else' }))
-    expect((await finishedTryOut(other)).result).toMatchObject({ status: 'failed', rows: null, detail: 'the classifier answered another run (someone-else)' })
+    expect((await finishedTryOut(other)).result).toMatchObject({
+      status: 'failed',
+      rows: null,
+      detail: 'the classifier answered another run (someone-else)',
+    })
 
     const garbled = createTryOutWorld()
     // Not the wire shape: `rows` missing.
-    await garbled.serve((request) => Object.assign(allClear(request), { toJSON: () => ({ id: request.id, ok: true, overall: 'approve' }) }))
+    await garbled.serve((request) =>
+      Object.assign(allClear(request), { toJSON: () => ({ id: request.id, ok: true, overall: 'approve' }) }),
+    )
     const { result } = await finishedTryOut(garbled)
     expect(result).toMatchObject({ status: 'failed', rows: null })
     expect(String(result.detail)).toStartWith("the classifier's reply can't be read")
@@ -285,7 +354,8 @@ describe('try-outs that fail', () => {
     const world = createTryOutWorld()
     await world.serve(allClear)
     world.forgeHooks.onCall = (method) => {
-      if (method === 'listPullCommits') world.forge.simulateFailure(appError('unavailable', 'the forge at forge.example answered 502'))
+      if (method === 'listPullCommits')
+        world.forge.simulateFailure(appError('unavailable', 'the forge at forge.example answered 502'))
     }
     const id = await startTryOut(world)
     await world.tryOuts.idle()
@@ -300,7 +370,11 @@ describe('try-outs that fail', () => {
 describe('POST /api/review-classifier/try-out: refused', () => {
   it('answers 401 without a Remote-User, before reading the body', async () => {
     const world = createTryOutWorld()
-    await expectProblem(await world.app.handle(postTryOut(aTryOutBody(), {})), 401, 'a try-out needs the Remote-User header the gateway sets')
+    await expectProblem(
+      await world.app.handle(postTryOut(aTryOutBody(), {})),
+      401,
+      'a try-out needs the Remote-User header the gateway sets',
+    )
     await expectProblem(await world.app.handle(postTryOut('not json', { 'remote-user': '  ' })), 401)
     expect(world.forgeCalls).toEqual([])
   })
@@ -309,7 +383,11 @@ describe('POST /api/review-classifier/try-out: refused', () => {
     const world = createTryOutWorld()
     await expectProblem(await world.app.handle(postTryOut('{"repo":')), 400, /^the body isn't JSON/)
     await expectProblem(await world.app.handle(postTryOut('')), 400, /^the body isn't JSON/)
-    await expectProblem(await world.app.handle(postTryOut([aTryOutBody()])), 400, /^the body must be a JSON object .* got a list$/)
+    await expectProblem(
+      await world.app.handle(postTryOut([aTryOutBody()])),
+      400,
+      /^the body must be a JSON object .* got a list$/,
+    )
   })
 
   it('ignores unknown fields (DECISIONS.md, wire formats) and answers 400 for a missing one', async () => {
@@ -330,23 +408,52 @@ describe('POST /api/review-classifier/try-out: refused', () => {
 
   it('answers 400 for a pr that is not a positive whole number', async () => {
     const world = createTryOutWorld()
-    for (const [pr, shown] of [[0, '0'], [-3, '-3'], [1.5, '1.5'], ['42', '"42" (a string)'], [null, 'null'], [2 ** 60, String(2 ** 60)]] as const) {
-      await expectProblem(await world.app.handle(postTryOut(aTryOutBody({ pr }))), 400, `pr must be a positive whole number, got ${shown}`)
+    for (const [pr, shown] of [
+      [0, '0'],
+      [-3, '-3'],
+      [1.5, '1.5'],
+      ['42', '"42" (a string)'],
+      [null, 'null'],
+      [2 ** 60, String(2 ** 60)],
+    ] as const) {
+      await expectProblem(
+        await world.app.handle(postTryOut(aTryOutBody({ pr }))),
+        400,
+        `pr must be a positive whole number, got ${shown}`,
+      )
     }
   })
 
   it("answers 400 with core's words for classifications that break a rule, naming the entry", async () => {
     const world = createTryOutWorld()
-    await expectProblem(await world.app.handle(postTryOut(aTryOutBody({ classifications: [] }))), 400, /classifications: is empty; it needs 1 to 10/)
+    await expectProblem(
+      await world.app.handle(postTryOut(aTryOutBody({ classifications: [] }))),
+      400,
+      /classifications: is empty; it needs 1 to 10/,
+    )
     const eleven = Array.from({ length: 11 }, (_, i) => aClassification({ name: `rule-${i}` }))
-    await expectProblem(await world.app.handle(postTryOut(aTryOutBody({ classifications: eleven }))), 400, /has 11 classifications; at most 10/)
+    await expectProblem(
+      await world.app.handle(postTryOut(aTryOutBody({ classifications: eleven }))),
+      400,
+      /has 11 classifications; at most 10/,
+    )
     const detail = await expectProblem(
       await world.app.handle(
-        postTryOut(aTryOutBody({ classifications: [aClassification(), aClassification({ name: 'loose', threshold: 101 }), { ...aClassification({ name: 'extra' }), colour: 'red' }] })),
+        postTryOut(
+          aTryOutBody({
+            classifications: [
+              aClassification(),
+              aClassification({ name: 'loose', threshold: 101 }),
+              { ...aClassification({ name: 'extra' }), colour: 'red' },
+            ],
+          }),
+        ),
       ),
       400,
     )
-    expect(detail).toContain('the body: classifications[1] (name "loose"): threshold must be a whole number 0–100, got 101 (a number)')
+    expect(detail).toContain(
+      'the body: classifications[1] (name "loose"): threshold must be a whole number 0–100, got 101 (a number)',
+    )
     expect(detail).toContain('the body: classifications[2] (name "extra"): unknown key "colour"')
     await expectProblem(
       await world.app.handle(postTryOut(aTryOutBody({ classifications: [aClassification(), aClassification()] }))),
@@ -358,7 +465,10 @@ describe('POST /api/review-classifier/try-out: refused', () => {
   it('names every problem of the body at once, and starts nothing for a refused body', async () => {
     const world = createTryOutWorld()
     await world.serve(allClear)
-    const detail = await expectProblem(await world.app.handle(postTryOut({ repo: 'nope', pr: 0, classifications: 'all' })), 400)
+    const detail = await expectProblem(
+      await world.app.handle(postTryOut({ repo: 'nope', pr: 0, classifications: 'all' })),
+      400,
+    )
     expect(detail.split('\n')).toEqual([
       expect.stringMatching(/^repo must be owner\/name/),
       'pr must be a positive whole number, got 0',
@@ -373,8 +483,16 @@ describe('POST /api/review-classifier/try-out: refused', () => {
   it('answers 404 for a repo or a PR the forge does not know', async () => {
     const world = createTryOutWorld()
     await world.serve(allClear)
-    await expectProblem(await world.app.handle(postTryOut(aTryOutBody({ repo: 'acme/nope' }))), 404, /^the forge has no pull request acme\/nope#42/)
-    await expectProblem(await world.app.handle(postTryOut(aTryOutBody({ pr: 99 }))), 404, /^the forge has no pull request acme\/widgets#99/)
+    await expectProblem(
+      await world.app.handle(postTryOut(aTryOutBody({ repo: 'acme/nope' }))),
+      404,
+      /^the forge has no pull request acme\/nope#42/,
+    )
+    await expectProblem(
+      await world.app.handle(postTryOut(aTryOutBody({ pr: 99 }))),
+      404,
+      /^the forge has no pull request acme\/widgets#99/,
+    )
     await world.tryOuts.idle()
     expect(world.requests).toEqual([])
     expect(world.runs.records).toEqual([])
@@ -382,7 +500,11 @@ describe('POST /api/review-classifier/try-out: refused', () => {
   })
 
   it('answers 503 without a swarm queue, or with it down', async () => {
-    await expectProblem(await createTryOutWorld({ queue: null }).app.handle(postTryOut(aTryOutBody())), 503, 'this host has no swarm queue')
+    await expectProblem(
+      await createTryOutWorld({ queue: null }).app.handle(postTryOut(aTryOutBody())),
+      503,
+      'this host has no swarm queue',
+    )
     const down = createTryOutWorld()
     down.link.up = false
     await expectProblem(await down.app.handle(postTryOut(aTryOutBody())), 503, 'the swarm queue is not connected')
@@ -391,18 +513,36 @@ describe('POST /api/review-classifier/try-out: refused', () => {
   it('answers 503 or 500 as the settings route does when the settings cannot be read', async () => {
     const slow = createTryOutWorld()
     slow.settings.fail(appError('timeout', 'kv get of review-classifier-settings/all: no answer'))
-    await expectProblem(await slow.app.handle(postTryOut(aTryOutBody())), 503, "the settings can't be read: kv get of review-classifier-settings/all: no answer")
+    await expectProblem(
+      await slow.app.handle(postTryOut(aTryOutBody())),
+      503,
+      "the settings can't be read: kv get of review-classifier-settings/all: no answer",
+    )
     const refused = createTryOutWorld()
     refused.settings.fail(appError('forbidden', 'permissions violation for the bucket'))
-    await expectProblem(await refused.app.handle(postTryOut(aTryOutBody())), 500, "the settings can't be read: permissions violation for the bucket")
+    await expectProblem(
+      await refused.app.handle(postTryOut(aTryOutBody())),
+      500,
+      "the settings can't be read: permissions violation for the bucket",
+    )
     expect(refused.forgeCalls).toEqual([])
   })
 
   it('answers 503 with no forge, no forge token yet, the forge down or slow', async () => {
-    await expectProblem(await createTryOutWorld({ forge: null }).app.handle(postTryOut(aTryOutBody())), 503, 'this host has no forge: FORGE_URL is not set')
+    await expectProblem(
+      await createTryOutWorld({ forge: null }).app.handle(postTryOut(aTryOutBody())),
+      503,
+      'this host has no forge: FORGE_URL is not set',
+    )
     for (const [error, detail] of [
-      [appError('unavailable', 'no forge token yet: the controller has no site-admin token for the forge'), /no forge token yet/],
-      [appError('unavailable', 'the forge at forge.example answered GET pull request with 502'), /answered GET pull request with 502/],
+      [
+        appError('unavailable', 'no forge token yet: the controller has no site-admin token for the forge'),
+        /no forge token yet/,
+      ],
+      [
+        appError('unavailable', 'the forge at forge.example answered GET pull request with 502'),
+        /answered GET pull request with 502/,
+      ],
       [appError('timeout', 'the forge at forge.example did not answer within 120000 ms'), /did not answer within/],
       [appError('unauthorized', 'the forge answered with 401: token is invalid'), /token is invalid/],
     ] as const) {
@@ -418,7 +558,11 @@ describe('POST /api/review-classifier/try-out: refused', () => {
 describe('GET /api/review-classifier/try-out/{id}', () => {
   it('answers 404 for an id it never gave', async () => {
     const world = createTryOutWorld()
-    await expectProblem(await world.app.handle(getTryOut('try-404')), 404, 'no try-out "try-404": unknown, or finished more than an hour ago')
+    await expectProblem(
+      await world.app.handle(getTryOut('try-404')),
+      404,
+      'no try-out "try-404": unknown, or finished more than an hour ago',
+    )
   })
 
   it('keeps a result for an hour after it finishes, then answers 404', async () => {
@@ -492,7 +636,9 @@ describe('try-outs and review places', () => {
     })
     const pipeline = createReviewPipeline(world.deps)
     for (let i = 0; i < 9; i += 1) {
-      expect(pipeline.submit({ repo: REPO, pr: 42, headSha: `${i}`.repeat(40), requester: 'alice' })).not.toBe('queue-full')
+      expect(pipeline.submit({ repo: REPO, pr: 42, headSha: `${i}`.repeat(40), requester: 'alice' })).not.toBe(
+        'queue-full',
+      )
     }
     await until(() => world.requests.some((request) => request.trigger === 'review'))
     expect(pipeline.counts()).toMatchObject({ running: 1, waiting: 8, limit: 1 })
@@ -505,7 +651,10 @@ describe('try-outs and review places', () => {
     expect(await readTryOut(world, id)).toMatchObject({ status: 'done', overall: 'approve' })
     expect(pipeline.counts()).toMatchObject({ running: 1, waiting: 8 })
     // The try-out is recorded; of the reviews, only the one turned away is.
-    expect(world.runs.records.map((record) => `${record.trigger} ${record.outcome}`).sort()).toEqual(['review queue-full', 'try-out done'])
+    expect(world.runs.records.map((record) => `${record.trigger} ${record.outcome}`).sort()).toEqual([
+      'review queue-full',
+      'try-out done',
+    ])
 
     reviewsHeld.open()
     await pipeline.idle()
@@ -549,7 +698,12 @@ describe('parseTryOutBody', () => {
         pr: 42,
         classifications: [
           aClassification(),
-          aClassification({ name: 'no-ads', description: 'A commit advertises an AI model.', polarity: 'negative', threshold: 90 }),
+          aClassification({
+            name: 'no-ads',
+            description: 'A commit advertises an AI model.',
+            polarity: 'negative',
+            threshold: 90,
+          }),
         ],
       },
     })
@@ -575,11 +729,22 @@ describe('createTryOuts', () => {
       replyTimeoutMs: 1_000,
     })
     const forge = world.forge
-    const input = { forge, repo: REPO, pr: 42, headSha: HEAD, classifications: [aClassification()], settings: await world.settings.read(), requester: 'ann' }
+    const input = {
+      forge,
+      repo: REPO,
+      pr: 42,
+      headSha: HEAD,
+      classifications: [aClassification()],
+      settings: await world.settings.read(),
+      requester: 'ann',
+    }
     expect(tryOuts.start(input)).toBe('t-1')
     expect(tryOuts.start(input)).toBe('t-2')
     await tryOuts.idle()
-    expect(tryOuts.get('t-1')).toMatchObject({ status: 'failed', detail: "the classifier isn't running (no responders)" })
+    expect(tryOuts.get('t-1')).toMatchObject({
+      status: 'failed',
+      detail: "the classifier isn't running (no responders)",
+    })
     expect(tryOuts.get('t-2')).toMatchObject({ status: 'failed' })
     expect(tryOuts.get('t-3')).toBeNull()
     // A copy: changing what `get` answered changes nothing held.
@@ -588,4 +753,3 @@ describe('createTryOuts', () => {
     expect(tryOuts.get('t-1')?.status).toBe('failed')
   })
 })
-

@@ -53,12 +53,23 @@ describe('POST /webhook/forge/review-request', () => {
     const { app, pipeline, logger } = anApp()
     const body = goJson(reviewRequestPayload())
     const forged = signBody('another-secret', body)
-    await expectProblem(await app.handle(signedDelivery({ secret: SECRET, signature: forged }, body)), 401, /doesn't match/)
-    await expectProblem(await app.handle(signedDelivery({ secret: SECRET, signature: null }, body)), 401, /no X-Forgejo-Signature/)
+    await expectProblem(
+      await app.handle(signedDelivery({ secret: SECRET, signature: forged }, body)),
+      401,
+      /doesn't match/,
+    )
+    await expectProblem(
+      await app.handle(signedDelivery({ secret: SECRET, signature: null }, body)),
+      401,
+      /no X-Forgejo-Signature/,
+    )
     await expectProblem(await app.handle(signedDelivery({ secret: SECRET, signature: '' }, body)), 401)
     await expectProblem(await app.handle(signedDelivery({ secret: SECRET, signature: 'zz' }, body)), 401)
     // The GitHub-style prefixed form belongs in X-Hub-Signature-256, not here.
-    await expectProblem(await app.handle(signedDelivery({ secret: SECRET, signature: `sha256=${signBody(SECRET, body)}` }, body)), 401)
+    await expectProblem(
+      await app.handle(signedDelivery({ secret: SECRET, signature: `sha256=${signBody(SECRET, body)}` }, body)),
+      401,
+    )
 
     // Signed over the bytes Forgejo sent; the same JSON serialised another way doesn't verify.
     const compact = JSON.stringify(JSON.parse(body))
@@ -86,7 +97,9 @@ describe('POST /webhook/forge/review-request', () => {
     expect(removed.status).toBe(200)
     expect(await removed.json()).toEqual({ status: 'ignored', reason: 'a removed review request starts nothing' })
 
-    const other = await app.handle(signedDelivery({ secret: SECRET }, { reviewer: 'carol', requestedReviewers: ['review-classifier', 'carol'] }))
+    const other = await app.handle(
+      signedDelivery({ secret: SECRET }, { reviewer: 'carol', requestedReviewers: ['review-classifier', 'carol'] }),
+    )
     expect(other.status).toBe(200)
     expect(await other.json()).toMatchObject({ status: 'ignored' })
 
@@ -105,7 +118,10 @@ describe('POST /webhook/forge/review-request', () => {
   it('answers 413 for a body over the limit, before checking its signature', async () => {
     const { app, pipeline } = anApp()
     const payload = reviewRequestPayload()
-    const big = goJson({ ...payload, pull_request: { ...asObject(payload.pull_request), body: 'x'.repeat(WEBHOOK_BODY_MAX_BYTES) } })
+    const big = goJson({
+      ...payload,
+      pull_request: { ...asObject(payload.pull_request), body: 'x'.repeat(WEBHOOK_BODY_MAX_BYTES) },
+    })
     await expectProblem(await app.handle(signedDelivery({ secret: SECRET }, big)), 413)
     await expectProblem(await app.handle(signedDelivery({ secret: SECRET, signature: null }, big)), 413)
     expect(pipeline.submitted).toEqual([])
@@ -113,7 +129,11 @@ describe('POST /webhook/forge/review-request', () => {
 
   it('answers 400 for a signed body that is not JSON or not a review request', async () => {
     const { app, pipeline } = anApp()
-    await expectProblem(await app.handle(signedDelivery({ secret: SECRET }, '{"action": "review_requested",')), 400, /isn't JSON/)
+    await expectProblem(
+      await app.handle(signedDelivery({ secret: SECRET }, '{"action": "review_requested",')),
+      400,
+      /isn't JSON/,
+    )
     const noPull = goJson({ ...reviewRequestPayload(), pull_request: null })
     await expectProblem(await app.handle(signedDelivery({ secret: SECRET }, noPull)), 400, /pull_request/)
     await expectProblem(await app.handle(signedDelivery({ secret: SECRET, eventType: null })), 400, /Event-Type/)
@@ -200,7 +220,11 @@ describe('the webhook on a real server', () => {
     const over = await fetch(url, { method: 'POST', headers: deliveryHeaders(body, { secret: SECRET }), body })
     await expectProblem(over, 413)
     const farOver = 'x'.repeat(9 * 1024 * 1024)
-    const refused = await fetch(url, { method: 'POST', headers: deliveryHeaders(farOver, { secret: SECRET }), body: farOver })
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: deliveryHeaders(farOver, { secret: SECRET }),
+      body: farOver,
+    })
     expect(refused.status).toBe(413)
 
     const ok = await fetch(url, { method: 'POST', ...toInit(signedDelivery({ secret: SECRET })) })

@@ -34,7 +34,14 @@ export type AccountFlags = {
 
 /** An account's flags as seeded (`SeedUser.flags`), Forgejo's defaults for what the seed leaves out. */
 export function seededFlags(flags: Partial<Omit<AccountFlags, 'prohibitLogin'>> = {}): AccountFlags {
-  return { active: true, mustChangePassword: false, prohibitLogin: false, maxRepoCreation: -1, allowCreateOrganization: true, ...flags }
+  return {
+    active: true,
+    mustChangePassword: false,
+    prohibitLogin: false,
+    maxRepoCreation: -1,
+    allowCreateOrganization: true,
+    ...flags,
+  }
 }
 
 export type Extra = {
@@ -98,7 +105,10 @@ export function apiError(context: { site: Site }, status: number, message: strin
 }
 
 export function notFound(context: { site: Site }, what: string): Response {
-  return Response.json({ message: "The target couldn't be found.", url: `${context.site.root}api/swagger`, errors: [what] }, { status: 404 })
+  return Response.json(
+    { message: "The target couldn't be found.", url: `${context.site.root}api/swagger`, errors: [what] },
+    { status: 404 },
+  )
 }
 
 /** Forgejo's 500 in production: an empty message unless the caller is a site admin (CONTRACT §2.4). */
@@ -144,7 +154,9 @@ export function json(body: unknown, status = 200, headers?: Headers): Response {
 
 /** The body as an object, or `null` when it isn't one. */
 export function bodyObject(body: unknown): Record<string, unknown> | null {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.fromEntries(Object.entries(body)) : null
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? Object.fromEntries(Object.entries(body))
+    : null
 }
 
 export function stringField(body: Record<string, unknown> | null, key: string): string | undefined {

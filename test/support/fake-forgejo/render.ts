@@ -4,7 +4,14 @@
  * documented `username` on users. Ids are derived from names, so they are
  * stable within a fake.
  */
-import { blobSha, sha1, type PullState, type RepoState, type TokenState, type UserState } from '../../../adapters/memory/forge-state.ts'
+import {
+  blobSha,
+  type PullState,
+  type RepoState,
+  sha1,
+  type TokenState,
+  type UserState,
+} from '../../../adapters/memory/forge-state.ts'
 import type { RepoPermission } from '../../../ports/forge.ts'
 
 export const CREATED = '2026-06-01T00:00:00Z'
@@ -25,7 +32,11 @@ export function repoUrl(site: Site, repo: RepoState): string {
 }
 
 /** A user as an admin (or the user) sees it: the real email and the private fields filled. */
-export function userJson(site: Site, user: UserState, extra: { restricted?: boolean; prohibitLogin?: boolean; active?: boolean } = {}): Record<string, unknown> {
+export function userJson(
+  site: Site,
+  user: UserState,
+  extra: { restricted?: boolean; prohibitLogin?: boolean; active?: boolean } = {},
+): Record<string, unknown> {
   return {
     id: site.idOf('user', user.login.toLowerCase()),
     login: user.login,
@@ -55,7 +66,13 @@ export function userJson(site: Site, user: UserState, extra: { restricted?: bool
 }
 
 function ownerJson(site: Site, login: string): Record<string, unknown> {
-  return userJson(site, { login, fullName: '', email: `${login.toLowerCase()}@noreply.127.0.0.1`, admin: false, tokens: [] })
+  return userJson(site, {
+    login,
+    fullName: '',
+    email: `${login.toLowerCase()}@noreply.127.0.0.1`,
+    admin: false,
+    tokens: [],
+  })
 }
 
 const RANK: Record<RepoPermission, number> = { none: 0, read: 1, write: 2, admin: 3, owner: 4 }
@@ -101,9 +118,17 @@ export function repoJson(
     created_at: CREATED,
     updated_at: CREATED,
     archived_at: '1970-01-01T00:00:00Z',
-    permissions: { admin: RANK[permission] >= RANK.admin, push: RANK[permission] >= RANK.write, pull: RANK[permission] >= RANK.read },
+    permissions: {
+      admin: RANK[permission] >= RANK.admin,
+      push: RANK[permission] >= RANK.write,
+      pull: RANK[permission] >= RANK.read,
+    },
     has_issues: true,
-    internal_tracker: { enable_time_tracker: true, allow_only_contributors_to_track_time: true, enable_issue_dependencies: true },
+    internal_tracker: {
+      enable_time_tracker: true,
+      allow_only_contributors_to_track_time: true,
+      enable_issue_dependencies: true,
+    },
     has_wiki: true,
     wiki_branch: 'main',
     has_pull_requests: true,
@@ -134,7 +159,13 @@ export function repoJson(
   return json
 }
 
-function branchInfo(site: Site, repo: RepoState, ref: string, sha: string, permission: RepoPermission): Record<string, unknown> {
+function branchInfo(
+  site: Site,
+  repo: RepoState,
+  ref: string,
+  sha: string,
+  permission: RepoPermission,
+): Record<string, unknown> {
   return {
     label: ref,
     ref,
@@ -144,7 +175,12 @@ function branchInfo(site: Site, repo: RepoState, ref: string, sha: string, permi
   }
 }
 
-export function pullJson(site: Site, repo: RepoState, pull: PullState, permission: RepoPermission): Record<string, unknown> {
+export function pullJson(
+  site: Site,
+  repo: RepoState,
+  pull: PullState,
+  permission: RepoPermission,
+): Record<string, unknown> {
   const html = `${repoUrl(site, repo)}/pulls/${pull.number}`
   const baseSha = repo.branches.get(pull.baseRef)?.head ?? sha1(`base ${pull.baseRef}`)
   const closedAt = pull.state === 'closed' ? CREATED : null
@@ -223,7 +259,10 @@ export function contentsJson(
 ): Record<string, unknown> {
   const name = entry.path.split('/').at(-1) ?? entry.path
   const self = apiUrl(site, `/repos/${repo.owner}/${repo.name}/contents/${entry.path}?ref=${ref}`)
-  const git = apiUrl(site, `/repos/${repo.owner}/${repo.name}/git/${entry.type === 'file' ? 'blobs' : 'trees'}/${entry.sha}`)
+  const git = apiUrl(
+    site,
+    `/repos/${repo.owner}/${repo.name}/git/${entry.type === 'file' ? 'blobs' : 'trees'}/${entry.sha}`,
+  )
   const html = `${repoUrl(site, repo)}/src/branch/${ref}/${entry.path}`
   const isFile = entry.type === 'file' && entry.content !== null
   return {
@@ -249,13 +288,25 @@ export function contentsJson(
 export function fileResponseJson(
   site: Site,
   repo: RepoState,
-  commit: { sha: string; parent: string; message: string; author: { name: string; email: string }; committer: { name: string; email: string } },
+  commit: {
+    sha: string
+    parent: string
+    message: string
+    author: { name: string; email: string }
+    committer: { name: string; email: string }
+  },
   file: { path: string; content: string },
   branch: string,
 ): Record<string, unknown> {
   const commitUrl = apiUrl(site, `/repos/${repo.owner}/${repo.name}/git/commits/${commit.sha}`)
   return {
-    content: contentsJson(site, repo, { path: file.path, type: 'file', content: file.content, sha: blobSha(file.content) }, branch, commit.sha),
+    content: contentsJson(
+      site,
+      repo,
+      { path: file.path, type: 'file', content: file.content, sha: blobSha(file.content) },
+      branch,
+      commit.sha,
+    ),
     commit: {
       url: commitUrl,
       sha: commit.sha,
@@ -263,15 +314,31 @@ export function fileResponseJson(
       html_url: `${repoUrl(site, repo)}/commit/${commit.sha}`,
       author: { ...commit.author, date: CREATED },
       committer: { ...commit.committer, date: CREATED },
-      parents: [{ url: apiUrl(site, `/repos/${repo.owner}/${repo.name}/git/commits/${commit.parent}`), sha: commit.parent, created: CREATED }],
+      parents: [
+        {
+          url: apiUrl(site, `/repos/${repo.owner}/${repo.name}/git/commits/${commit.parent}`),
+          sha: commit.parent,
+          created: CREATED,
+        },
+      ],
       message: commit.message,
-      tree: { url: apiUrl(site, `/repos/${repo.owner}/${repo.name}/git/trees/${commit.sha}`), sha: commit.sha, created: CREATED },
+      tree: {
+        url: apiUrl(site, `/repos/${repo.owner}/${repo.name}/git/trees/${commit.sha}`),
+        sha: commit.sha,
+        created: CREATED,
+      },
     },
     verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' },
   }
 }
 
-export function branchJson(site: Site, repo: RepoState, name: string, head: string, canPush: boolean): Record<string, unknown> {
+export function branchJson(
+  site: Site,
+  repo: RepoState,
+  name: string,
+  head: string,
+  canPush: boolean,
+): Record<string, unknown> {
   return {
     name,
     commit: {
@@ -280,7 +347,13 @@ export function branchJson(site: Site, repo: RepoState, name: string, head: stri
       url: `${repoUrl(site, repo)}/commit/${head}`,
       author: { name: 'Alice Example', email: 'alice@example.org', username: 'alice' },
       committer: { name: 'Alice Example', email: 'alice@example.org', username: 'alice' },
-      verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' },
+      verification: {
+        verified: false,
+        reason: 'gpg.error.not_signed_commit',
+        signature: '',
+        signer: null,
+        payload: '',
+      },
       timestamp: CREATED,
       added: null,
       removed: null,
@@ -297,5 +370,12 @@ export function branchJson(site: Site, repo: RepoState, name: string, head: stri
 }
 
 export function tokenJson(token: TokenState, shown: boolean): Record<string, unknown> {
-  return { id: token.id, name: token.name, sha1: shown ? token.token : '', token_last_eight: token.token.slice(-8), scopes: token.scopes, repositories: null }
+  return {
+    id: token.id,
+    name: token.name,
+    sha1: shown ? token.token : '',
+    token_last_eight: token.token.slice(-8),
+    scopes: token.scopes,
+    repositories: null,
+  }
 }

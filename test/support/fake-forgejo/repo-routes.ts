@@ -1,19 +1,19 @@
 /** The fake forge's repository routes: repos, PRs, commits, diffs, contents, branches, reviews, permissions. */
-import { addSnapshot, blobSha, repoKey, sha1, type RepoState } from '../../../adapters/memory/forge-state.ts'
+import { addSnapshot, blobSha, type RepoState, repoKey, sha1 } from '../../../adapters/memory/forge-state.ts'
 import type { ForgeFile } from '../../../ports/forge.ts'
 import {
   apiError,
   bodyObject,
+  type FakeReviewState,
   json,
   notFound,
   paginate,
   permissionFor,
   RANK,
-  serverError,
-  stringField,
-  type FakeReviewState,
   type Route,
   type RouteContext,
+  serverError,
+  stringField,
 } from './context.ts'
 import { branchJson, commitJson, contentsJson, fileResponseJson, pullJson, repoJson, repoUrl } from './render.ts'
 
@@ -34,7 +34,12 @@ function withRepo(handler: (context: RouteContext, repo: RepoState) => Response 
 function withPull(handler: (context: RouteContext, repo: RepoState, pr: number) => Response | Promise<Response>) {
   return withRepo((context, repo) => {
     const pr = Number(context.params.index)
-    return repo.pulls.has(pr) ? handler(context, repo, pr) : notFound(context, `pull request does not exist [id: 0, issue_id: 0, head_repo_id: 0, base_repo_id: 0, head_branch: , base_branch: ]`)
+    return repo.pulls.has(pr)
+      ? handler(context, repo, pr)
+      : notFound(
+          context,
+          `pull request does not exist [id: 0, issue_id: 0, head_repo_id: 0, base_repo_id: 0, head_branch: , base_branch: ]`,
+        )
   })
 }
 
@@ -55,7 +60,10 @@ function resolveRef(repo: RepoState, ref: string): string | null {
 }
 
 /** A directory's immediate entries; a dir entry's sha is a hash of its path (good enough for a tree id here). */
-function directoryEntries(files: Map<string, ForgeFile>, dir: string): Array<{ path: string; type: 'file' | 'dir'; content: null; sha: string }> {
+function directoryEntries(
+  files: Map<string, ForgeFile>,
+  dir: string,
+): Array<{ path: string; type: 'file' | 'dir'; content: null; sha: string }> {
   const prefix = dir === '' ? '' : `${dir}/`
   const seen = new Map<string, 'file' | 'dir'>()
   for (const path of files.keys()) {
@@ -63,7 +71,12 @@ function directoryEntries(files: Map<string, ForgeFile>, dir: string): Array<{ p
     const [head, ...rest] = path.slice(prefix.length).split('/')
     if (head !== undefined) seen.set(`${prefix}${head}`, rest.length > 0 ? 'dir' : 'file')
   }
-  return [...seen].map(([path, type]) => ({ path, type, content: null, sha: type === 'file' ? (files.get(path)?.sha ?? '') : sha1(`tree ${path}`) }))
+  return [...seen].map(([path, type]) => ({
+    path,
+    type,
+    content: null,
+    sha: type === 'file' ? (files.get(path)?.sha ?? '') : sha1(`tree ${path}`),
+  }))
 }
 
 function isBase64(text: string): boolean {
@@ -82,7 +95,8 @@ const BRANCH_NAME = /^(?!\/|.*\/\/|.*\/$|.*\.\.|.*\.lock$|.*@\{|-)[^\u0000-\u002
 function writeContents(context: RouteContext, repo: RepoState): Response {
   const caller = context.caller
   if (caller === null) return apiError(context, 401, 'token is required')
-  if (RANK[permission(context, repo)] < RANK.write) return apiError(context, 403, 'user should have a permission to write to the target branch')
+  if (RANK[permission(context, repo)] < RANK.write)
+    return apiError(context, 403, 'user should have a permission to write to the target branch')
   const body = bodyObject(context.body)
   const update = context.request.method === 'PUT'
   const content = stringField(body, 'content') ?? ''
@@ -104,7 +118,8 @@ function writeContents(context: RouteContext, repo: RepoState): Response {
   if (!update && current !== undefined) return apiError(context, 422, `repository file already exists [path: ${path}]`)
   // Forgejo's quirk: a PUT on a path missing from the branch is a 500 (CONTRACT §6.10).
   if (update && current === undefined) return serverError(context, `UpdateFile: file does not exist [path: ${path}]`)
-  if (update && current?.sha !== sha) return apiError(context, 409, `sha does not match [given: ${sha}, expected: ${current?.sha}]`)
+  if (update && current?.sha !== sha)
+    return apiError(context, 409, `sha does not match [given: ${sha}, expected: ${current?.sha}]`)
 
   // Identity rules of CONTRACT §3.6: an empty email is ignored, one identity serves for both, none means the caller.
   const callerIdentity = { name: caller.user.fullName || caller.user.login, email: caller.user.email }
@@ -117,8 +132,23 @@ function writeContents(context: RouteContext, repo: RepoState): Response {
   repo.branches.set(target, { head: commitSha })
   const message = stringField(body, 'message') || `${update ? 'Update' : 'Add'} ${path}`
   const who = { author: author ?? committer ?? callerIdentity, committer: committer ?? author ?? callerIdentity }
-  repo.pushed.push({ sha: commitSha, branch: target, from, path, content: text, message, ...who, pusher: caller.user.login })
-  const response = fileResponseJson(context.site, repo, { sha: commitSha, parent: fromBranch.head, message, ...who }, { path, content: text }, target)
+  repo.pushed.push({
+    sha: commitSha,
+    branch: target,
+    from,
+    path,
+    content: text,
+    message,
+    ...who,
+    pusher: caller.user.login,
+  })
+  const response = fileResponseJson(
+    context.site,
+    repo,
+    { sha: commitSha, parent: fromBranch.head, message, ...who },
+    { path, content: text },
+    target,
+  )
   return json(response, update ? 200 : 201)
 }
 
@@ -134,10 +164,12 @@ function createReview(context: RouteContext, repo: RepoState, pr: number): Respo
   const text = stringField(body, 'body') ?? ''
   const blank = text.trim() === ''
   let state: FakeReviewState
-  if (REVIEW_EVENTS.has(event)) state = event === 'APPROVED' ? 'APPROVED' : event === 'REQUEST_CHANGES' ? 'REQUEST_CHANGES' : 'COMMENT'
+  if (REVIEW_EVENTS.has(event))
+    state = event === 'APPROVED' ? 'APPROVED' : event === 'REQUEST_CHANGES' ? 'REQUEST_CHANGES' : 'COMMENT'
   else if (!blank) state = 'PENDING'
   else return apiError(context, 422, 'review event PENDING requires a body')
-  if ((state === 'REQUEST_CHANGES' || state === 'COMMENT') && blank) return apiError(context, 422, `review event ${state} requires a body`)
+  if ((state === 'REQUEST_CHANGES' || state === 'COMMENT') && blank)
+    return apiError(context, 422, `review event ${state} requires a body`)
   const verdict = state === 'APPROVED' || state === 'REQUEST_CHANGES'
   if (verdict && pull.author.toLowerCase() === caller.user.login.toLowerCase()) {
     return apiError(context, 422, 'approve your own pull is not allowed')
@@ -145,7 +177,8 @@ function createReview(context: RouteContext, repo: RepoState, pr: number): Respo
   const commitId = stringField(body, 'commit_id') || pull.headSha
   let stale = false
   if (verdict && commitId !== pull.headSha) {
-    if (!repo.snapshots.has(commitId)) return serverError(context, `object does not exist [id: ${commitId}, rel_path: ]`)
+    if (!repo.snapshots.has(commitId))
+      return serverError(context, `object does not exist [id: ${commitId}, rel_path: ]`)
     stale = true
   }
   const id = context.extra.reviews.length + 1
@@ -153,7 +186,18 @@ function createReview(context: RouteContext, repo: RepoState, pr: number): Respo
   const pullHtml = `${repoUrl(context.site, repo)}/pulls/${pr}`
   const official = verdict && RANK[permission(context, repo)] >= RANK.write
   const htmlUrl = state === 'PENDING' ? '' : `${pullHtml}#issuecomment-${1000 + context.extra.counters.comment}`
-  const review = { id, repo: repoKey(repo.owner, repo.name), pr, user: caller.user.login, state, body: text, commitId, stale, official, htmlUrl }
+  const review = {
+    id,
+    repo: repoKey(repo.owner, repo.name),
+    pr,
+    user: caller.user.login,
+    state,
+    body: text,
+    commitId,
+    stale,
+    official,
+    htmlUrl,
+  }
   context.extra.reviews.push(review)
   const { userJson } = context.render
   return json({
@@ -183,7 +227,10 @@ export function repoRoutes(): Route[] {
       handler(context) {
         const user = context.caller?.user ?? null
         const visible = [...context.state.repos.values()].filter((r) => permissionFor(r, user) !== 'none')
-        visible.sort((a, b) => context.site.idOf('repo', repoKey(a.owner, a.name)) - context.site.idOf('repo', repoKey(b.owner, b.name)))
+        visible.sort(
+          (a, b) =>
+            context.site.idOf('repo', repoKey(a.owner, a.name)) - context.site.idOf('repo', repoKey(b.owner, b.name)),
+        )
         if (context.url.searchParams.get('order') === 'desc') visible.reverse()
         const { items, headers } = paginate(context, visible)
         const data = items.map((r) => repoJson(context.site, r, permissionFor(r, user), context.options))
@@ -194,7 +241,9 @@ export function repoRoutes(): Route[] {
       method: 'GET',
       template: '/repos/{owner}/{repo}',
       auth: 'repository',
-      handler: withRepo((context, repo) => json(repoJson(context.site, repo, permission(context, repo), context.options))),
+      handler: withRepo((context, repo) =>
+        json(repoJson(context.site, repo, permission(context, repo), context.options)),
+      ),
     },
     {
       method: 'GET',
@@ -204,9 +253,15 @@ export function repoRoutes(): Route[] {
         // Left out, `state` means every state, whatever the spec says (CONTRACT §6.1).
         const state = context.url.searchParams.get('state') ?? 'all'
         const pulls = [...repo.pulls.values()].filter((p) => state === 'all' || p.state === state)
-        pulls.sort((a, b) => (context.url.searchParams.get('sort') === 'oldest' ? a.number - b.number : b.number - a.number))
+        pulls.sort((a, b) =>
+          context.url.searchParams.get('sort') === 'oldest' ? a.number - b.number : b.number - a.number,
+        )
         const { items, headers } = paginate(context, pulls)
-        return json(items.map((p) => pullJson(context.site, repo, p, permission(context, repo))), 200, headers)
+        return json(
+          items.map((p) => pullJson(context.site, repo, p, permission(context, repo))),
+          200,
+          headers,
+        )
       }),
     },
     {
@@ -215,7 +270,8 @@ export function repoRoutes(): Route[] {
       auth: 'repository',
       handler: withPull((context, repo, pr) => {
         const pull = repo.pulls.get(pr)
-        if (context.params.diffType === 'patch') return new Response(`From ${pull?.headSha} Mon Sep 17 00:00:00 2001\n\n${pull?.diff ?? ''}`)
+        if (context.params.diffType === 'patch')
+          return new Response(`From ${pull?.headSha} Mon Sep 17 00:00:00 2001\n\n${pull?.diff ?? ''}`)
         return new Response(pull?.diff ?? '', { headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
       }),
     },
@@ -225,7 +281,9 @@ export function repoRoutes(): Route[] {
       auth: 'repository',
       handler: withPull((context, repo, pr) => {
         const pull = repo.pulls.get(pr)
-        return pull === undefined ? notFound(context, 'pull') : json(pullJson(context.site, repo, pull, permission(context, repo)))
+        return pull === undefined
+          ? notFound(context, 'pull')
+          : json(pullJson(context.site, repo, pull, permission(context, repo)))
       }),
     },
     {
@@ -235,9 +293,15 @@ export function repoRoutes(): Route[] {
       handler: withPull((context, repo, pr) => {
         const messages = repo.pulls.get(pr)?.commits ?? []
         // Newest first, as `git log` gives them (CONTRACT §3.2).
-        const commits = messages.map((message, i) => ({ message, sha: sha1(`commit ${repo.owner}/${repo.name}#${pr} ${i}`) })).reverse()
+        const commits = messages
+          .map((message, i) => ({ message, sha: sha1(`commit ${repo.owner}/${repo.name}#${pr} ${i}`) }))
+          .reverse()
         const { items, headers } = paginate(context, commits)
-        return json(items.map((c) => commitJson(context.site, repo, c.sha, c.message)), 200, headers)
+        return json(
+          items.map((c) => commitJson(context.site, repo, c.sha, c.message)),
+          200,
+          headers,
+        )
       }),
     },
     {
@@ -256,17 +320,31 @@ export function repoRoutes(): Route[] {
         const ref = context.url.searchParams.get('ref') || repo.defaultBranch
         const head = resolveRef(repo, ref)
         const files = head === null ? undefined : repo.snapshots.get(head)
-        if (head === null || files === undefined) return notFound(context, `object does not exist [id: ${ref}, rel_path: ]`)
+        if (head === null || files === undefined)
+          return notFound(context, `object does not exist [id: ${ref}, rel_path: ]`)
         const path = (context.params.filepath ?? '').replace(/\/+$/, '')
         const file = files.get(path)
-        if (file !== undefined) return json(contentsJson(context.site, repo, { path, type: 'file', content: file.content, sha: file.sha }, ref, head))
+        if (file !== undefined)
+          return json(
+            contentsJson(context.site, repo, { path, type: 'file', content: file.content, sha: file.sha }, ref, head),
+          )
         const entries = directoryEntries(files, path)
         if (entries.length === 0) return notFound(context, `object does not exist [id: , rel_path: ${path}]`)
         return json(entries.map((entry) => contentsJson(context.site, repo, entry, ref, head)))
       }),
     },
-    { method: 'POST', template: '/repos/{owner}/{repo}/contents/{filepath}', auth: 'repository', handler: withRepo(writeContents) },
-    { method: 'PUT', template: '/repos/{owner}/{repo}/contents/{filepath}', auth: 'repository', handler: withRepo(writeContents) },
+    {
+      method: 'POST',
+      template: '/repos/{owner}/{repo}/contents/{filepath}',
+      auth: 'repository',
+      handler: withRepo(writeContents),
+    },
+    {
+      method: 'PUT',
+      template: '/repos/{owner}/{repo}/contents/{filepath}',
+      auth: 'repository',
+      handler: withRepo(writeContents),
+    },
     {
       method: 'GET',
       template: '/repos/{owner}/{repo}/branches/{branch}',
@@ -285,10 +363,15 @@ export function repoRoutes(): Route[] {
       handler: withRepo((context, repo) => {
         const caller = context.caller?.user ?? null
         const user = context.state.users.get((context.params.collaborator ?? '').toLowerCase())
-        if (user === undefined) return notFound(context, `user does not exist [uid: 0, name: ${context.params.collaborator}]`)
+        if (user === undefined)
+          return notFound(context, `user does not exist [uid: 0, name: ${context.params.collaborator}]`)
         const self = caller?.login.toLowerCase() === user.login.toLowerCase()
         if (caller === null || (!caller.admin && !self && RANK[permission(context, repo)] < RANK.admin)) {
-          return apiError(context, 403, 'Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own')
+          return apiError(
+            context,
+            403,
+            'Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own',
+          )
         }
         const access = permissionFor(repo, user)
         return json({ permission: access, role_name: access, user: context.render.userJson(user) })

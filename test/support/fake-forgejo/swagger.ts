@@ -68,7 +68,8 @@ function checkValue(swagger: Swagger, node: unknown, value: unknown, at: string,
   const { schema, name } = resolve(swagger, node)
   if (schema === null || value === null) return
   const type = typeof schema.type === 'string' ? schema.type : isRecord(schema.properties) ? 'object' : null
-  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) problems.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`)
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value))
+    problems.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`)
   switch (type) {
     case 'object': {
       if (!isRecord(value)) return void problems.push(`${at}: expected an object`)
@@ -78,7 +79,8 @@ function checkValue(swagger: Swagger, node: unknown, value: unknown, at: string,
       }
       for (const [key, child] of Object.entries(value)) {
         if (key in properties) checkValue(swagger, properties[key], child, `${at}.${key}`, problems)
-        else if (isRecord(schema.additionalProperties)) checkValue(swagger, schema.additionalProperties, child, `${at}.${key}`, problems)
+        else if (isRecord(schema.additionalProperties))
+          checkValue(swagger, schema.additionalProperties, child, `${at}.${key}`, problems)
         else if (schema.additionalProperties !== true && !(UNDOCUMENTED[name ?? '']?.includes(key) ?? false)) {
           problems.push(`${at}.${key}: not in the schema${name === null ? '' : ` ${name}`}`)
         }
@@ -87,7 +89,7 @@ function checkValue(swagger: Swagger, node: unknown, value: unknown, at: string,
     }
     case 'array':
       if (!Array.isArray(value)) return void problems.push(`${at}: expected an array`)
-      value.forEach((item, i) => checkValue(swagger, schema.items, item, `${at}[${i}]`, problems))
+      for (const [i, item] of value.entries()) checkValue(swagger, schema.items, item, `${at}[${i}]`, problems)
       return
     case 'string':
       if (typeof value !== 'string') problems.push(`${at}: expected a string`)
@@ -107,7 +109,13 @@ function checkValue(swagger: Swagger, node: unknown, value: unknown, at: string,
 }
 
 /** Problems with an answer of `status` to `method template`; `undeclared status` when the spec lists no such status. */
-export function checkResponse(swagger: Swagger, method: string, template: string, status: number, body: unknown): string[] {
+export function checkResponse(
+  swagger: Swagger,
+  method: string,
+  template: string,
+  status: number,
+  body: unknown,
+): string[] {
   const operation = findOperation(swagger, method, template)
   if (operation === null) return [`${method} ${template}: not in the swagger file`]
   const responses = isRecord(operation.responses) ? operation.responses : {}
@@ -120,13 +128,20 @@ export function checkResponse(swagger: Swagger, method: string, template: string
 }
 
 /** Problems with a request: query parameters and body fields the spec doesn't declare, required body fields missing. */
-export function checkRequest(swagger: Swagger, method: string, template: string, query: Record<string, string>, body: unknown): string[] {
+export function checkRequest(
+  swagger: Swagger,
+  method: string,
+  template: string,
+  query: Record<string, string>,
+  body: unknown,
+): string[] {
   const operation = findOperation(swagger, method, template)
   if (operation === null) return [`${method} ${template}: not in the swagger file`]
   const parameters = (Array.isArray(operation.parameters) ? operation.parameters : []).filter(isRecord)
   const problems: string[] = []
   for (const key of Object.keys(query)) {
-    if (!parameters.some((p) => p.in === 'query' && p.name === key)) problems.push(`query parameter ${key} is not declared`)
+    if (!parameters.some((p) => p.in === 'query' && p.name === key))
+      problems.push(`query parameter ${key} is not declared`)
   }
   const bodyParameter = parameters.find((p) => p.in === 'body')
   if (bodyParameter !== undefined && body !== null) checkValue(swagger, bodyParameter.schema, body, '$', problems)

@@ -1,10 +1,30 @@
 /** The fake forge's account routes: version, users, admin user create/edit, access tokens (CONTRACT §3.12–3.14, §3.16). */
 import { randomBytes } from 'node:crypto'
 import type { TokenState, UserState } from '../../../adapters/memory/forge-state.ts'
-import { apiError, bodyObject, json, notFound, paginate, seededFlags, stringField, type Route, type RouteContext } from './context.ts'
+import {
+  apiError,
+  bodyObject,
+  json,
+  notFound,
+  paginate,
+  type Route,
+  type RouteContext,
+  seededFlags,
+  stringField,
+} from './context.ts'
 import { tokenJson } from './render.ts'
 
-const SCOPE_NAMES = ['activitypub', 'admin', 'misc', 'notification', 'organization', 'package', 'issue', 'repository', 'user']
+const SCOPE_NAMES = [
+  'activitypub',
+  'admin',
+  'misc',
+  'notification',
+  'organization',
+  'package',
+  'issue',
+  'repository',
+  'user',
+]
 const KNOWN_SCOPES = new Set(['all', 'public-only', ...SCOPE_NAMES.flatMap((n) => [`read:${n}`, `write:${n}`])])
 const USER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,38}[A-Za-z0-9])?$/
 const EMAIL = /^[^@\s]+@[^@\s]+$/
@@ -42,30 +62,43 @@ function mint(context: RouteContext, user: UserState): Response {
 /** `DELETE …/tokens/{id-or-name}`: a numeric segment is an id (CONTRACT §3.14, §6.7). */
 function remove(context: RouteContext, user: UserState): Response {
   const key = context.params.token ?? ''
-  const matches = /^\d+$/.test(key) ? user.tokens.filter((t) => t.id === Number(key)) : user.tokens.filter((t) => t.name === key)
-  if (matches.length === 0) return notFound(context, `access token does not exist [id: ${key}]`)
-  if (matches.length > 1) return apiError(context, 422, 'multiple matches for token name, please use token id')
-  user.tokens.splice(user.tokens.findIndex((t) => t === matches[0]), 1)
+  const matches = /^\d+$/.test(key)
+    ? user.tokens.filter((t) => t.id === Number(key))
+    : user.tokens.filter((t) => t.name === key)
+  const [match, ...others] = matches
+  if (match === undefined) return notFound(context, `access token does not exist [id: ${key}]`)
+  if (others.length > 0) return apiError(context, 422, 'multiple matches for token name, please use token id')
+  user.tokens.splice(user.tokens.indexOf(match), 1)
   return new Response(null, { status: 204 })
 }
 
 function listTokens(context: RouteContext, user: UserState): Response {
   const { items, headers } = paginate(context, user.tokens)
-  return json(items.map((t) => tokenJson(t, false)), 200, headers)
+  return json(
+    items.map((t) => tokenJson(t, false)),
+    200,
+    headers,
+  )
 }
 
 function withUser(handler: (context: RouteContext, user: UserState) => Response, needsSelfOrAdmin = true) {
   return (context: RouteContext) => {
     const user = findUser(context)
     if (user === null) return notFound(context, `user redirect does not exist [name: ${context.params.username}]`)
-    if (needsSelfOrAdmin && !selfOrAdmin(context, user)) return apiError(context, 403, 'only the user or a site admin may do this')
+    if (needsSelfOrAdmin && !selfOrAdmin(context, user))
+      return apiError(context, 403, 'only the user or a site admin may do this')
     return handler(context, user)
   }
 }
 
 export function userRoutes(): Route[] {
   return [
-    { method: 'GET', template: '/version', auth: 'none', handler: (context) => json({ version: context.options.version }) },
+    {
+      method: 'GET',
+      template: '/version',
+      auth: 'none',
+      handler: (context) => json({ version: context.options.version }),
+    },
     {
       method: 'GET',
       template: '/users/{username}',
@@ -84,17 +117,32 @@ export function userRoutes(): Route[] {
         if (email === '') return apiError(context, 422, '[Email]: Required')
         const password = stringField(body, 'password') ?? ''
         if (password.length < MIN_PASSWORD_LENGTH) return apiError(context, 400, 'PasswordIsRequired')
-        if (context.state.users.has(username.toLowerCase())) return apiError(context, 422, `user already exists [name: ${username}]`)
+        if (context.state.users.has(username.toLowerCase()))
+          return apiError(context, 422, `user already exists [name: ${username}]`)
         if ([...context.state.users.values()].some((u) => u.email.toLowerCase() === email.toLowerCase())) {
           return apiError(context, 422, `e-mail already in use [email: ${email}]`)
         }
-        if (!USER_NAME.test(username)) return apiError(context, 422, `name is invalid [${username}]: must be valid alpha or numeric or dash(-_) or dot characters`)
+        if (!USER_NAME.test(username))
+          return apiError(
+            context,
+            422,
+            `name is invalid [${username}]: must be valid alpha or numeric or dash(-_) or dot characters`,
+          )
         if (!EMAIL.test(email)) return apiError(context, 422, `e-mail invalid [email: ${email}]`)
-        const user: UserState = { login: username, fullName: stringField(body, 'full_name') ?? '', email, admin: false, tokens: [] }
+        const user: UserState = {
+          login: username,
+          fullName: stringField(body, 'full_name') ?? '',
+          email,
+          admin: false,
+          tokens: [],
+        }
         context.state.users.set(username.toLowerCase(), user)
         context.extra.passwords.set(username.toLowerCase(), password)
         // Omitted, it defaults to true (CONTRACT §3.13).
-        context.extra.flags.set(username.toLowerCase(), seededFlags({ mustChangePassword: body?.must_change_password !== false }))
+        context.extra.flags.set(
+          username.toLowerCase(),
+          seededFlags({ mustChangePassword: body?.must_change_password !== false }),
+        )
         return json(context.render.userJson(user), 201)
       },
     },
@@ -119,7 +167,8 @@ export function userRoutes(): Route[] {
         if (typeof body?.active === 'boolean') flags.active = body.active
         if (typeof body?.prohibit_login === 'boolean') flags.prohibitLogin = body.prohibit_login
         if (typeof body?.max_repo_creation === 'number') flags.maxRepoCreation = body.max_repo_creation
-        if (typeof body?.allow_create_organization === 'boolean') flags.allowCreateOrganization = body.allow_create_organization
+        if (typeof body?.allow_create_organization === 'boolean')
+          flags.allowCreateOrganization = body.allow_create_organization
         context.extra.flags.set(key, flags)
         return json(context.render.userJson(user))
       }),
@@ -129,8 +178,20 @@ export function userRoutes(): Route[] {
     { method: 'POST', template: '/users/{username}/tokens', auth: 'password', handler: withUser(mint) },
     { method: 'DELETE', template: '/users/{username}/tokens/{token}', auth: 'password', handler: withUser(remove) },
     // Forgejo ≥ 16: the same with an admin token (SOURCE.md); not in the v15 swagger file.
-    { method: 'GET', template: '/admin/users/{username}/tokens', auth: 'admin', since: 16, handler: withUser(listTokens) },
+    {
+      method: 'GET',
+      template: '/admin/users/{username}/tokens',
+      auth: 'admin',
+      since: 16,
+      handler: withUser(listTokens),
+    },
     { method: 'POST', template: '/admin/users/{username}/tokens', auth: 'admin', since: 16, handler: withUser(mint) },
-    { method: 'DELETE', template: '/admin/users/{username}/tokens/{token}', auth: 'admin', since: 16, handler: withUser(remove) },
+    {
+      method: 'DELETE',
+      template: '/admin/users/{username}/tokens/{token}',
+      auth: 'admin',
+      since: 16,
+      handler: withUser(remove),
+    },
   ]
 }
