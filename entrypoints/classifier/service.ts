@@ -4,7 +4,7 @@
  * runtimes, the secret store, metrics, the log) comes in as ports, so the
  * same code runs against the real adapters and the in-memory fakes.
  */
-import { aggregateVerdict, type ClassificationResult } from '../../core/aggregate.ts'
+import { aggregateVerdict, type ClassificationResult, rowFromAnswer } from '../../core/aggregate.ts'
 import { parseAnswer } from '../../core/answer.ts'
 import { checkContextBudget } from '../../core/budget.ts'
 import { costUsd, tokenCounts } from '../../core/cost.ts'
@@ -49,9 +49,22 @@ export type ClassifierDeps = {
 
 export type Schedule = 'warm-first' | 'all-parallel'
 
+/**
+ * What a run tells while it works: a question got its model session, a
+ * question ended (its row as aggregation will show it). `total` is how many
+ * classifications the run asks.
+ */
+export type RunProgress =
+  | { kind: 'question-started'; name: string; total: number }
+  | { kind: 'row'; row: Row; total: number }
+
 export type Classifier = {
-  /** Answers one run request's JSON text; never rejects, whatever the input. */
-  handle(requestText: string): Promise<RunReply>
+  /**
+   * Answers one run request's JSON text; never rejects, whatever the input.
+   * `onProgress` hears each question start and end as it happens; a listener
+   * that throws is ignored.
+   */
+  handle(requestText: string, onProgress?: (event: RunProgress) => void): Promise<RunReply>
   /** Stops every session in hand (shutdown past its grace): their rows fail, their runs still answer. */
   abortAll(): void
 }
@@ -95,17 +108,33 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     for (const type of TOKEN_TYPES) deps.metrics.addTokens(counts[type], { ...labels, type })
   }
 
-  async function classifyOne(
-    request: RunRequest,
-    runKey: string,
-    context: string,
+  /** One run in hand: what every one of its questions shares. */
+  type RunInHand = {
+    request: RunRequest
+    /** The runtime's handle on the run, unique per request handled. */
+    runKey: string
+    context: string
+    apiKey: string
+    tell: (event: RunProgress) => void
+  }
+
+  async function classifyOne(run: RunInHand, classification: Classification): Promise<ClassificationResult> {
+    const result = await askOne(run, classification)
+    const total = run.request.classifications.length
+    run.tell({ kind: 'row', row: rowFromAnswer(classification, result.answer, result.error, result.usage), total })
+    return result
+  }
+
+  async function askOne(
+    { request, runKey, context, apiKey, tell }: RunInHand,
     classification: Classification,
-    apiKey: string,
   ): Promise<ClassificationResult> {
     const prompt = buildPromptFromContext(context, classification)
     const runtime = deps.runtimes[request.runtime]
-    const run = () =>
-      runtime.classify({
+    const total = request.classifications.length
+    const ask = () => {
+      tell({ kind: 'question-started', name: classification.name, total })
+      return runtime.classify({
         runId: runKey,
         system: prompt.system,
         context: prompt.blocks[0].text,
@@ -118,9 +147,10 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
         labels: { repo: request.repo, pr: request.pr },
         signal: shutdown.signal,
       })
-    let result: Awaited<ReturnType<typeof run>>
+    }
+    let result: Awaited<ReturnType<typeof ask>>
     try {
-      result = await deps.limiter.run(run, shutdown.signal)
+      result = await deps.limiter.run(ask, shutdown.signal)
     } catch {
       // Aborted while waiting for a place: the service is shutting down.
       return {
@@ -157,19 +187,15 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
    * writes the shared prefix to its cache; the rest then run in parallel and
    * read it from there. `all-parallel` starts every question at once.
    */
-  async function classifyAll(
-    request: RunRequest,
-    runKey: string,
-    context: string,
-    apiKey: string,
-  ): Promise<ClassificationResult[]> {
+  async function classifyAll(run: RunInHand): Promise<ClassificationResult[]> {
+    const { classifications } = run.request
     if (deps.schedule === 'all-parallel') {
-      return Promise.all(request.classifications.map((c) => classifyOne(request, runKey, context, c, apiKey)))
+      return Promise.all(classifications.map((c) => classifyOne(run, c)))
     }
-    const [first, ...rest] = request.classifications
+    const [first, ...rest] = classifications
     if (first === undefined) return []
-    const warm = await classifyOne(request, runKey, context, first, apiKey)
-    const others = await Promise.all(rest.map((c) => classifyOne(request, runKey, context, c, apiKey)))
+    const warm = await classifyOne(run, first)
+    const others = await Promise.all(rest.map((c) => classifyOne(run, c)))
     return [warm, ...others]
   }
 
@@ -186,7 +212,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     }
   }
 
-  async function run(request: RunRequest): Promise<RunReply> {
+  async function run(request: RunRequest, tell: RunInHand['tell']): Promise<RunReply> {
     const context = buildSharedContext(request)
     const budget = checkContextBudget(context, deps.contextBudgetBytes)
     if (!budget.ok) return failedReply(request.id, budget.message)
@@ -199,7 +225,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     const runKey = `${request.id}#${runsHandled}`
     let results: ClassificationResult[]
     try {
-      results = await classifyAll(request, runKey, context, key.key)
+      results = await classifyAll({ request, runKey, context, apiKey: key.key, tell })
     } finally {
       // Once every classification has ended, answered, failed or aborted: the ACP runtime stops the run's process here.
       await deps.runtimes[request.runtime].endRun(runKey)
@@ -241,8 +267,15 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     else deps.logger.warn('review classifier run failed', fields)
   }
 
-  async function handle(requestText: string): Promise<RunReply> {
+  async function handle(requestText: string, onProgress?: (event: RunProgress) => void): Promise<RunReply> {
     const startedMs = deps.clock.nowMs()
+    const tell = (event: RunProgress): void => {
+      try {
+        onProgress?.(event)
+      } catch {
+        // A listener's failure is its own; the run goes on.
+      }
+    }
     const decoded = decodeRunRequest(requestText)
     if (!decoded.ok) {
       const reply = failedReply(idOf(requestText), `bad run request: ${decoded.error}`)
@@ -251,7 +284,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     }
     let reply: RunReply
     try {
-      reply = await run(decoded.value)
+      reply = await run(decoded.value, tell)
     } catch (error) {
       // Nothing above should throw; if it does, the run still gets an answer.
       deps.logger.error('review classifier run crashed', { id: decoded.value.id, error })

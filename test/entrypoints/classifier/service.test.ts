@@ -330,6 +330,37 @@ describe('createClassifier', () => {
     expect([...claude.endedRuns].sort()).toEqual([...keys].sort())
   })
 
+  it('tells each question as it starts and each row as it ends, warm first included', async () => {
+    const { classifier } = setup((input) => answered(input.question.includes('rule-2') ? NO_MATCH : MATCH))
+    const events: string[] = []
+    const reply = await classifier.handle(JSON.stringify(aRunRequest({ classifications: rules(3) })), (event) => {
+      events.push(
+        event.kind === 'row' ? `row ${event.row.name} ${event.row.verdict} of ${event.total}` : `start ${event.name}`,
+      )
+    })
+    expect(reply.ok).toBe(true)
+    // The first question ends before the others start; the order among the rest is theirs.
+    expect(events.slice(0, 2)).toEqual(['start rule-1', 'row rule-1 match of 3'])
+    expect(events.slice(2).sort()).toEqual([
+      'row rule-2 no-match of 3',
+      'row rule-3 match of 3',
+      'start rule-2',
+      'start rule-3',
+    ])
+  })
+
+  it('tells a failed question as a row with its error, and runs on when a listener throws', async () => {
+    const { classifier } = setup(() => failed('runtime', 'exit 1'))
+    const rows: string[] = []
+    const reply = await classifier.handle(JSON.stringify(aRunRequest({ classifications: rules(2) })), (event) => {
+      if (event.kind === 'row') rows.push(`${event.row.name} ${event.row.error?.kind}`)
+      throw new Error('a listener bug')
+    })
+    expect(reply.ok).toBe(false)
+    expect(reply.rows).toHaveLength(2)
+    expect(rows.sort()).toEqual(['rule-1 runtime', 'rule-2 runtime'])
+  })
+
   it('logs one line per run with the result and no diff, commit text or key', async () => {
     const { handle, logger } = setup(() => answered(MATCH))
     await handle({ commits: [{ message: 'SECRET-COMMIT-TEXT' }], diff: 'diff --git a/x b/x\n+DIFF-CONTENT-MARKER\n' })
