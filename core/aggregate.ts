@@ -1,4 +1,5 @@
 import { capReason } from './answer.ts'
+import { capLine, capText } from './text.ts'
 import type { Answer, Classification, Overall, Polarity, Row, RowError, RowErrorKind, Usage, Verdict } from './types.ts'
 
 /**
@@ -145,7 +146,7 @@ function resultFromReplyRow(row: Row): ClassificationResult {
     return {
       name: row.name,
       answer: null,
-      error: { kind: row.error.kind, detail: capDetail(row.error.detail) },
+      error: { kind: row.error.kind, detail: capLine(row.error.detail, ROW_DETAIL_MAX_CHARS) },
     }
   }
   const { verdict, certainty, reason } = row
@@ -205,15 +206,6 @@ function listNames(names: readonly string[]): string {
   const shown = names.slice(0, NAMES_LISTED_MAX).map((name) => JSON.stringify(capText(name, 40)))
   const rest = names.length - shown.length
   return rest > 0 ? `${shown.join(', ')} and ${rest} more` : shown.join(', ')
-}
-
-function capDetail(detail: string): string {
-  return capText(detail.replace(/\s+/gu, ' ').trim(), ROW_DETAIL_MAX_CHARS)
-}
-
-function capText(text: string, max: number): string {
-  const points = [...text]
-  return points.length > max ? `${points.slice(0, max - 1).join('')}…` : text
 }
 
 function plural(count: number, noun: string): string {

@@ -1,4 +1,5 @@
 import { err, ok, type Result } from './result.ts'
+import { capLine, capText } from './text.ts'
 import type { Answer, Verdict } from './types.ts'
 
 /**
@@ -68,42 +69,9 @@ export function parseAnswer(text: string): Result<Answer, string> {
   return ok({ verdict, certainty: certainty + 0, reason: capReason(reason) })
 }
 
-/**
- * Caps a reason at 500 characters: a longer one becomes its first 499 and
- * `…`. Characters are Unicode code points, so the bound holds whatever the
- * text is (a grapheme count would let one letter with thousands of combining
- * marks through). The cut backs off to the last grapheme-cluster boundary so
- * that an emoji ZWJ sequence, a flag or a letter with its accents isn't
- * split; only a single cluster longer than the whole budget is cut inside.
- */
+/** Caps a reason at 500 characters (spec: 499 and `…`); see {@link capText} for how it cuts. */
 export function capReason(reason: string): string {
-  return capCodePoints(reason, REASON_MAX_CHARS)
-}
-
-function capCodePoints(text: string, max: number): string {
-  const budget = max - 1
-  let total = 0
-  for (const _ of text) {
-    total += 1
-    if (total > max) break
-  }
-  if (total <= max) return text
-
-  let kept = ''
-  let keptCount = 0
-  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
-  for (const { segment } of segmenter.segment(text)) {
-    const size = [...segment].length
-    if (keptCount + size > budget) break
-    kept += segment
-    keptCount += size
-  }
-  if (keptCount === 0) {
-    // One cluster longer than the budget: cut at a code point, never inside
-    // a surrogate pair.
-    kept = [...text].slice(0, budget).join('')
-  }
-  return `${kept}…`
+  return capText(reason, REASON_MAX_CHARS)
 }
 
 function isAnswerKey(key: string): key is (typeof ANSWER_KEYS)[number] {
@@ -146,7 +114,6 @@ function countTopLevelMembers(text: string): number {
 
 /** A short, one-line quote of untrusted text for an error detail. */
 function snippet(text: string): string {
-  const flat = text.replace(/\s+/gu, ' ').trim()
-  if (flat === '') return '(empty)'
-  return capCodePoints(flat, SNIPPET_MAX_CHARS)
+  const flat = capLine(text, SNIPPET_MAX_CHARS)
+  return flat === '' ? '(empty)' : flat
 }

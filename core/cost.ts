@@ -3,8 +3,7 @@
  * prices: the provider's own bill is out of reach, and opencode computes no
  * cost for a provider without prices in its config.
  */
-import type { TokenType } from '../ports/metrics.ts'
-import type { AcpPrices, Usage } from './types.ts'
+import type { AcpPrices, TokenType, Usage } from './types.ts'
 
 const PER_MILLION = 1_000_000
 

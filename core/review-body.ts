@@ -1,6 +1,5 @@
-import type { ReviewEvent } from '../ports/forge.ts'
 import { ERROR_KIND_LABEL } from './aggregate.ts'
-import type { Overall, Row, Verdict } from './types.ts'
+import type { Overall, ReviewEvent, Row, Verdict } from './types.ts'
 
 /**
  * The review the service account posts (spec: "The review"). Every cell is

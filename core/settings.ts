@@ -8,7 +8,7 @@
  */
 
 import { err, ok, type Result } from './result.ts'
-import type { AcpPrices, AcpProvider, Effort, Runtime, Settings } from './types.ts'
+import type { AcpPrices, AcpProvider, Effort, RunRequestSettings, Runtime, Settings } from './types.ts'
 
 export const SETTINGS_BUCKET = 'review-classifier-settings'
 export const SETTINGS_KEY = 'all'
@@ -34,9 +34,6 @@ const REQUIRED_PRICE_FIELDS = ['input', 'output'] as const
 
 /** The fields a PUT may carry; the ones left out keep their stored value. */
 export type SettingsUpdate = Partial<Settings>
-
-/** The settings a run request carries to the classifier. */
-export type RunRequestSettings = Pick<Settings, 'runtime' | 'model' | 'effort' | 'acp'>
 
 /**
  * A PUT must name only fields it knows; a stored document may hold fields a
@@ -306,21 +303,29 @@ function undecodable(reason: string): DecodedSettings {
 }
 
 /**
- * Decodes the stored document leniently: fields this build doesn't know are
+ * Reads settings fields leniently: fields this build doesn't know are
  * ignored at every level, and a known field that's missing takes its default,
- * because an older build may have written a document before that field
- * existed. A known field with a wrong type or value makes the whole document
- * undecodable (`settings: null`); the caller then runs on
+ * because an older build may have written a document (or sent a run request)
+ * before that field existed. A known field with a wrong type or value is an
+ * error naming it.
+ */
+export function readSettingsLeniently(raw: unknown): Result<Settings, string> {
+  if (!isObject(raw)) return err(`expected a JSON object, found ${describeValue(raw)}`)
+  const read = readSettingsFields(raw, 'ignore')
+  if (!read.ok) return err(read.error.join('; '))
+  const settings: Settings = { ...DEFAULT_SETTINGS, ...read.value }
+  const problems = settingsRuleProblems(settings)
+  return problems.length > 0 ? err(problems.join('; ')) : ok(settings)
+}
+
+/**
+ * Decodes the stored document with {@link readSettingsLeniently}. A document
+ * it can't read makes `settings: null`; the caller then runs on
  * {@link DEFAULT_SETTINGS} and logs the warning.
  */
 export function decodeStoredSettings(raw: unknown): DecodedSettings {
-  if (!isObject(raw)) return undecodable(`expected a JSON object, found ${describeValue(raw)}`)
-  const read = readSettingsFields(raw, 'ignore')
-  if (!read.ok) return undecodable(read.error.join('; '))
-  const settings: Settings = { ...DEFAULT_SETTINGS, ...read.value }
-  const problems = settingsRuleProblems(settings)
-  if (problems.length > 0) return undecodable(problems.join('; '))
-  return { settings, warning: null }
+  const read = readSettingsLeniently(raw)
+  return read.ok ? { settings: read.value, warning: null } : undecodable(read.error)
 }
 
 /** {@link decodeStoredSettings} for the KV value as text. */

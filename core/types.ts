@@ -1,17 +1,36 @@
-/** The domain vocabulary shared by core, ports, adapters and entrypoints. */
+/**
+ * The domain vocabulary shared by core, ports, adapters and entrypoints. The
+ * shapes that cross a boundary are `Static<>` of their schema in schemas.ts,
+ * so each is written once.
+ */
+import type { Static } from '@sinclair/typebox'
+import type {
+  AcpPricesSchema,
+  AcpProviderSchema,
+  ClassificationSchema,
+  CommitMessageSchema,
+  EffortSchema,
+  OpenPrAnswerSchema,
+  OverallSchema,
+  PolaritySchema,
+  RecordedRowSchema,
+  RowErrorSchema,
+  RowSchema,
+  RunReplySchema,
+  RunRequestSchema,
+  RuntimeSchema,
+  SettingsSchema,
+  TryOutViewSchema,
+  UsageSchema,
+  VerdictSchema,
+} from './schemas.ts'
 
-export type Polarity = 'positive' | 'negative'
+export type Polarity = Static<typeof PolaritySchema>
 
 /** One rule of a repo's rules file, exactly the file's four keys. */
-export type Classification = {
-  name: string
-  description: string
-  /** Whole number 0–100: the certainty a verdict needs to count. */
-  threshold: number
-  polarity: Polarity
-}
+export type Classification = Static<typeof ClassificationSchema>
 
-export type Verdict = 'match' | 'no-match' | 'not-applicable'
+export type Verdict = Static<typeof VerdictSchema>
 
 /** What the model answered for one classification, after parsing. */
 export type Answer = {
@@ -22,64 +41,54 @@ export type Answer = {
   reason: string
 }
 
-export type RowErrorKind = 'timeout' | 'runtime' | 'malformed-answer'
+export type RowError = Static<typeof RowErrorSchema>
+export type RowErrorKind = RowError['kind']
 
-export type RowError = {
-  kind: RowErrorKind
-  /** Short, one line, never key material. */
-  detail: string
-}
+export type Usage = Static<typeof UsageSchema>
 
-export type Usage = {
-  input: number
-  output: number
-  cache_read: number
-  cache_write: number
-}
+/** One classification's line in the review table and the run store: never a token count. */
+export type RecordedRow = Static<typeof RecordedRowSchema>
 
-/** One classification's line in a run reply and in the review table. */
-export type Row = {
-  name: string
-  polarity: Polarity
-  threshold: number
-  verdict: Verdict | null
-  certainty: number | null
-  reason: string | null
-  counted: boolean
-  fails: boolean
-  error: RowError | null
-  usage?: Usage
-}
+/** One classification's line in a run reply: a recorded row and the runtime's `usage`, when it reported one. */
+export type Row = Static<typeof RowSchema>
 
-export type Overall = 'approve' | 'request-changes' | 'no-verdict'
+export type Overall = Static<typeof OverallSchema>
 
-export type Runtime = 'api-key' | 'acp'
+export type Runtime = Static<typeof RuntimeSchema>
 
-export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max'
+export type Effort = Static<typeof EffortSchema>
 
-export type AcpPrices = {
-  input: number
-  output: number
-  cache_read?: number
-  cache_write?: number
-}
+export type AcpPrices = Static<typeof AcpPricesSchema>
 
-export type AcpProvider = {
-  base_url: string
-  model: string
-  prices: AcpPrices
-}
+export type AcpProvider = Static<typeof AcpProviderSchema>
 
 /** The swarm-wide settings document (KV bucket `review-classifier-settings`, key `all`). */
-export type Settings = {
-  model: string
-  effort: Effort | null
-  max_concurrent_reviews: number
-  runtime: Runtime
-  acp: AcpProvider | null
-}
+export type Settings = Static<typeof SettingsSchema>
 
 /** One commit as the model sees it: position only, never the sha. */
-export type CommitMessage = { message: string }
+export type CommitMessage = Static<typeof CommitMessageSchema>
+
+/** A run request as it travels: the runtime fields may be absent (a controller older than them). */
+export type RunRequestOnTheWire = Static<typeof RunRequestSchema>
+
+/** The settings a run request carries to the classifier. */
+export type RunRequestSettings = Pick<Settings, 'runtime' | 'model' | 'effort' | 'acp'>
+
+/** A run request once decoded: the runtime fields filled in with their defaults. */
+export type RunRequest = Omit<RunRequestOnTheWire, keyof RunRequestSettings> & RunRequestSettings
+
+export type RunReply = Static<typeof RunReplySchema>
+
+/** What `GET /api/review-classifier/try-out/{id}` answers. */
+export type TryOutView = Static<typeof TryOutViewSchema>
+export type TryOutStatus = TryOutView['status']
+
+export type OpenPrAnswer = Static<typeof OpenPrAnswerSchema>
 
 export type RepoRef = { owner: string; name: string }
+
+/** The forge's review events; any other value silently makes a pending draft (docs/forgejo.md §3.7). */
+export type ReviewEvent = 'APPROVED' | 'REQUEST_CHANGES' | 'COMMENT'
+
+/** The types `claude_code.token.usage` uses, so the cache hit rate reads the same on every runtime. */
+export type TokenType = 'input' | 'output' | 'cacheRead' | 'cacheCreation'

@@ -8,6 +8,7 @@
  */
 import { type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { schemaMismatch } from './decode.ts'
 import type { RepoRef } from './types.ts'
 
 /** The fine-grained event type (`X-Forgejo-Event-Type`); the coarse `X-Forgejo-Event` says only `pull_request`. */
@@ -51,10 +52,8 @@ const RequestShape = Type.Object({
 
 /** The first schema problem as `field: message`, for a 400 `detail`. */
 function shapeProblem(schema: TSchema, value: unknown): string | null {
-  const first = Value.Errors(schema, value).First()
-  if (first === undefined) return null
-  const path = first.path === '' ? 'the payload' : first.path.slice(1).replaceAll('/', '.')
-  return `${path}: ${first.message.toLowerCase()}`
+  const mismatch = schemaMismatch(schema, value)
+  return mismatch === null ? null : `${mismatch.field === '' ? 'the payload' : mismatch.field}: ${mismatch.message}`
 }
 
 /** Forgejo compares logins case-insensitively (ASCII only: logins are `[A-Za-z0-9._-]`). */

@@ -16,7 +16,7 @@
  * not answer in time throws `unavailable` / `timeout`, which the controller
  * maps to 503. Those two codes are implied on every method below.
  */
-import type { CommitMessage, RepoRef } from '../core/types.ts'
+import type { CommitMessage, RepoRef, ReviewEvent } from '../core/types.ts'
 
 export type ForgeRepository = {
   owner: string
@@ -56,9 +56,6 @@ export type ForgeFile = {
   /** The blob sha, which an update must name to replace this exact version. */
   sha: string
 }
-
-/** The forge's review events; any other value silently makes a pending draft. */
-export type ReviewEvent = 'APPROVED' | 'REQUEST_CHANGES' | 'COMMENT'
 
 export type NewReview = {
   event: ReviewEvent

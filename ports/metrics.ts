@@ -1,3 +1,5 @@
+import type { TokenType } from '../core/types.ts'
+
 /**
  * The classifier's counters, exported over OTLP when an endpoint is set.
  * On the claude runtime `claude` exports its own; these are for the ACP
@@ -11,9 +13,6 @@ export type MetricLabels = {
   /** The provider's model name. */
   model: string
 }
-
-/** The types `claude_code.token.usage` uses, so the cache hit rate reads the same on every runtime. */
-export type TokenType = 'input' | 'output' | 'cacheRead' | 'cacheCreation'
 
 export type Metrics = {
   /** Adds to `hyperhive.review_classifier.cost.usage`, labelled with `currency` `USD`. */

@@ -9,7 +9,7 @@
  * request and a bad reply are all handled in one pure place, not in the
  * transport.
  */
-import type { RunReply, RunRequest } from '../core/wire.ts'
+import type { RunReply, RunRequest } from '../core/types.ts'
 
 /** The controller's side. */
 export type RunQueue = {

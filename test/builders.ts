@@ -5,8 +5,7 @@
  */
 
 import type { SeedPull, SeedRepo } from '../adapters/memory/forge.ts'
-import type { Answer, Classification, RepoRef, Row, Settings, Usage } from '../core/types.ts'
-import type { RunReply, RunRequest } from '../core/wire.ts'
+import type { Answer, Classification, RepoRef, Row, RunReply, RunRequest, Settings, Usage } from '../core/types.ts'
 import type { ForgePullRequest, ForgePullSummary, ForgeRepository } from '../ports/forge.ts'
 import type { ClassifyInput } from '../ports/model-runtime.ts'
 

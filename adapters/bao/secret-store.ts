@@ -17,9 +17,9 @@
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { type AppError, appError } from '../../core/errors.ts'
+import { capLine, redactSecrets } from '../../core/text.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { describeHttpHost, errorMessage, isTimeoutError } from '../shared/http-errors.ts'
-import { oneLineDetail, redactSecrets } from '../shared/redact.ts'
 import { nameSegments, secretPathSegments } from '../shared/secret-path.ts'
 import type { TokenSource } from './token-source.ts'
 
@@ -176,5 +176,5 @@ function parseJson(text: string): unknown {
 /** bao's error strings, one line (its multierror text spans several), capped and scrubbed. */
 function baoErrors(body: unknown, secrets: string[]): string {
   if (!Value.Check(ErrorResponse, body)) return ''
-  return oneLineDetail(redactSecrets(body.errors.join('; '), secrets), MAX_DETAIL_CHARS)
+  return capLine(redactSecrets(body.errors.join('; '), secrets), MAX_DETAIL_CHARS)
 }

@@ -7,9 +7,9 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { err, ok } from '../../core/result.ts'
+import { capLine, REDACTED, redactSecrets as redactAll } from '../../core/text.ts'
 import type { Usage } from '../../core/types.ts'
 import type { ClassifyResult } from '../../ports/model-runtime.ts'
-import { oneLineDetail, REDACTED, redactSecrets as redactAll } from '../shared/redact.ts'
 
 /** Longest failure detail; enough for the status and the gist of the message. */
 export const DETAIL_MAX_CHARS = 300
@@ -92,7 +92,7 @@ export function outcomeOf(exit: Exit, apiKey: string): ClassifyResult {
  * comes first, so a cut cannot leave half a key behind.
  */
 export function failureDetail(text: string, apiKey: string): string {
-  return oneLineDetail(redactSecrets(text, apiKey), DETAIL_MAX_CHARS)
+  return capLine(redactSecrets(text, apiKey), DETAIL_MAX_CHARS)
 }
 
 /** Replaces the key and anything shaped like an Anthropic-style key (`sk-…`) with `[redacted]`. */

@@ -11,8 +11,8 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { type AppError, appError, type ErrorCode } from '../../core/errors.ts'
+import { capLine, redactSecrets } from '../../core/text.ts'
 import { describeHttpHost, errorMessage, isTimeoutError } from '../shared/http-errors.ts'
-import { oneLineDetail, redactSecrets } from '../shared/redact.ts'
 
 /** The part of `fetch` the adapter uses, so a test can hand in one that answers what no server would. */
 export type FetchFn = (url: string, init: RequestInit) => Promise<Response>
@@ -273,5 +273,5 @@ function forgeMessage(answer: Answer): string {
   } catch {
     text = ''
   }
-  return oneLineDetail(redactSecrets(text, answer.scrub), MAX_DETAIL_CHARS)
+  return capLine(redactSecrets(text, answer.scrub), MAX_DETAIL_CHARS)
 }

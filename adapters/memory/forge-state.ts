@@ -5,7 +5,8 @@
  * predict them and two runs of a test see the same values.
  */
 import { createHash } from 'node:crypto'
-import type { ForgeFile, GitIdentity, RepoPermission, ReviewEvent } from '../../ports/forge.ts'
+import type { ReviewEvent } from '../../core/types.ts'
+import type { ForgeFile, GitIdentity, RepoPermission } from '../../ports/forge.ts'
 
 export type SeedUser = {
   login: string

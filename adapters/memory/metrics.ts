@@ -1,5 +1,6 @@
 /** Metrics that only remember what was added, for assertions. */
-import type { MetricLabels, Metrics, TokenType } from '../../ports/metrics.ts'
+import type { TokenType } from '../../core/types.ts'
+import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
 
 export type RecordedCost = { usd: number; labels: MetricLabels }
 export type RecordedTokens = { count: number; labels: MetricLabels & { type: TokenType } }

@@ -5,7 +5,7 @@
  * directions travel as JSON text.
  */
 import { type AppError, appError } from '../../core/errors.ts'
-import type { RunReply } from '../../core/wire.ts'
+import type { RunReply } from '../../core/types.ts'
 import type { RunHandler, RunQueue, RunResponder, RunSubscription } from '../../ports/queue.ts'
 
 export type MemoryQueue = RunQueue &

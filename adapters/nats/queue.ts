@@ -25,7 +25,7 @@
 import type { Msg, Subscription } from '@nats-io/transport-node'
 import { errors } from '@nats-io/transport-node'
 import { appError } from '../../core/errors.ts'
-import type { RunReply } from '../../core/wire.ts'
+import type { RunReply } from '../../core/types.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { RunHandler, RunQueue, RunResponder, RunSubscription } from '../../ports/queue.ts'
 import type { NatsClient } from './connection.ts'

@@ -17,10 +17,10 @@
 import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { err, ok, type Result } from '../../core/result.ts'
+import { capLine, redactSecrets } from '../../core/text.ts'
 import type { AcpProvider } from '../../core/types.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { ClassifyInput, ClassifyResult, ModelFailure, ModelRuntime } from '../../ports/model-runtime.ts'
-import { oneLineDetail, redactSecrets } from '../shared/redact.ts'
 import { opencodeConfig, type PassEnv, pickPassEnv } from './config.ts'
 import { type OpencodeProcess, startOpencodeProcess } from './process.ts'
 import { askOnce, initializeAgent } from './session.ts'
@@ -237,5 +237,5 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
 
 /** One line, capped, with every secret replaced, whatever opencode echoed back. */
 export function shortDetail(text: string, secrets: readonly string[]): string {
-  return oneLineDetail(redactSecrets(text, secrets), DETAIL_MAX_CHARS)
+  return capLine(redactSecrets(text, secrets), DETAIL_MAX_CHARS)
 }

@@ -1,3 +1,5 @@
+import { capText, redactSecrets } from '../../core/text.ts'
+
 /**
  * Turns any value a caller puts in a log field into plain JSON that
  * `JSON.stringify` cannot choke on: BigInts, cycles, throwing getters and
@@ -11,29 +13,17 @@ export type LogValueOptions = {
   errorStacks: boolean
 }
 
-export const redactedText = '[redacted]'
-
 /** Nesting beyond this is cut: a log line is for reading, not for dumping object graphs. */
 const maxDepth = 8
 /** A field longer than this (a provider's HTML error page, a diff) is cut so one line stays one line. */
 const maxStringLength = 16_384
 
 export function createLogValueConverter(options: LogValueOptions): (value: unknown) => unknown {
-  function redact(text: string): string {
-    // Longest first, so a secret that contains another is replaced whole.
-    const secrets = options
-      .secrets()
-      .filter((s) => s !== '')
-      .toSorted((a, b) => b.length - a.length)
-    let result = text
-    for (const secret of secrets) result = result.split(secret).join(redactedText)
-    return result
-  }
-
   function text(raw: string): string {
     // Redact before cutting, so a cut cannot leave a secret's prefix behind.
-    const clean = redact(raw)
-    return clean.length > maxStringLength ? `${clean.slice(0, maxStringLength)}…[truncated]` : clean
+    const clean = redactSecrets(raw, options.secrets())
+    const cut = capText(clean, maxStringLength + 1)
+    return cut === clean ? clean : `${cut}[truncated]`
   }
 
   function convert(value: unknown, ancestors: object[]): unknown {

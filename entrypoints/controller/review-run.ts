@@ -9,7 +9,6 @@
  * and every run is recorded. A run with no clean verdict never approves.
  */
 
-import { redactSecrets } from '../../adapters/shared/redact.ts'
 import { type Aggregate, checkReplyRows } from '../../core/aggregate.ts'
 import { isAppError } from '../../core/errors.ts'
 import { repoName } from '../../core/repo.ts'
@@ -17,9 +16,9 @@ import { err, ok, type Result } from '../../core/result.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../core/review-body.ts'
 import type { ReviewOutcome, RunRecord } from '../../core/run-record.ts'
 import { settingsForRunRequest } from '../../core/settings.ts'
-import type { Classification, CommitMessage, Overall, RepoRef, Row, Settings } from '../../core/types.ts'
+import { capText, redactSecrets } from '../../core/text.ts'
+import type { Classification, CommitMessage, Overall, RepoRef, Row, RunRequest, Settings } from '../../core/types.ts'
 import type { ReviewRequest } from '../../core/webhook.ts'
-import type { RunRequest } from '../../core/wire.ts'
 import { decodeRunReply } from '../../core/wire-decode.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { Forge, ForgePullRequest, ForgeReader, NewReview, PostedReview } from '../../ports/forge.ts'
@@ -111,11 +110,6 @@ function describeError(error: unknown): string {
 
 function noVerdict(reason: string, table: Table | null = null): Conclusion {
   return { kind: 'no-verdict', reason, table }
-}
-
-function capText(text: string, max: number): string {
-  const points = [...text]
-  return points.length > max ? `${points.slice(0, max - 1).join('')}…` : text
 }
 
 /**

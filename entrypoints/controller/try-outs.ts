@@ -15,10 +15,9 @@
  * reviews, and the spec leaves try-outs out of it.
  */
 import type { Aggregate } from '../../core/aggregate.ts'
-import type { RecordedRow, RunRecord, TryOutOutcome } from '../../core/run-record.ts'
+import type { RunRecord, TryOutOutcome } from '../../core/run-record.ts'
 import { settingsForRunRequest } from '../../core/settings.ts'
-import type { Classification, Overall, RepoRef, Row, Settings } from '../../core/types.ts'
-import type { RunRequest } from '../../core/wire.ts'
+import type { Classification, Overall, RecordedRow, RepoRef, Row, RunRequest, Settings } from '../../core/types.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { ForgeReader } from '../../ports/forge.ts'
 import type { Ids } from '../../ports/ids.ts'

@@ -12,8 +12,7 @@ import {
   renderReviewTable,
   reviewEvent,
 } from '../../core/review-body.ts'
-import type { Overall, Row } from '../../core/types.ts'
-import type { ReviewEvent } from '../../ports/forge.ts'
+import type { Overall, ReviewEvent, Row } from '../../core/types.ts'
 import { anAnsweredRow, anUnansweredRow, aRowError } from './verdict-builders.ts'
 
 const ZWSP = '\u200B'

@@ -58,6 +58,16 @@ describe('decodeRunRequest', () => {
     expect(decoded.ok).toBe(false)
     if (!decoded.ok) expect(decoded.error).toContain(expected)
   })
+
+  it('refuses a plain http ACP provider in the words of a refused run, not of a stored document', () => {
+    const decoded = decodeRunRequest(
+      requestWith({
+        runtime: 'acp',
+        acp: { base_url: 'http://llm.example/v1', model: 'm', prices: { input: 1, output: 1 } },
+      }),
+    )
+    expect(decoded).toEqual({ ok: false, error: 'run request: acp.base_url must be an https:// URL, not http://' })
+  })
 })
 
 describe('decodeRunReply', () => {

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { isAppError } from '../../core/errors.ts'
-import type { RunReply, RunRequest } from '../../core/wire.ts'
+import type { RunReply, RunRequest } from '../../core/types.ts'
 import type { RunQueue, RunResponder } from '../../ports/queue.ts'
 import { aRunReply, aRunRequest } from '../builders.ts'
 

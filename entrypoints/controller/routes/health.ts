@@ -6,6 +6,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { isAppError } from '../../../core/errors.ts'
+import { capText } from '../../../core/text.ts'
 import type { ForgeReader } from '../../../ports/forge.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import type { QueueLink } from '../problem.ts'
@@ -31,7 +32,7 @@ export type HealthRoutesDeps = {
 const REASON_MAX_CHARS = 200
 
 function shortReason(text: string): string {
-  return text.length > REASON_MAX_CHARS ? `${text.slice(0, REASON_MAX_CHARS - 1)}…` : text
+  return capText(text, REASON_MAX_CHARS)
 }
 
 /** A check's failure in words: an AppError's own message (adapters keep secrets out of them), nothing of any other error. */

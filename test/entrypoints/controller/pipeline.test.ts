@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { appError } from '../../../core/errors.ts'
 import { renderNoVerdictBody } from '../../../core/review-body.ts'
-import type { RunReply, RunRequest } from '../../../core/wire.ts'
+import type { RunReply, RunRequest } from '../../../core/types.ts'
 import { createReviewPipeline } from '../../../entrypoints/controller/pipeline.ts'
 import { QUEUE_FULL_REASON } from '../../../entrypoints/controller/review-run.ts'
 import { aSeedPull, aSeedRepo } from '../../builders.ts'

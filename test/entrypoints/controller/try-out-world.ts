@@ -6,8 +6,7 @@
  * try-out routes make.
  */
 import { createSequenceIds } from '../../../adapters/memory/ids.ts'
-import type { Classification } from '../../../core/types.ts'
-import type { RunReply, RunRequest } from '../../../core/wire.ts'
+import type { Classification, RunReply, RunRequest } from '../../../core/types.ts'
 import { createControllerApp } from '../../../entrypoints/controller/app.ts'
 import { tryOutRoutes } from '../../../entrypoints/controller/routes/try-out.ts'
 import {

@@ -1,0 +1,223 @@
+/**
+ * Every body that crosses a process or HTTP boundary, as one TypeBox schema
+ * each: the run request and reply (docs/decisions.md, "Wire formats"), the
+ * rows, the run record, the settings, the try-out and open-a-PR bodies. The
+ * types in types.ts are `Static<>` of these, the decoders check against them,
+ * and the controller's routes hand the same schemas to the OpenAPI document,
+ * so a field can't mean one thing in one place and another elsewhere.
+ *
+ * Objects accept properties they don't list: a field a newer build added is
+ * ignored, not fatal (docs/decisions.md, "Wire formats"). `Type.Integer` is
+ * TypeBox's own, which unlike Elysia's `t.Integer` takes no numeric strings.
+ */
+import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
+
+/** Literal unions from one list, so a schema and the list it came from can't drift. */
+function literals<const T extends readonly [string, ...string[]]>(
+  values: T,
+  description?: string,
+): TUnion<TLiteral<T[number]>[]> {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    description === undefined ? {} : { description },
+  )
+}
+
+function nullable<T extends TSchema>(schema: T, description?: string) {
+  return Type.Union([schema, Type.Null()], description === undefined ? {} : { description })
+}
+
+export const POLARITIES = ['positive', 'negative'] as const
+export const VERDICTS = ['match', 'no-match', 'not-applicable'] as const
+export const ROW_ERROR_KINDS = ['timeout', 'runtime', 'malformed-answer'] as const
+export const OVERALLS = ['approve', 'request-changes', 'no-verdict'] as const
+export const RUNTIMES = ['api-key', 'acp'] as const
+export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
+export const RUN_TRIGGERS = ['review', 'try-out'] as const
+export const REVIEW_OUTCOMES = ['approved', 'changes-requested', 'no-verdict', 'queue-full', 'post-failed'] as const
+export const TRY_OUT_OUTCOMES = ['done', 'failed'] as const
+export const TRY_OUT_STATUSES = ['running', ...TRY_OUT_OUTCOMES] as const
+
+export const PolaritySchema = literals(
+  POLARITIES,
+  'positive: a match is the wanted outcome; negative: a match is a violation.',
+)
+export const VerdictSchema = literals(VERDICTS)
+export const OverallSchema = literals(OVERALLS)
+export const RuntimeSchema = literals(RUNTIMES)
+export const EffortSchema = literals(EFFORTS)
+
+/** A whole number 0–100: a threshold, a certainty. */
+const Percent = (description?: string) =>
+  Type.Integer({ minimum: 0, maximum: 100, ...(description === undefined ? {} : { description }) })
+
+/** One rule, exactly the rules file's four keys (docs/behaviour.md, "Repo configuration"). */
+export const ClassificationSchema = Type.Object({
+  name: Type.String({ minLength: 1, description: 'Short and unique in the repo, shown in the result table.' }),
+  description: Type.String({ minLength: 1, description: 'The yes/no question the model answers about the PR.' }),
+  threshold: Percent('The certainty a verdict needs to count.'),
+  polarity: PolaritySchema,
+})
+
+export const RowErrorSchema = Type.Object({
+  kind: literals(ROW_ERROR_KINDS),
+  detail: Type.String({ description: 'Short, one line, never key material.' }),
+})
+
+/** Token counts a runtime reported; they feed the classifier's metrics and the benchmarks only. */
+export const UsageSchema = Type.Object({
+  input: Type.Integer({ minimum: 0 }),
+  output: Type.Integer({ minimum: 0 }),
+  cache_read: Type.Integer({ minimum: 0 }),
+  cache_write: Type.Integer({ minimum: 0 }),
+})
+
+/** One classification's line as a run keeps and shows it: never a token count. */
+export const RecordedRowSchema = Type.Object({
+  name: Type.String(),
+  polarity: PolaritySchema,
+  threshold: Percent(),
+  verdict: nullable(VerdictSchema, 'null when unanswered.'),
+  certainty: nullable(Percent()),
+  reason: nullable(Type.String({ description: 'At most 500 characters.' })),
+  counted: Type.Boolean({ description: 'Applicable and at or over the threshold.' }),
+  fails: Type.Boolean({ description: 'Counted, and on the wrong side of its polarity.' }),
+  error: nullable(RowErrorSchema, 'Why the row has no answer; null when answered.'),
+})
+
+/** A row in a run reply: the recorded row and, when the runtime reported it, its `usage`. */
+export const RowSchema = Type.Composite([RecordedRowSchema, Type.Object({ usage: Type.Optional(UsageSchema) })])
+
+export const AcpPricesSchema = Type.Object(
+  {
+    input: Type.Number({ minimum: 0 }),
+    output: Type.Number({ minimum: 0 }),
+    cache_read: Type.Optional(Type.Number({ minimum: 0 })),
+    cache_write: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  { description: 'USD per million tokens; cache prices default to input.' },
+)
+
+export const AcpProviderSchema = Type.Object({
+  base_url: Type.String({ description: "The provider's OpenAI-compatible API root, https:// only." }),
+  model: Type.String({ description: 'The model as the provider names it, no whitespace.' }),
+  prices: AcpPricesSchema,
+})
+
+/** The swarm-wide settings document (KV bucket `review-classifier-settings`, key `all`). */
+export const SettingsSchema = Type.Object(
+  {
+    model: Type.String({ description: "The API key runtime's model, as claude's --model takes it." }),
+    effort: nullable(EffortSchema, "null runs at the runtime's own default."),
+    max_concurrent_reviews: Type.Integer({ minimum: 1, maximum: 8, description: 'Requested reviews run at once.' }),
+    runtime: RuntimeSchema,
+    acp: nullable(AcpProviderSchema, "The ACP runtime's provider; kept while the runtime is api-key."),
+  },
+  { description: 'The swarm-wide review classifier settings.' },
+)
+
+export const CommitMessageSchema = Type.Object({ message: Type.String() })
+
+/** `owner/name`: no slash or whitespace in either part. */
+export const REPO_PATTERN = '^[^/\\s]+/[^/\\s]+$'
+
+/**
+ * Controller → classifier, on `<SWARM>.review-classifier.try-out`. The
+ * runtime fields may be absent: a controller older than the ACP runtime
+ * sends none, which means `api-key` on `haiku` at the default effort.
+ */
+export const RunRequestSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200, description: "A try-out's is the id its POST answered with." }),
+  trigger: literals(RUN_TRIGGERS),
+  repo: Type.String({ pattern: REPO_PATTERN }),
+  pr: Type.Integer({ minimum: 1 }),
+  title: Type.String(),
+  commits: Type.Array(CommitMessageSchema, { description: 'Oldest first, messages only: no sha.' }),
+  diff: Type.String({ description: 'The unified diff as the forge returns it; the classifier strips hashes.' }),
+  classifications: Type.Array(ClassificationSchema, { minItems: 1, maxItems: 10 }),
+  runtime: Type.Optional(RuntimeSchema),
+  model: Type.Optional(Type.String()),
+  effort: Type.Optional(nullable(EffortSchema)),
+  acp: Type.Optional(nullable(AcpProviderSchema)),
+})
+
+/** Classifier → controller: the run's rows and overall verdict, or why it failed as a whole. */
+export const RunReplySchema = Type.Object({
+  id: Type.String({ description: "The request's id, echoed." }),
+  ok: Type.Boolean({ description: 'false when the run failed as a whole; error says why.' }),
+  error: Type.Optional(Type.String()),
+  rows: Type.Array(RowSchema, { description: "One per classification sent, in the request's order." }),
+  overall: OverallSchema,
+})
+
+/** One finished run, as the run store holds it and the runs route returns it. */
+export const RunRecordSchema = Type.Object({
+  id: Type.String({ description: "A try-out's is the id its POST answered with." }),
+  trigger: literals(RUN_TRIGGERS),
+  repo: Type.String({ description: 'owner/name' }),
+  pr: Type.Integer(),
+  requester: Type.String({ description: 'The swarm UI user of a try-out, the forge user who requested a review.' }),
+  head_sha: Type.Optional(Type.String({ description: "The commit the run read; absent when the PR wasn't read." })),
+  started_unix: Type.Number(),
+  finished_unix: Type.Number(),
+  outcome: literals([...REVIEW_OUTCOMES, ...TRY_OUT_OUTCOMES]),
+  detail: Type.Optional(
+    Type.String({ description: 'The reason, for every outcome but approved, changes-requested and done.' }),
+  ),
+  rows: Type.Optional(Type.Array(RecordedRowSchema, { description: 'Present when the classifier answered.' })),
+  overall: Type.Optional(OverallSchema),
+  review_url: Type.Optional(Type.String({ description: 'The posted review, when the forge names its URL.' })),
+})
+
+/** `POST /api/review-classifier/try-out`, for the document: the body itself is read by `parseTryOutBody`. */
+export const TryOutRequestSchema = Type.Object(
+  {
+    repo: Type.String({ description: 'owner/name' }),
+    pr: Type.Integer({ minimum: 1, description: 'The PR number; an open, closed or merged PR all work.' }),
+    classifications: Type.Array(ClassificationSchema, {
+      minItems: 1,
+      maxItems: 10,
+      description: "In the rules file's shape, with the same checks.",
+    }),
+  },
+  { description: 'The classifications to run against the PR.' },
+)
+
+export const TryOutAcceptedSchema = Type.Object({
+  id: Type.String({ description: 'Read the result at /api/review-classifier/try-out/{id}.' }),
+})
+
+/** `GET /api/review-classifier/try-out/{id}`. */
+export const TryOutViewSchema = Type.Object(
+  {
+    id: Type.String(),
+    status: literals(TRY_OUT_STATUSES),
+    repo: Type.String({ description: 'owner/name' }),
+    pr: Type.Integer(),
+    head_sha: nullable(Type.String(), 'The head the run read; the one the POST read while it starts.'),
+    rows: nullable(Type.Array(RecordedRowSchema), 'Once the classifier answered.'),
+    overall: nullable(OverallSchema),
+    detail: nullable(Type.String(), 'Why the try-out failed.'),
+  },
+  { description: 'A try-out, kept for an hour after it finishes.' },
+)
+
+/** `POST /api/review-classifier/open-pr`, for the document: the body itself is read by `parseOpenPrBody`. */
+export const OpenPrRequestSchema = Type.Object(
+  {
+    repo: Type.String({ description: 'owner/name' }),
+    classifications: Type.Array(ClassificationSchema, {
+      minItems: 1,
+      maxItems: 10,
+      description:
+        'Merged into the rules file by name: a name already there replaces that entry, a new one goes at the end.',
+    }),
+  },
+  { description: 'The classifications to add to the repo’s rules file.' },
+)
+
+export const OpenPrAnswerSchema = Type.Object({
+  branch: Type.String({ description: 'review-classifier/<login>-<8 hex digits>' }),
+  path: Type.String({ description: 'The rules file written.' }),
+  compare_url: Type.String({ description: "The forge's compare page for the branch, to open the PR from." }),
+})
