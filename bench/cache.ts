@@ -1,5 +1,5 @@
 /**
- * Cache-strategy benchmark: warm first (DECISIONS.md, "The run") against all
+ * Cache-strategy benchmark: warm first (docs/decisions.md, "The run") against all
  * parallel. Runs the real classifier service with the real `claude` runtime
  * against a fake provider that models prompt caching and latency
  * (bench/support/caching-fake-anthropic.ts), for N = 1, 5 and 10

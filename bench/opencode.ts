@@ -1,5 +1,5 @@
 /**
- * opencode process benchmark (DECISIONS.md, "opencode must be fenced in"):
+ * opencode process benchmark (docs/decisions.md, "opencode must be fenced in"):
  * one `opencode acp` process per classification (A: the runtime with each
  * classification made a run of its own) against one process per run with a
  * fresh ACP session per classification (B: the runtime as it is). Both run under the real

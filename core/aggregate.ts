@@ -3,7 +3,7 @@ import { capLine, capText } from './text.ts'
 import type { Answer, Classification, Overall, Polarity, Row, RowError, RowErrorKind, Usage, Verdict } from './types.ts'
 
 /**
- * Aggregation into the verdict (spec: "Aggregation into the verdict", "The
+ * Aggregation into the verdict (docs/behaviour.md, "Aggregation into the verdict", "The
  * review"). A run with no clean verdict never approves: any unanswered
  * classification, or a reply that doesn't answer exactly the classifications
  * sent, makes the overall `no-verdict`.
@@ -135,7 +135,7 @@ export function aggregateVerdict(sent: readonly Classification[], results: reado
  * `fails` and `overall` are never trusted, so a classifier bug, a split
  * deploy or a tampered reply can't turn into an approval. A row whose answer
  * is incomplete or out of range reads as a malformed answer. `usage` is
- * dropped: the controller keeps no token counts (DECISIONS.md, run reply).
+ * dropped: the controller keeps no token counts (docs/decisions.md, run reply).
  */
 export function checkReplyRows(sent: readonly Classification[], rows: readonly Row[]): Aggregate {
   return aggregateVerdict(sent, rows.map(resultFromReplyRow))

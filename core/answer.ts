@@ -3,7 +3,7 @@ import { capLine, capText } from './text.ts'
 import type { Answer, Verdict } from './types.ts'
 
 /**
- * Parsing the model's answer. The spec (and DECISIONS.md, "prompt framing")
+ * Parsing the model's answer. The spec (and docs/decisions.md, "prompt framing")
  * accepts only exactly the JSON object `{ verdict, certainty, reason }`;
  * anything else is "no answer", so a run with it never approves.
  *

@@ -5,7 +5,7 @@
 
 export const BRANCH_PREFIX = 'review-classifier/'
 
-/** Forgejo refuses branch names over 100 characters (CONTRACT.md §3.6). */
+/** Forgejo refuses branch names over 100 characters (docs/forgejo.md §3.6). */
 const MAX_BRANCH_LENGTH = 100
 const HEX8 = /^[0-9a-f]{8}$/
 const FALLBACK_LOGIN = 'user'
@@ -35,7 +35,7 @@ export function branchName(login: string, hex8: string): string {
 
 /**
  * The address Forgejo itself gives an account that keeps its email private
- * (CONTRACT.md §5.4): the login lowercased, `@noreply.`, the forge domain.
+ * (docs/forgejo.md §5.4): the login lowercased, `@noreply.`, the forge domain.
  * A `:port` is dropped, since Forgejo's DOMAIN setting never has one but a
  * host taken from the forge URL may.
  */
@@ -54,7 +54,7 @@ export function commitAuthor(user: { login: string; full_name?: string | null },
 
 /**
  * The forge page that offers to open a PR from `head` into `base`
- * (CONTRACT.md §4): `{root}{owner}/{repo}/compare/{base}...{head}`, each
+ * (docs/forgejo.md §4): `{root}{owner}/{repo}/compare/{base}...{head}`, each
  * path segment escaped, branch names escaped segment by segment so their
  * `/` stays a path separator.
  */

@@ -2,14 +2,14 @@ import { ERROR_KIND_LABEL } from './aggregate.ts'
 import type { Overall, ReviewEvent, Row, Verdict } from './types.ts'
 
 /**
- * The review the service account posts (spec: "The review"). Every cell is
+ * The review the service account posts (docs/behaviour.md, "The review"). Every cell is
  * text from outside (a rule's name from the repo, a model's reason, an error
  * detail), so each goes through `escapeTableCell`.
  */
 
 /**
  * Ends every no-verdict body: a COMMENT review leaves the request pending,
- * and re-requesting a pending reviewer sends no webhook (DECISIONS.md).
+ * and re-requesting a pending reviewer sends no webhook (docs/decisions.md).
  */
 export const RETRY_HINT =
   'To retry, remove review-classifier from the reviewers of this pull request, then request its review again.'

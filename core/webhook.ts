@@ -1,6 +1,6 @@
 /**
  * Decoding a Forgejo `pull_request_review_request` delivery into what the
- * controller does with it (spec: "Trigger and lifecycle"; CONTRACT §1).
+ * controller does with it (docs/behaviour.md, "Trigger and lifecycle"; docs/forgejo.md §1).
  *
  * Pure: the route checks the signature and parses the JSON, then hands the
  * event type header and the parsed body here. Only the fields read are in
@@ -39,7 +39,7 @@ const Login = Type.Object({ login: Type.String({ minLength: 1 }) })
 const ActionShape = Type.Object({ action: Type.String() })
 
 // `requested_reviewer` is the one reviewer this delivery is about; the PR's
-// `requested_reviewers` also lists users who already reviewed (CONTRACT §5.3)
+// `requested_reviewers` also lists users who already reviewed (docs/forgejo.md §5.3)
 // and is deliberately not read.
 const ReviewerShape = Type.Object({ requested_reviewer: Login })
 
@@ -112,7 +112,7 @@ export function decodeReviewRequestDelivery(
 }
 
 /**
- * The deduplication key (DECISIONS.md: repo, PR number, head sha; a
+ * The deduplication key (docs/decisions.md: repo, PR number, head sha; a
  * redelivery carries a new delivery id). Forgejo's owner and repo names are
  * case-insensitive, and a sha is hex.
  */

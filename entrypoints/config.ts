@@ -1,5 +1,5 @@
 /**
- * The configuration contract (DECISIONS.md): each process parses its
+ * The configuration contract (docs/decisions.md): each process parses its
  * environment once, at start, into a typed config. A bad value stops the
  * process with one line naming the variable; nothing half-starts.
  */

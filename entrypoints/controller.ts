@@ -32,7 +32,7 @@ import { createTryOuts } from './controller/try-outs.ts'
 import { WEBHOOK_BODY_MAX_BYTES, WEBHOOK_PATH, webhookRoutes } from './controller/webhook.ts'
 import { createSecretStore } from './wiring.ts'
 
-/** The controller's own site-admin token (DECISIONS.md, "Secrets"). */
+/** The controller's own site-admin token (docs/decisions.md, "Secrets"). */
 const CONTROLLER_TOKEN = { path: 'swarm/services/swarm-controller/forge/token', field: 'token' } as const
 
 async function main(): Promise<void> {

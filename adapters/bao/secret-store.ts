@@ -1,7 +1,7 @@
 /**
  * The secret store on OpenBao's KV v2 engine, over its HTTP API with a small
- * fetch client (DECISIONS "Secrets": no SDK). Shapes and statuses are those of
- * /work/shared/infra/FINDINGS.md section B.
+ * fetch client (docs/decisions.md, "Secrets": no SDK). Shapes and statuses are those of
+ * docs/infra.md section B.
  *
  * `write` POSTs `{ data: { [field]: value } }`, which stores the whole map as
  * a new version: any other field at that path is dropped. Every secret this

@@ -1,7 +1,7 @@
 /**
  * How one classification's `claude --print` is started: its arguments, its
  * environment and its one stdin line. Pure, so each choice is testable
- * without a process (facts behind them: ../shared/runtimes/claude-cli.md).
+ * without a process (facts behind them: docs/runtimes.md ("The claude CLI")).
  */
 
 import { streamJsonUserLine } from '../../core/prompt.ts'

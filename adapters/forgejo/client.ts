@@ -1,5 +1,5 @@
 /**
- * One function per Forgejo REST endpoint the adapter calls (CONTRACT.md §3),
+ * One function per Forgejo REST endpoint the adapter calls (docs/forgejo.md §3),
  * each returning the answer checked against its schema. A 404 that means
  * "absent" rather than an error comes back as `null` where the endpoint says so;
  * every other failure throws the `AppError` the status maps to.
@@ -41,7 +41,7 @@ import {
 
 export type Identity = { name: string; email: string }
 
-/** `CreateFileOptions` / `UpdateFileOptions` as sent (CONTRACT §3.6). */
+/** `CreateFileOptions` / `UpdateFileOptions` as sent (docs/forgejo.md §3.6). */
 export type FileChangeOptions = {
   branch: string
   new_branch: string
@@ -120,7 +120,7 @@ export function createForgejoClient(http: Http) {
       return { items: parseBody(SearchResultsSchema, answer).data, answer }
     },
 
-    /** One page of PRs; `state` is always sent, since leaving it out lists every state (CONTRACT §6.1). */
+    /** One page of PRs; `state` is always sent, since leaving it out lists every state (docs/forgejo.md §6.1). */
     async listPulls(
       auth: Credentials,
       repo: RepoRef,
@@ -147,7 +147,7 @@ export function createForgejoClient(http: Http) {
       return { items: parseBody(CommitListSchema, answer), answer }
     },
 
-    /** The API route, not the web `diff_url`, which refuses tokens (CONTRACT §2.1). */
+    /** The API route, not the web `diff_url`, which refuses tokens (docs/forgejo.md §2.1). */
     async getPullDiff(auth: Credentials, repo: RepoRef, pr: number): Promise<string> {
       return (await call({ method: 'GET', path: `${repoPath(repo)}/pulls/${pr}.diff`, auth })).text
     },
@@ -162,7 +162,7 @@ export function createForgejoClient(http: Http) {
       if (answer === null) return null
       if (answer.text.trimStart().startsWith('[')) {
         const entries = parseBody(DirectorySchema, answer)
-        // An empty repo answers `[]` for every path (CONTRACT §6.4).
+        // An empty repo answers `[]` for every path (docs/forgejo.md §6.4).
         return entries.length === 0 ? null : { kind: 'directory', entries: entries.length }
       }
       return { kind: 'file', file: parseBody(ContentsSchema, answer) }
@@ -233,7 +233,7 @@ export function createForgejoClient(http: Http) {
       return { items: parseBody(AccessTokenListSchema, answer), answer }
     },
 
-    /** Forgejo < 16: needs Basic auth with the account's password (CONTRACT §3.14). */
+    /** Forgejo < 16: needs Basic auth with the account's password (docs/forgejo.md §3.14). */
     async createToken(auth: Credentials, login: string, token: { name: string; scopes: string[] }) {
       const answer = await call({ method: 'POST', path: `/users/${escapeSegment(login)}/tokens`, body: token, auth })
       return parseBody(AccessTokenSchema, answer)

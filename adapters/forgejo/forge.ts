@@ -1,5 +1,5 @@
 /**
- * The forge port on Forgejo's REST API (CONTRACT.md; DECISIONS "Forge").
+ * The forge port on Forgejo's REST API (docs/forgejo.md; docs/decisions.md, "Forge").
  *
  * Reads and admin calls run on the controller's site-admin token, asked of
  * `config.token` on every call so a rotated token is picked up without a
@@ -53,7 +53,7 @@ export type { FetchFn } from './http.ts'
 const DEFAULT_TIMEOUT_MS = 120_000
 const DEFAULT_CONCURRENCY = 8
 /**
- * What the service account is held to (CONTRACT §2.1, §3.13): active and with
+ * What the service account is held to (docs/forgejo.md §2.1, §3.13): active and with
  * no password change due, or the forge refuses its every call; `0` repos and
  * no organizations, which `CreateUserOption` can't say. `prohibit_login` is
  * left alone, so a site admin can still lock the account out by hand.
@@ -64,7 +64,7 @@ const SERVICE_ACCOUNT_LIMITS = {
   max_repo_creation: 0,
   allow_create_organization: false,
 } as const satisfies EditUserOptions
-/** Statuses the contents API answers when the branch or file moved under us (CONTRACT §3.6; 500 is the PUT-on-missing-file quirk). */
+/** Statuses the contents API answers when the branch or file moved under us (docs/forgejo.md §3.6; 500 is the PUT-on-missing-file quirk). */
 const REREAD_STATUSES = new Set([409, 422, 500])
 
 export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn = fetch): Forge {
@@ -93,7 +93,7 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
   /**
    * Forgejo < 16 mints and deletes tokens only for a password login, so the
    * account gets a fresh random password, used for this one call and then
-   * forgotten (DECISIONS "Forge"). `not_found` here is the unknown user.
+   * forgotten (docs/decisions.md, "Forge"). `not_found` here is the unknown user.
    */
   async function asAccount(auth: Credentials, login: string): Promise<Credentials> {
     const password = randomPassword()
@@ -166,9 +166,9 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
           username: user.login,
           email: user.email,
           full_name: user.fullName,
-          // Forgejo's local accounts need one (CONTRACT §3.13); nobody logs in with it.
+          // Forgejo's local accounts need one (docs/forgejo.md §3.13); nobody logs in with it.
           password: randomPassword(),
-          // Defaults to true, which makes the forge refuse every API call of the account (CONTRACT §2.1).
+          // Defaults to true, which makes the forge refuse every API call of the account (docs/forgejo.md §2.1).
           must_change_password: false,
           send_notify: false,
         })
@@ -252,7 +252,7 @@ function createWriter(client: ForgejoClient, auth: Credentials): ForgeWriter {
         body: review.body,
         commit_id: review.commitId,
       })
-      // An event the forge doesn't know silently becomes a draft nobody sees (CONTRACT §3.7).
+      // An event the forge doesn't know silently becomes a draft nobody sees (docs/forgejo.md §3.7).
       if (posted.state === 'PENDING')
         throw appError(
           'invalid',

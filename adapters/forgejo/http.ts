@@ -1,7 +1,7 @@
 /**
  * The HTTP layer under the Forgejo client: one request with credentials and a
  * deadline, statuses turned into `AppError` codes, answers checked against a
- * schema, and the paging CONTRACT.md §2.5 describes.
+ * schema, and the paging docs/forgejo.md §2.5 describes.
  *
  * No message carries a token or a password: the forge's own error text is
  * scrubbed of the credentials the request carried, and the runtime's errors
@@ -40,7 +40,7 @@ export type Http = {
   send(request: ForgeRequest): Promise<Answer>
 }
 
-/** Forgejo clamps `limit` to `[api] MAX_RESPONSE_ITEMS`, 50 by default (CONTRACT §2.5). */
+/** Forgejo clamps `limit` to `[api] MAX_RESPONSE_ITEMS`, 50 by default (docs/forgejo.md §2.5). */
 export const PAGE_LIMIT = 50
 /** A forge that keeps saying "more" is broken; stop rather than loop forever. */
 const MAX_PAGES = 10_000

@@ -78,7 +78,7 @@ export function toMintedToken(body: AccessTokenBody): MintedToken {
   return { ...toTokenInfo(body), token: body.sha1 }
 }
 
-/** `html_url` is `""` for pending reviews and review requests (CONTRACT §3.7). */
+/** `html_url` is `""` for pending reviews and review requests (docs/forgejo.md §3.7). */
 export function toPostedReview(body: { id: number; html_url: string }): PostedReview {
   return { id: body.id, htmlUrl: body.html_url === '' ? null : body.html_url }
 }
@@ -95,7 +95,7 @@ export type ForgeVersion = { forgejo: boolean; major: number }
 
 /**
  * `15.0.3+gitea-1.22.0` → Forgejo 15. Gitea reports `1.22.0` with no
- * `+gitea-` suffix (CONTRACT §3.16); a version that doesn't parse reads as 0.
+ * `+gitea-` suffix (docs/forgejo.md §3.16); a version that doesn't parse reads as 0.
  */
 export function parseVersion(version: string): ForgeVersion {
   const forgejo = version.includes('+gitea-')

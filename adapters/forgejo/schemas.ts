@@ -1,6 +1,6 @@
 /**
  * TypeBox schemas of the fields the adapter reads from Forgejo's answers
- * (CONTRACT.md §3; names as in swagger.v1.json). Only what a mapper uses is
+ * (docs/forgejo.md §3; names as in swagger.v1.json). Only what a mapper uses is
  * listed: Forgejo sends far more, and an extra field is never a reason to
  * refuse an answer. Fields the spec marks as pointers (`null` in Go) are
  * `Nullable` where a real forge sends `null`.

@@ -150,7 +150,7 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
         const owned = user.tokens.find((t) => t.token === token)
         if (owned === undefined) continue
         const account = flags.get(user.login.toLowerCase()) ?? defaultAccountFlags()
-        // The forge refuses every call of such an account, whatever the token (CONTRACT §2.1).
+        // The forge refuses every call of such an account, whatever the token (docs/forgejo.md §2.1).
         if (!account.active) throw appError('forbidden', `account ${user.login} is not active`)
         if (account.mustChangePassword) throw appError('forbidden', `account ${user.login} must change its password`)
         if (!owned.scopes.includes(scope) && !owned.scopes.includes('all')) {

@@ -1,7 +1,7 @@
 /**
  * The one NATS connection a process holds, shared by the KV and queue
  * adapters. It reconnects forever (the client's default gives up after ~19 s
- * of outage and closes for good, FINDINGS A4), but the first connect is
+ * of outage and closes for good, docs/infra.md §A4), but the first connect is
  * bounded so a process started without NATS says so instead of hanging.
  */
 import { connect, type NatsConnection, type Status } from '@nats-io/transport-node'

@@ -1,7 +1,7 @@
 /**
  * NATS client errors → `AppError`, in one table-like place for both the KV
  * and the queue adapter. Codes measured on 2.9.10 with the v3 clients
- * (FINDINGS A2–A4).
+ * (docs/infra.md §A2–A4).
  */
 
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream'
@@ -62,7 +62,7 @@ export function natsErrorToAppError(error: unknown, action: string): AppError {
   return appError('unavailable', `${action}: NATS failed (${detail})`, error)
 }
 
-/** Checked before each call: a request written while disconnected is dropped on reconnect and would only time out later (FINDINGS A4). */
+/** Checked before each call: a request written while disconnected is dropped on reconnect and would only time out later (docs/infra.md §A4). */
 export function notConnected(action: string): AppError {
   return appError('unavailable', `${action}: not connected to NATS`)
 }

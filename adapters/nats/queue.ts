@@ -19,7 +19,7 @@
  * disconnected waits for the reconnect (up to `replyReconnectWaitMs`)
  * rather than being written into a buffer the client drops on reconnect.
  * If the request itself was lost with the server, the requester waits out
- * its timeout (`timeout`); there is no redelivery (DECISIONS: core
+ * its timeout (`timeout`); there is no redelivery (docs/decisions.md: core
  * request/reply, not a work queue).
  */
 import type { Msg, Subscription } from '@nats-io/transport-node'

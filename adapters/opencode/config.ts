@@ -2,7 +2,7 @@
  * What one `opencode acp` process is started with: its private directories,
  * the config we write, the plugin seed and the environment. Pure: the caller
  * writes the files and spawns. Each choice fences opencode in; the facts
- * behind them are in ../shared/runtimes/opencode-acp.md.
+ * behind them are in docs/runtimes.md ("opencode acp").
  */
 import { join } from 'node:path'
 import type { Effort } from '../../core/types.ts'

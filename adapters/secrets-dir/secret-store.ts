@@ -1,5 +1,5 @@
 /**
- * The embedded secret store for one machine (DECISIONS "Secrets": used when
+ * The embedded secret store for one machine (docs/decisions.md, "Secrets": used when
  * `BAO_ADDR` is unset): a directory with one file per path and field,
  * `<dir>/<path>/<field>`, read on every use so a key written by hand counts
  * from the next call.

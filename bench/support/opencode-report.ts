@@ -146,7 +146,7 @@ export function renderOpencodeTable(rows: readonly OpencodeRow[]): string {
 }
 
 /**
- * Per N, B against A in numbers, and which one the rule in DECISIONS.md
+ * Per N, B against A in numbers, and which one the rule in docs/decisions.md
  * picks. N = 1 is the same work on both sides (one process, one session),
  * so only the rows above it decide.
  */
@@ -169,9 +169,9 @@ export function opencodeConclusion(rows: readonly OpencodeRow[]): string {
   }
   const verdict =
     winners.size === 1 && winners.has('per-run')
-      ? 'B, one process per run with a fresh session per classification, is the faster at every N above 1 and kept every session independent: by the rule in DECISIONS.md it wins.'
+      ? 'B, one process per run with a fresh session per classification, is the faster at every N above 1 and kept every session independent: by the rule in docs/decisions.md it wins.'
       : winners.size === 1
-        ? 'A, one process per classification, is the faster, or the only one that kept sessions independent, at every N above 1: by the rule in DECISIONS.md it stays.'
+        ? 'A, one process per classification, is the faster, or the only one that kept sessions independent, at every N above 1: by the rule in docs/decisions.md it stays.'
         : 'Neither side wins at every N above 1; see the rows.'
   return `${parts.join('; ')}. ${verdict}`
 }

@@ -2,7 +2,7 @@
 
 /** Classifications per run. 10 is the spec's maximum per repo. */
 export const NS = [1, 5, 10] as const
-/** The classifier's default cap on sessions at once (DECISIONS.md, "Process fan-out"). */
+/** The classifier's default cap on sessions at once (docs/decisions.md, "Process fan-out"). */
 export const MAX_SESSIONS = 8
 /** The PR's diff: ~96 KB is a large but ordinary PR, ~25k tokens, far under the 600 KB budget. */
 export const DIFF_BYTES = 96_000

@@ -18,7 +18,7 @@ import type { ModelRuntime } from '../../ports/model-runtime.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import type { SessionLimiter } from './session-limiter.ts'
 
-/** Where each runtime's key lives in the secret store (DECISIONS.md, "Secrets"). */
+/** Where each runtime's key lives in the secret store (docs/decisions.md, "Secrets"). */
 export const RUNTIME_KEY_PATHS = {
   'api-key': 'swarm/services/review-classifier/anthropic-api-key',
   acp: 'swarm/services/review-classifier/acp-provider',
@@ -40,7 +40,7 @@ export type ClassifierDeps = {
   /** The shared context's size budget in bytes. */
   contextBudgetBytes: number
   /**
-   * How a run's questions are started: `warm-first` (the default, DECISIONS.md)
+   * How a run's questions are started: `warm-first` (the default, docs/decisions.md)
    * or `all-parallel`, which exists so bench/cache.ts can measure the other side.
    */
   schedule?: Schedule
@@ -182,7 +182,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   }
 
   /**
-   * Warm first (DECISIONS.md): the first question runs alone so the provider
+   * Warm first (docs/decisions.md): the first question runs alone so the provider
    * writes the shared prefix to its cache; the rest then run in parallel and
    * read it from there. `all-parallel` starts every question at once.
    */

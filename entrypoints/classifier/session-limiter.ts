@@ -1,6 +1,6 @@
 /**
  * At most `limit` model sessions at once across every run in hand
- * (DECISIONS.md: one claude process is ~190 MiB, one opencode ~600 MiB).
+ * (docs/decisions.md: one claude process is ~190 MiB, one opencode ~600 MiB).
  * Waiters are served first come, first served, so a run's warm-first order
  * holds: its first question asks for a place before the rest do.
  *

@@ -1,5 +1,5 @@
 /**
- * Run places for requested reviews (spec: "Trigger and lifecycle", "Swarm-level
+ * Run places for requested reviews (docs/behaviour.md, "Trigger and lifecycle", "Swarm-level
  * settings"): `max_concurrent_reviews` run at once, up to eight more wait in
  * memory, a request already running or waiting starts nothing, and one that
  * finds every place taken is turned away.

@@ -1,5 +1,5 @@
 /**
- * One requested review, once it has a run place (spec: "Trigger and
+ * One requested review, once it has a run place (docs/behaviour.md, "Trigger and
  * lifecycle", "The review", "Run store and retention"): read the PR and the
  * rules, send the run, re-check the reply, post the service account's
  * review on the commit read, record the run.
@@ -31,7 +31,7 @@ import { describeNoRules, describeRulesRefusal, loadDefaultBranchRules } from '.
 import { SERVICE_TOKEN } from './service-account.ts'
 import type { RunStore, SettingsStore } from './stores.ts'
 
-/** Where the service account's token lives (DECISIONS.md, Secrets); read for every post, never cached. */
+/** Where the service account's token lives (docs/decisions.md, Secrets); read for every post, never cached. */
 export const SERVICE_TOKEN_SECRET = { path: SERVICE_TOKEN.secretPath, field: SERVICE_TOKEN.secretField } as const
 
 /** Added to `RUN_TIMEOUT_S` for the reply's trip over the queue. */
@@ -189,7 +189,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     return readPullAtOneHead(forge, request.repo, request.pr, progress)
   }
 
-  /** The rules from the default branch, read with no cache (spec: "Repo configuration"). */
+  /** The rules from the default branch, read with no cache (docs/behaviour.md, "Repo configuration"). */
   async function readRules(repo: RepoRef): Promise<Result<Classification[], string>> {
     try {
       const loaded = await loadDefaultBranchRules(forge, repo)

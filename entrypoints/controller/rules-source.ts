@@ -1,5 +1,5 @@
 /**
- * A repo's rules as its default branch holds them (spec: "Repo
+ * A repo's rules as its default branch holds them (docs/behaviour.md, "Repo
  * configuration"), read with the controller's own token and no cache. The
  * `rules` route, "open a PR" and the review all load them through here, so
  * they agree on what counts as "no rules", "both files" and "doesn't load".

@@ -1,5 +1,5 @@
 /**
- * Try-outs (spec: "Try-out"): one run of typed classifications against a PR,
+ * Try-outs (docs/behaviour.md, "Try-out"): one run of typed classifications against a PR,
  * started by the POST, run in the background and read back by id. Nothing
  * reaches the forge but the reads: no review, no comment, no commit.
  *
@@ -33,7 +33,7 @@ export const TRY_OUTS_KEPT_MAX = 1_000
 
 export type TryOutStatus = 'running' | 'done' | 'failed'
 
-/** What `GET /api/review-classifier/try-out/{id}` answers (DECISIONS.md, "Try-out"). */
+/** What `GET /api/review-classifier/try-out/{id}` answers (docs/decisions.md, "Try-out"). */
 export type TryOutView = {
   id: string
   status: TryOutStatus
@@ -104,7 +104,7 @@ function failed(detail: string, table: Ending['table'] = null): Ending {
   return { outcome: 'failed', detail, table }
 }
 
-/** A row as a result shows it: never a token count (DECISIONS.md, run reply). */
+/** A row as a result shows it: never a token count (docs/decisions.md, run reply). */
 function withoutUsage(row: Row): RecordedRow {
   const { usage: _usage, ...shown } = row
   return shown

@@ -1,7 +1,7 @@
 /**
  * `POST /webhook/forge/review-request`: Forgejo's instance-wide
- * `pull_request_review_request` hook (spec: "Trigger and lifecycle";
- * DECISIONS.md, Forge; CONTRACT §1).
+ * `pull_request_review_request` hook (docs/behaviour.md, "Trigger and lifecycle";
+ * docs/decisions.md, Forge; docs/forgejo.md §1).
  *
  * The body is taken as text (`parse: 'text'`) so the signature is checked
  * over what arrived, before any of it is parsed: HMAC-SHA256 with the hook
@@ -123,7 +123,7 @@ export function webhookRoutes(config: WebhookRoutesConfig) {
     '/review-request',
     ({ request, body }) => handle(request, body),
     {
-      // The raw text, so the signature is checked over what arrived (DECISIONS.md).
+      // The raw text, so the signature is checked over what arrived (docs/decisions.md).
       parse: 'text',
       response: {
         200: t.Object({

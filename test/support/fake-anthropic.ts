@@ -1,6 +1,7 @@
 /**
  * A fake Anthropic Messages API on 127.0.0.1 for running the real `claude`
- * binary in tests (from ../shared/runtimes/fake-anthropic.ts, made importable).
+ * binary in tests; it answers the way docs/runtimes.md ("The claude CLI",
+ * the fake server section) says the CLI needs.
  *
  * `POST /v1/messages` answers with the configured text, as SSE when the body
  * asks for `stream` (the CLI always does) and as one JSON message otherwise.

@@ -1,7 +1,7 @@
 /**
  * A small fake OpenBao for tests: KV v2 read and write on one mount, on
  * 127.0.0.1 with a port the OS picks. Answers with the shapes and statuses
- * /work/shared/infra/FINDINGS.md section B documents for the real server
+ * docs/infra.md section B documents for the real server
  * (no server could be installed to compare against), in the real order of
  * checks: sealed first, then the token, then the route, then the policy.
  *

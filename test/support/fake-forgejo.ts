@@ -1,7 +1,7 @@
 /**
  * A fake Forgejo (v15 by default) on 127.0.0.1 with a port the OS picks,
  * serving the `/api/v1` routes the Forgejo adapter calls, with the behaviour
- * /work/shared/forgejo/CONTRACT.md describes: token scopes checked before
+ * docs/forgejo.md describes: token scopes checked before
  * anything else, private repos hidden behind 404, `Link`/`X-Total-Count`
  * paging with `limit` clamped, an empty repo answering `[]` for contents,
  * token minting only over Basic auth with a password (< v16), the review and
@@ -179,7 +179,7 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
     return null
   }
 
-  /** The caller, `null` without credentials, or the refusal (CONTRACT §2.1). */
+  /** The caller, `null` without credentials, or the refusal (docs/forgejo.md §2.1). */
   function authenticate(context: { site: Site }, header: string | null): Caller | null | Response {
     if (header === null) return null
     const space = header.indexOf(' ')
@@ -219,7 +219,7 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
     if (route.auth === 'password')
       return caller.via === 'password' ? null : apiError(context, 401, 'auth method not allowed')
     const needed = `${method === 'GET' ? 'read' : 'write'}:${route.auth}`
-    // The scope check runs before the site-admin and permission checks (CONTRACT §2.2).
+    // The scope check runs before the site-admin and permission checks (docs/forgejo.md §2.2).
     if (caller.scopes !== null && !hasScope(caller.scopes, needed)) {
       return apiError(context, 403, `token does not have at least one of required scope(s): [${needed}]`)
     }

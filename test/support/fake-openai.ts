@@ -1,7 +1,7 @@
 /**
  * A fake OpenAI-compatible chat-completions provider for driving the real
- * `opencode` offline, made importable from
- * ../shared/runtimes/fake-openai.ts (test use only).
+ * `opencode` offline (test use only), answering as docs/runtimes.md
+ * ("opencode acp", provider requests) describes.
  *
  * It serves HTTPS on 127.0.0.1 with a self-signed certificate made at start
  * with `openssl`, because `acp.base_url` must be https://; the runtime under

@@ -1,6 +1,6 @@
 /**
  * A Forgejo `pull_request_review_request` delivery as Forgejo v15 sends it
- * (CONTRACT §1.2, §1.4): the full header set, a pretty-printed body (two
+ * (docs/forgejo.md §1.2, §1.4): the full header set, a pretty-printed body (two
  * spaces, Go field order, `<`, `>` and `&` escaped as `\u003c` and so on),
  * and the signature over exactly those bytes.
  */

@@ -1,7 +1,7 @@
 /**
  * What the routes that read the forge with the controller's token share: the
  * `repo=owner/name` query parameter, the 503 for a host with no forge, and the
- * one mapping of a forge failure to the route's answer (spec: "Try-out").
+ * one mapping of a forge failure to the route's answer (docs/behaviour.md, "Try-out").
  */
 import { t } from 'elysia'
 import { isAppError } from '../../../core/errors.ts'

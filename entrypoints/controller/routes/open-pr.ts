@@ -1,6 +1,6 @@
 /**
  * `POST /api/review-classifier/open-pr`: the try-out page's "open a PR"
- * (spec: "Try-out"). The service account pushes a branch from the default
+ * (docs/behaviour.md, "Try-out"). The service account pushes a branch from the default
  * branch's head with one commit that merges the classifications into the
  * repo's rules file, with the swarm UI user as the commit's author; the
  * answer links to the forge's compare page, where the user opens the PR.
@@ -83,7 +83,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * The body as the try-out POST takes its repo and classifications. Other
- * fields are ignored, as DECISIONS.md's wire formats read every body.
+ * fields are ignored, as docs/decisions.md's wire formats read every body.
  */
 export function parseOpenPrBody(text: string): Result<OpenPrRequest, string> {
   const parsed = parseJsonBody(text)

@@ -1,6 +1,6 @@
 /**
  * `GET /api/pulls/repos` and `GET /api/pulls?repo=owner/name`: what the
- * try-out page's repo and PR fields offer to pick from (spec: "Try-out"),
+ * try-out page's repo and PR fields offer to pick from (docs/behaviour.md, "Try-out"),
  * read with the controller's own token. The adapter reads every page.
  */
 

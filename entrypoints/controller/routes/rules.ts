@@ -1,6 +1,6 @@
 /**
  * `GET /api/review-classifier/rules?repo=owner/name`: the repo's own rules
- * from its default branch, for the try-out page's editor (spec: "Try-out").
+ * from its default branch, for the try-out page's editor (docs/behaviour.md, "Try-out").
  * The classifications come in the file's order and in the try-out POST's
  * shape, so the page can post them back as they are.
  */

@@ -1,6 +1,6 @@
 /**
  * `POST /api/review-classifier/try-out` and `GET /api/review-classifier/try-out/{id}`
- * (spec: "Try-out"; DECISIONS.md, "Wire formats"): run typed classifications
+ * (docs/behaviour.md, "Try-out"; docs/decisions.md, "Wire formats"): run typed classifications
  * against a PR without touching the forge, and read the result back.
  *
  * The POST does what can be answered in a request before its `202`: the
@@ -54,7 +54,7 @@ export type TryOutBody = { repo: RepoRef; pr: number; classifications: Classific
 
 export const TRY_OUT_PATH = '/api/review-classifier/try-out'
 
-/** The fields the body must hold; others are ignored (DECISIONS.md, wire formats). */
+/** The fields the body must hold; others are ignored (docs/decisions.md, wire formats). */
 const BODY_KEYS = ['repo', 'pr', 'classifications'] as const
 const SHOWN_CHARS = 100
 
@@ -127,7 +127,7 @@ export function parseTryOutBody(text: string): Result<TryOutBody, string> {
   const body = parsed.value
   if (!isRecord(body))
     return err(`the body must be a JSON object { repo, pr, classifications }, got ${describeValue(body)}`)
-  // Other fields are ignored: DECISIONS.md reads every wire body that way.
+  // Other fields are ignored: docs/decisions.md reads every wire body that way.
   const missing = BODY_KEYS.filter((key) => !(key in body))
   if (missing.length > 0)
     return err(`missing field${missing.length > 1 ? 's' : ''} ${missing.map((key) => `"${key}"`).join(', ')}`)

@@ -3,7 +3,7 @@
  * serves exists there with that method, every JSON answer it gave while the
  * adapter (and a few direct calls) exercised it fits the response schema of
  * its status, and every request the adapter sent uses declared parameters and
- * fields. Where CONTRACT.md documents that the real forge departs from the
+ * fields. Where docs/forgejo.md documents that the real forge departs from the
  * spec, the departure is listed below with its section.
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
@@ -34,7 +34,7 @@ const swagger = loadSwagger()
 
 /** Statuses the spec leaves out that real Forgejo sends, with why (answers still checked against the error definitions). */
 const UNDECLARED: Array<{ method: string; template: string; status: number; why: string }> = [
-  { method: '*', template: '*', status: 401, why: 'bad or missing credentials, on any route (CONTRACT §2.4)' },
+  { method: '*', template: '*', status: 401, why: 'bad or missing credentials, on any route (docs/forgejo.md §2.4)' },
   {
     method: '*',
     template: '*',
@@ -229,7 +229,7 @@ describe('the fake Forgejo against swagger.v1.json', () => {
       headers: { Authorization: `token ${ADMIN_TOKEN}` },
     })
     const listed: unknown = await allStates.json()
-    // Left out, `state` lists every state, closed and merged too (CONTRACT §6.1).
+    // Left out, `state` lists every state, closed and merged too (docs/forgejo.md §6.1).
     expect(Array.isArray(listed) ? listed.length : -1).toBe(4)
     expect(conformance(h)).toEqual([])
   })

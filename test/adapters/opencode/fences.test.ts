@@ -1,5 +1,5 @@
 /**
- * Each fence DECISIONS.md puts around opencode, checked on the real process:
+ * Each fence docs/decisions.md puts around opencode, checked on the real process:
  * two classifications of one PR run as one run (one process, two sessions),
  * and while each one's request is at the fake provider the test looks at the
  * live process (its environment, children, listening port and files). A

@@ -1,7 +1,7 @@
 /**
  * `GET /api/pulls/repos` and `GET /api/pulls` in the controller app, reading
  * through the real Forgejo adapter from the fake forge, with more repos and
- * more PRs than one page holds (the forge clamps a page to 50, CONTRACT §2.5).
+ * more PRs than one page holds (the forge clamps a page to 50, docs/forgejo.md §2.5).
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../adapters/forgejo/forge.ts'

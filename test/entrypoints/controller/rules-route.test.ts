@@ -1,6 +1,6 @@
 /**
  * `GET /api/review-classifier/rules` in the controller app, reading through
- * the real Forgejo adapter from the fake forge, which answers as CONTRACT.md
+ * the real Forgejo adapter from the fake forge, which answers as docs/forgejo.md
  * says: 404 for a repo the token can't read, `[]` for any path of an empty
  * repo, an empty 500 message for a non-admin.
  */

@@ -1,6 +1,6 @@
 /**
  * Loading a repo's rules from its default branch, through the real Forgejo
- * adapter against the fake forge, which answers as CONTRACT.md says (a hidden
+ * adapter against the fake forge, which answers as docs/forgejo.md says (a hidden
  * repo is a 404, an empty repo answers `[]` for every path).
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'

@@ -390,7 +390,7 @@ describe('POST /api/review-classifier/try-out: refused', () => {
     )
   })
 
-  it('ignores unknown fields (DECISIONS.md, wire formats) and answers 400 for a missing one', async () => {
+  it('ignores unknown fields (docs/decisions.md, wire formats) and answers 400 for a missing one', async () => {
     const world = createTryOutWorld()
     const extra = await world.app.handle(postTryOut(aTryOutBody({ head_sha: HEAD, model: 'opus' })))
     expect(extra.status).toBe(202)

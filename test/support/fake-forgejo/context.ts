@@ -111,7 +111,7 @@ export function notFound(context: { site: Site }, what: string): Response {
   )
 }
 
-/** Forgejo's 500 in production: an empty message unless the caller is a site admin (CONTRACT §2.4). */
+/** Forgejo's 500 in production: an empty message unless the caller is a site admin (docs/forgejo.md §2.4). */
 export function serverError(context: RouteContext, message: string): Response {
   return apiError(context, 500, context.caller?.user.admin === true ? message : '')
 }
@@ -124,7 +124,7 @@ export function permissionFor(repo: RepoState, user: UserState | null): RepoPerm
 
 export const RANK: Record<RepoPermission, number> = { none: 0, read: 1, write: 2, admin: 3, owner: 4 }
 
-/** `page` (1-based, ≤ 0 → 1) and `limit` (≤ 0 → 30, clamped to MAX_RESPONSE_ITEMS), with `X-Total-Count` and `Link` (CONTRACT §2.5). */
+/** `page` (1-based, ≤ 0 → 1) and `limit` (≤ 0 → 30, clamped to MAX_RESPONSE_ITEMS), with `X-Total-Count` and `Link` (docs/forgejo.md §2.5). */
 export function paginate<T>(context: RouteContext, items: readonly T[]): { items: T[]; headers: Headers } {
   const page = Math.max(1, Number.parseInt(context.url.searchParams.get('page') ?? '1', 10) || 1)
   const asked = Number.parseInt(context.url.searchParams.get('limit') ?? '0', 10) || 0

@@ -1,6 +1,6 @@
 /**
  * The fake forge's JSON: objects shaped as Forgejo v15 renders them
- * (CONTRACT.md §1.4, §3), every field declared in swagger.v1.json except the
+ * (docs/forgejo.md §1.4, §3), every field declared in swagger.v1.json except the
  * documented `username` on users. Ids are derived from names, so they are
  * stable within a fake.
  */
@@ -239,7 +239,7 @@ export function commitJson(site: Site, repo: RepoState, sha: string, message: st
       author: who,
       committer: who,
       message,
-      // Forgejo's quirk: the commit sha, not the tree's (CONTRACT §6.11).
+      // Forgejo's quirk: the commit sha, not the tree's (docs/forgejo.md §6.11).
       tree: { url: apiUrl(site, `/repos/${repo.owner}/${repo.name}/git/trees/${sha}`), sha, created: CREATED },
       verification: null,
     },

@@ -47,7 +47,7 @@ function permission(context: RouteContext, repo: RepoState) {
   return permissionFor(repo, context.caller?.user ?? null)
 }
 
-/** A branch name, a full commit sha, or a prefix of one of 4 or more characters (CONTRACT §3.5). */
+/** A branch name, a full commit sha, or a prefix of one of 4 or more characters (docs/forgejo.md §3.5). */
 function resolveRef(repo: RepoState, ref: string): string | null {
   const branch = repo.branches.get(ref)
   if (branch !== undefined) return branch.head
@@ -91,7 +91,7 @@ function identity(value: unknown): { name: string; email: string } | null {
 
 const BRANCH_NAME = /^(?!\/|.*\/\/|.*\/$|.*\.\.|.*\.lock$|.*@\{|-)[^\u0000-\u0020\u007f~^:?*[\\]{1,100}$/
 
-/** `POST` creates, `PUT` updates with `sha` (CONTRACT §3.6), checked in the order Forgejo checks. */
+/** `POST` creates, `PUT` updates with `sha` (docs/forgejo.md §3.6), checked in the order Forgejo checks. */
 function writeContents(context: RouteContext, repo: RepoState): Response {
   const caller = context.caller
   if (caller === null) return apiError(context, 401, 'token is required')
@@ -116,12 +116,12 @@ function writeContents(context: RouteContext, repo: RepoState): Response {
   const files = repo.snapshots.get(fromBranch.head) ?? new Map<string, ForgeFile>()
   const current = files.get(path)
   if (!update && current !== undefined) return apiError(context, 422, `repository file already exists [path: ${path}]`)
-  // Forgejo's quirk: a PUT on a path missing from the branch is a 500 (CONTRACT §6.10).
+  // Forgejo's quirk: a PUT on a path missing from the branch is a 500 (docs/forgejo.md §6.10).
   if (update && current === undefined) return serverError(context, `UpdateFile: file does not exist [path: ${path}]`)
   if (update && current?.sha !== sha)
     return apiError(context, 409, `sha does not match [given: ${sha}, expected: ${current?.sha}]`)
 
-  // Identity rules of CONTRACT §3.6: an empty email is ignored, one identity serves for both, none means the caller.
+  // Identity rules of docs/forgejo.md §3.6: an empty email is ignored, one identity serves for both, none means the caller.
   const callerIdentity = { name: caller.user.fullName || caller.user.login, email: caller.user.email }
   const author = identity(body?.author)
   const committer = identity(body?.committer)
@@ -154,7 +154,7 @@ function writeContents(context: RouteContext, repo: RepoState): Response {
 
 const REVIEW_EVENTS = new Set(['APPROVED', 'REQUEST_CHANGES', 'COMMENT'])
 
-/** `POST …/pulls/{n}/reviews` with Forgejo's quirks (CONTRACT §3.7, §6.6). */
+/** `POST …/pulls/{n}/reviews` with Forgejo's quirks (docs/forgejo.md §3.7, §6.6). */
 function createReview(context: RouteContext, repo: RepoState, pr: number): Response {
   const caller = context.caller
   const pull = repo.pulls.get(pr)
@@ -250,7 +250,7 @@ export function repoRoutes(): Route[] {
       template: '/repos/{owner}/{repo}/pulls',
       auth: 'repository',
       handler: withRepo((context, repo) => {
-        // Left out, `state` means every state, whatever the spec says (CONTRACT §6.1).
+        // Left out, `state` means every state, whatever the spec says (docs/forgejo.md §6.1).
         const state = context.url.searchParams.get('state') ?? 'all'
         const pulls = [...repo.pulls.values()].filter((p) => state === 'all' || p.state === state)
         pulls.sort((a, b) =>
@@ -292,7 +292,7 @@ export function repoRoutes(): Route[] {
       auth: 'repository',
       handler: withPull((context, repo, pr) => {
         const messages = repo.pulls.get(pr)?.commits ?? []
-        // Newest first, as `git log` gives them (CONTRACT §3.2).
+        // Newest first, as `git log` gives them (docs/forgejo.md §3.2).
         const commits = messages
           .map((message, i) => ({ message, sha: sha1(`commit ${repo.owner}/${repo.name}#${pr} ${i}`) }))
           .reverse()
@@ -315,7 +315,7 @@ export function repoRoutes(): Route[] {
       template: '/repos/{owner}/{repo}/contents/{filepath}',
       auth: 'repository',
       handler: withRepo((context, repo) => {
-        // An empty repo answers `[]` for any path (CONTRACT §3.5).
+        // An empty repo answers `[]` for any path (docs/forgejo.md §3.5).
         if (repo.branches.size === 0) return json([])
         const ref = context.url.searchParams.get('ref') || repo.defaultBranch
         const head = resolveRef(repo, ref)

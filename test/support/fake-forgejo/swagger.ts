@@ -1,6 +1,6 @@
 /**
  * A small checker of the fake forge against Forgejo's own swagger file
- * (/work/shared/forgejo/swagger.v1.json, v15.0.3): does a route exist with
+ * (test/fixtures/forgejo/swagger.v1.json, v15.0.3): does a route exist with
  * that method, does a JSON answer fit the response schema for its status
  * (required fields present, no field the schema doesn't declare, scalar
  * types right), does a request use only declared query parameters and body
@@ -13,11 +13,11 @@ type Json = Record<string, unknown>
 
 export type Swagger = { paths: Json; definitions: Json; responses: Json }
 
-export const SWAGGER_PATH = new URL('../../../../shared/forgejo/swagger.v1.json', import.meta.url)
+export const SWAGGER_PATH = new URL('../../fixtures/forgejo/swagger.v1.json', import.meta.url)
 
 /**
  * Fields real Forgejo sends that the spec leaves out, per definition
- * (CONTRACT §6.5: every user object carries `username`).
+ * (docs/forgejo.md §6.5: every user object carries `username`).
  */
 const UNDOCUMENTED: Record<string, string[]> = { User: ['username'] }
 
@@ -33,7 +33,7 @@ export function loadSwagger(): Swagger {
   return { paths: parsed.paths, definitions: parsed.definitions, responses: parsed.responses }
 }
 
-/** `/users/{username}/tokens/{token}` and `/users/{username}/tokens/{id}` are the same route (CONTRACT §6.7). */
+/** `/users/{username}/tokens/{token}` and `/users/{username}/tokens/{id}` are the same route (docs/forgejo.md §6.7). */
 function shape(template: string): string {
   return template.replace(/\{[^}]+\}/g, '{}')
 }

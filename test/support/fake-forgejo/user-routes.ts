@@ -1,4 +1,4 @@
-/** The fake forge's account routes: version, users, admin user create/edit, access tokens (CONTRACT §3.12–3.14, §3.16). */
+/** The fake forge's account routes: version, users, admin user create/edit, access tokens (docs/forgejo.md §3.12–3.14, §3.16). */
 import { randomBytes } from 'node:crypto'
 import type { TokenState, UserState } from '../../../adapters/memory/forge-state.ts'
 import {
@@ -44,7 +44,7 @@ function nextTokenId(context: RouteContext): number {
   return context.state.counters.token
 }
 
-/** `POST …/tokens`: 400 for a used name, no scope or an unknown scope (CONTRACT §2.2, §3.14). */
+/** `POST …/tokens`: 400 for a used name, no scope or an unknown scope (docs/forgejo.md §2.2, §3.14). */
 function mint(context: RouteContext, user: UserState): Response {
   const body = bodyObject(context.body)
   const name = stringField(body, 'name') ?? ''
@@ -59,7 +59,7 @@ function mint(context: RouteContext, user: UserState): Response {
   return json(tokenJson(token, true), 201)
 }
 
-/** `DELETE …/tokens/{id-or-name}`: a numeric segment is an id (CONTRACT §3.14, §6.7). */
+/** `DELETE …/tokens/{id-or-name}`: a numeric segment is an id (docs/forgejo.md §3.14, §6.7). */
 function remove(context: RouteContext, user: UserState): Response {
   const key = context.params.token ?? ''
   const matches = /^\d+$/.test(key)
@@ -138,7 +138,7 @@ export function userRoutes(): Route[] {
         }
         context.state.users.set(username.toLowerCase(), user)
         context.extra.passwords.set(username.toLowerCase(), password)
-        // Omitted, it defaults to true (CONTRACT §3.13).
+        // Omitted, it defaults to true (docs/forgejo.md §3.13).
         context.extra.flags.set(
           username.toLowerCase(),
           seededFlags({ mustChangePassword: body?.must_change_password !== false }),
@@ -174,7 +174,7 @@ export function userRoutes(): Route[] {
       }),
     },
     { method: 'GET', template: '/users/{username}/tokens', auth: 'user', handler: withUser(listTokens) },
-    // Tokens are not accepted here: Basic auth with a password only (CONTRACT §3.14).
+    // Tokens are not accepted here: Basic auth with a password only (docs/forgejo.md §3.14).
     { method: 'POST', template: '/users/{username}/tokens', auth: 'password', handler: withUser(mint) },
     { method: 'DELETE', template: '/users/{username}/tokens/{token}', auth: 'password', handler: withUser(remove) },
     // Forgejo ≥ 16: the same with an admin token (SOURCE.md); not in the v15 swagger file.
