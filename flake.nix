@@ -3,50 +3,65 @@
 
   inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-unstable";
 
-  outputs = { self, nixpkgs }:
+  outputs =
+    { self, nixpkgs }:
     let
-      systems = [ "x86_64-linux" "aarch64-linux" ];
-      forAll = f: nixpkgs.lib.genAttrs systems (system: f nixpkgs.legacyPackages.${system});
-    in {
+      inherit (nixpkgs) lib;
+      systems = [
+        "x86_64-linux"
+        "aarch64-linux"
+      ];
+      pkgsFor =
+        system:
+        import nixpkgs {
+          inherit system;
+          # claude-code is unfree in nixpkgs; this allows that one package and nothing else.
+          config.allowUnfreePredicate = pkg: lib.getName pkg == "claude-code";
+        };
+      forAll = f: lib.genAttrs systems (system: f (pkgsFor system));
+    in
+    {
+      # The services run from source under Bun, node_modules from the committed
+      # package-lock.json; claude and opencode come from nixpkgs (nix/package.nix
+      # says which versions the project is tested against and how to pin them).
+      packages = forAll (
+        pkgs:
+        let
+          app = pkgs.callPackage ./nix/package.nix { };
+          # One command each, for `nix run .#controller` and friends.
+          only =
+            name: bin:
+            pkgs.runCommand "review-classifier-${name}-${app.version}" { meta.mainProgram = bin; } ''
+              mkdir -p $out/bin
+              ln -s ${app}/bin/${bin} $out/bin/${bin}
+            '';
+        in
+        {
+          default = app;
+          controller = only "controller" "review-classifier-controller";
+          classifier = only "classifier" "review-classifier-classifier";
+          cli = only "cli" "review-classifier";
+        }
+      );
+
+      overlays.default = final: _prev: {
+        review-classifier = final.callPackage ./nix/package.nix { };
+      };
+
+      # services.review-classifier; see nix/module.nix for the options.
+      nixosModules.default = ./nix/module.nix;
+
       devShells = forAll (pkgs: {
         default = pkgs.mkShell {
-          packages = [ pkgs.bun pkgs.nodejs_20 pkgs.nats-server pkgs.chromium pkgs.git ];
+          packages = [
+            pkgs.bun
+            pkgs.nodejs_20
+            pkgs.nats-server
+            pkgs.chromium
+            pkgs.git
+            pkgs.biome
+          ];
         };
       });
-
-      # The two services run from source under Bun; node_modules comes from the
-      # committed package-lock.json (fetched as a fixed-output derivation).
-      packages = forAll (pkgs:
-        let
-          src = pkgs.lib.cleanSource ./.;
-          nodeModules = pkgs.buildNpmPackage {
-            pname = "review-classifier-deps";
-            version = "0.1.0";
-            inherit src;
-            npmDepsHash = pkgs.lib.fakeHash; # set on the first `nix build`
-            dontNpmBuild = true;
-            npmFlags = [ "--ignore-scripts" ];
-            installPhase = "mkdir -p $out && cp -r node_modules $out/";
-          };
-          # Bun resolves imports from the file's own directory, so source and
-          # node_modules sit side by side in one store path.
-          app = pkgs.runCommand "review-classifier-app" { } ''
-            mkdir -p $out
-            cp -r ${src}/. $out/
-            ln -s ${nodeModules}/node_modules $out/node_modules
-          '';
-          service = name: pkgs.writeShellApplication {
-            name = "review-classifier-${name}";
-            runtimeInputs = [ pkgs.bun pkgs.nats-server ];
-            text = ''
-              exec bun run ${app}/entrypoints/${name}.ts "$@"
-            '';
-          };
-        in {
-          controller = service "controller";
-          classifier = service "classifier";
-          cli = service "cli";
-          default = service "cli";
-        });
     };
 }
