@@ -7,15 +7,15 @@
  */
 import { createSequenceIds } from '../../../adapters/memory/ids.ts'
 import type { Classification, RunReply, RunRequest } from '../../../core/types.ts'
-import { createControllerApp } from '../../../entrypoints/controller/app.ts'
-import { tryOutRoutes } from '../../../entrypoints/controller/routes/try-out.ts'
+import { createControllerApp } from '../../../entrypoints/controller/http/app.ts'
+import { tryOutRoutes } from '../../../entrypoints/controller/http/routes/try-out.ts'
 import {
   createTryOuts,
   type TryOutForge,
   type TryOuts,
   type TryOutsDeps,
-} from '../../../entrypoints/controller/try-outs.ts'
-import { aRequest } from './http-support.ts'
+} from '../../../entrypoints/controller/usecases/try-outs.ts'
+import { aRequest } from './http/http-support.ts'
 import { answeredRow, createWorld, type World } from './review-world.ts'
 
 export const TRY_OUT = '/api/review-classifier/try-out'

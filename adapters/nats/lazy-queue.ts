@@ -1,0 +1,74 @@
+/**
+ * The controller's hold on the swarm queue. The controller serves HTTP from
+ * its first second, whether or not NATS is up: until the connection exists,
+ * the KV and queue ports fail with `unavailable` (the routes answer 503,
+ * reviews post no verdict) and `/readyz` says so; a background loop keeps
+ * trying to connect.
+ */
+
+import { appError } from '../../core/errors.ts'
+import type { QueueLink } from '../../entrypoints/controller/http/problem.ts'
+import type { KvBuckets } from '../../ports/kv.ts'
+import type { Logger } from '../../ports/logger.ts'
+import type { RunQueue } from '../../ports/queue.ts'
+import { connectNats, type NatsClient } from './connection.ts'
+import { createNatsKvBuckets } from './kv.ts'
+import { createNatsRunQueue } from './queue.ts'
+
+export type LazyQueue = {
+  link: QueueLink
+  buckets: KvBuckets
+  runQueue: RunQueue
+  /** Resolves once connected (or stopped). */
+  ready: Promise<void>
+  close(): Promise<void>
+}
+
+export function connectLazily(config: { url: string; subject: string; logger: Logger; retryMs?: number }): LazyQueue {
+  let client: NatsClient | null = null
+  let buckets: KvBuckets | null = null
+  let runQueue: RunQueue | null = null
+  let stopped = false
+
+  const ready = (async () => {
+    while (!stopped) {
+      try {
+        client = await connectNats({
+          url: config.url,
+          name: 'swarm-controller',
+          firstConnectTimeoutMs: 5_000,
+          logger: config.logger,
+        })
+        buckets = createNatsKvBuckets(client)
+        runQueue = createNatsRunQueue(client, { subject: config.subject })
+        return
+      } catch {
+        // connectNats logged why; try again.
+        await Bun.sleep(config.retryMs ?? 2_000)
+      }
+    }
+  })()
+
+  const notYet = () => appError('unavailable', 'not connected to the swarm queue yet')
+
+  return {
+    link: { connected: () => client?.isConnected() ?? false },
+    buckets: {
+      async open(bucket) {
+        if (buckets === null) throw notYet()
+        return buckets.open(bucket)
+      },
+    },
+    runQueue: {
+      async request(request, timeoutMs) {
+        if (runQueue === null) throw notYet()
+        return runQueue.request(request, timeoutMs)
+      },
+    },
+    ready,
+    async close() {
+      stopped = true
+      await client?.close()
+    },
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * The controller's HTTP app: the OpenAPI document, one error handler that
+ * answers problem+json for everything (Elysia's own 404 and parse errors
+ * included), health, settings and runs, and whatever other route plugins
+ * the entrypoint passes in (the webhook, the try-out routes).
+ */
+import { openapi } from '@elysiajs/openapi'
+import { type AnyElysia, Elysia } from 'elysia'
+import type { Logger } from '../../../ports/logger.ts'
+import type { RunStore, SettingsStore } from '../usecases/stores.ts'
+import {
+  errorReason,
+  HttpProblem,
+  PROBLEM_CONTENT_TYPE,
+  problemResponse,
+  type QueueLink,
+  statusForError,
+} from './problem.ts'
+import { healthRoutes, type ReadinessCheck } from './routes/health.ts'
+import { runsRoutes } from './routes/runs.ts'
+import { settingsRoutes } from './routes/settings.ts'
+
+export type ControllerAppDeps = {
+  /** The swarm queue connection, `null` when this host has none. */
+  queue: QueueLink | null
+  settings: SettingsStore
+  runs: RunStore
+  /** What `/readyz` asks, in the order it lists them. */
+  checks: ReadinessCheck[]
+  logger: Logger
+  /** Route plugins mounted after the built-in ones, each an Elysia instance with its own `name` and `prefix`. */
+  routes?: AnyElysia[]
+  /** Per readiness check; default 5000 ms. */
+  checkTimeoutMs?: number
+  /** Shown in the OpenAPI document. */
+  version?: string
+}
+
+export const OPENAPI_PATH = '/openapi'
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** A `throw status(409, 'why')` from a handler: its text is the detail. */
+function thrownStatusDetail(error: unknown): string {
+  if (isRecord(error) && typeof error.response === 'string') return error.response
+  return 'the request was refused'
+}
+
+/** A validation failure in words: where and what, without echoing the value sent. */
+function validationDetail(error: unknown): string {
+  if (!isRecord(error)) return "the request doesn't fit the route's schema"
+  const where = typeof error.type === 'string' ? error.type : 'request'
+  const valueError = error.valueError
+  if (!isRecord(valueError) || typeof valueError.path !== 'string' || typeof valueError.message !== 'string') {
+    return `the ${where} doesn't fit the route's schema`
+  }
+  const field = valueError.path.replace(/^\//, '').replaceAll('/', '.')
+  return `the ${where}${field === '' ? '' : ` field ${field}`} doesn't fit: ${valueError.message}`
+}
+
+/** Whatever reached the root error handler, as the problem to answer: Elysia's own codes first, then ours. */
+function problemFor(code: string | number, error: unknown, request: Request): { status: number; detail: string } {
+  if (error instanceof HttpProblem) return { status: error.status, detail: error.detail }
+  // The numbers are statuses a handler threw with Elysia's `status()`.
+  if (typeof code === 'number') return { status: code, detail: thrownStatusDetail(error) }
+  switch (code) {
+    case 'NOT_FOUND':
+      return { status: 404, detail: `no route for ${request.method} ${new URL(request.url).pathname}` }
+    case 'PARSE':
+      return { status: 400, detail: "the body can't be parsed as its content type says" }
+    case 'VALIDATION':
+      return { status: 400, detail: validationDetail(error) }
+    case 'INVALID_COOKIE_SIGNATURE':
+    case 'INVALID_FILE_TYPE':
+      return { status: 400, detail: "the request can't be read" }
+    default:
+      return { status: statusForError(error), detail: errorReason(error) }
+  }
+}
+
+/**
+ * The OpenAPI plugin labels every response schema `application/json`; the
+ * error statuses are answered as problem+json, so the document says so.
+ * Works on a copy: the plugin caches its document.
+ */
+export function labelProblemResponses(document: unknown): unknown {
+  if (!isRecord(document) || !isRecord(document.paths)) return document
+  const copy = structuredClone(document)
+  for (const operations of Object.values(isRecord(copy.paths) ? copy.paths : {})) {
+    if (!isRecord(operations)) continue
+    for (const operation of Object.values(operations)) {
+      if (!isRecord(operation) || !isRecord(operation.responses)) continue
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400 || !isRecord(response) || !isRecord(response.content)) continue
+        const schema = response.content['application/json']
+        if (schema === undefined) continue
+        response.content = { [PROBLEM_CONTENT_TYPE]: schema }
+      }
+    }
+  }
+  return copy
+}
+
+export function createControllerApp(deps: ControllerAppDeps) {
+  const { logger } = deps
+  let app: AnyElysia = new Elysia({ name: 'review-classifier-controller' })
+    // Before the plugin, so this hook sees its document route.
+    .onAfterHandle(({ path, responseValue }) =>
+      path === `${OPENAPI_PATH}/json` ? labelProblemResponses(responseValue) : undefined,
+    )
+    .use(
+      openapi({
+        path: OPENAPI_PATH,
+        documentation: {
+          info: {
+            title: 'review-classifier controller',
+            version: deps.version ?? '0.1.0',
+            description:
+              'Settings, recent runs and health of the review classifier. Every error is application/problem+json.',
+          },
+        },
+      }),
+    )
+    .onError(({ code, error, request }) => {
+      const { status, detail } = problemFor(code, error, request)
+      if (status >= 500 && !(error instanceof HttpProblem)) {
+        logger.error('controller request failed', {
+          method: request.method,
+          path: new URL(request.url).pathname,
+          status,
+          error: errorReason(error),
+          kind: error instanceof Error ? error.name : typeof error,
+        })
+      }
+      return problemResponse(status, detail)
+    })
+    .use(
+      healthRoutes({
+        checks: deps.checks,
+        ...(deps.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: deps.checkTimeoutMs }),
+      }),
+    )
+    .use(settingsRoutes({ queue: deps.queue, settings: deps.settings, logger }))
+    .use(runsRoutes({ queue: deps.queue, runs: deps.runs, logger }))
+  for (const routes of deps.routes ?? []) app = app.use(routes)
+  return app
+}

@@ -1,0 +1,71 @@
+/**
+ * What the routes that read the forge with the controller's token share: the
+ * `repo=owner/name` query parameter, the 503 for a host with no forge, and the
+ * one mapping of a forge failure to the route's answer (docs/behaviour.md, "Try-out").
+ */
+import { t } from 'elysia'
+import { isAppError } from '../../../../core/errors.ts'
+import { err, ok, type Result } from '../../../../core/result.ts'
+import type { RepoRef } from '../../../../core/types.ts'
+import type { Logger } from '../../../../ports/logger.ts'
+import { errorReason, HttpProblem } from '../problem.ts'
+
+/** For the OpenAPI document; the value is checked by {@link parseRepoParam}, so a 400 says what's wrong with it. */
+export const RepoQuerySchema = t.Object({
+  repo: t.Optional(t.String({ description: 'The repo as owner/name.', examples: ['acme/widgets'] })),
+})
+
+/**
+ * Forgejo's owner and repo names: ASCII letters, digits, `-`, `_` and `.`,
+ * never `.` or `..` alone. Anything else can't name a repo, and refusing it
+ * here keeps odd paths away from the forge.
+ */
+const NAME = /^[A-Za-z0-9_.-]+$/
+const SHOWN_CHARS = 100
+
+function isName(part: string): boolean {
+  return NAME.test(part) && part !== '.' && part !== '..'
+}
+
+/** A `repo` value from a query or a body as `owner/name`, or why it isn't one: every route takes the same repos. */
+export function parseRepoValue(value: unknown): Result<RepoRef, string> {
+  if (typeof value === 'string') {
+    const parts = value.split('/')
+    const [owner, name] = parts
+    if (parts.length === 2 && owner !== undefined && name !== undefined && isName(owner) && isName(name))
+      return ok({ owner, name })
+  }
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
+  const shown = text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text
+  return err(
+    `repo must be owner/name (letters, digits, '-', '_' and '.'), got ${typeof value === 'string' ? JSON.stringify(shown) : shown}`,
+  )
+}
+
+/** The repo a `repo` query parameter names; a 400 when it's missing or not `owner/name`. */
+export function parseRepoParam(value: string | undefined): RepoRef {
+  if (value === undefined || value === '') throw new HttpProblem(400, 'the query needs repo=owner/name')
+  const repo = parseRepoValue(value)
+  if (!repo.ok) throw new HttpProblem(400, repo.error)
+  return repo.value
+}
+
+/** The forge, or the 503 for a host that has none configured. */
+export function requireForge<F>(forge: F | null): F {
+  if (forge === null) throw new HttpProblem(503, 'this host has no forge: FORGE_URL is not set')
+  return forge
+}
+
+/**
+ * A failed forge read as the route's answer: `not_found` is the 404 with the
+ * reader's words; every other forge failure (down, slow, no token yet, the
+ * controller's token refused, an answer we can't read) is a 503, since none
+ * of it is the caller's doing. Anything that isn't an `AppError` is a bug and
+ * goes on to the root handler's 500.
+ */
+export function forgeFailure(error: unknown, what: string, logger: Logger): unknown {
+  if (error instanceof HttpProblem || !isAppError(error)) return error
+  if (error.code === 'not_found') return new HttpProblem(404, error.message)
+  logger.warn('forge read failed', { what, code: error.code, error: errorReason(error) })
+  return new HttpProblem(503, `${what} can't be read from the forge: ${error.message}`)
+}

@@ -1,0 +1,97 @@
+/**
+ * `GET /api/pulls/repos` and `GET /api/pulls?repo=owner/name`: what the
+ * try-out page's repo and PR fields offer to pick from (docs/behaviour.md, "Try-out"),
+ * read with the controller's own token. The adapter reads every page.
+ */
+
+// TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
+import { Type } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
+import { isAppError } from '../../../../core/errors.ts'
+import { repoName } from '../../../../core/repo.ts'
+import type { ForgeReader } from '../../../../ports/forge.ts'
+import type { Logger } from '../../../../ports/logger.ts'
+import { HttpProblem, ProblemSchema } from '../problem.ts'
+import { forgeFailure, parseRepoParam, RepoQuerySchema, requireForge } from './forge-read.ts'
+
+export type PullsRoutesDeps = {
+  /** A whole `ForgeReader` will do; `null` when this host has no forge configured. */
+  forge: Pick<ForgeReader, 'listReposWithOpenPulls' | 'listOpenPulls'> | null
+  logger: Logger
+}
+
+export const PullSummarySchema = t.Object({
+  number: Type.Integer(),
+  title: t.String(),
+  head_sha: t.String({ description: "The PR's head commit; empty when the forge can't resolve it." }),
+})
+
+/**
+ * Case-insensitive, then by code point so the order is total: a picker reads
+ * alphabetically, and `Acme/x` and `acme/x` still come in one fixed order.
+ * Not locale-aware, so the order doesn't depend on the host's ICU data.
+ */
+export function compareRepoNames(a: string, b: string): number {
+  const [la, lb] = [a.toLowerCase(), b.toLowerCase()]
+  if (la !== lb) return la < lb ? -1 : 1
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+export function pullsRoutes(deps: PullsRoutesDeps) {
+  const { logger } = deps
+  return new Elysia({ name: 'pulls', prefix: '/api/pulls' })
+    .get(
+      '/repos',
+      async () => {
+        const forge = requireForge(deps.forge)
+        try {
+          const repos = await forge.listReposWithOpenPulls()
+          return [...new Set(repos.map(repoName))].sort(compareRepoNames)
+        } catch (error) {
+          throw forgeFailure(error, 'the repos with open pull requests', logger)
+        }
+      },
+      {
+        response: {
+          200: t.Array(t.String(), { description: 'owner/name, sorted by name ignoring case.' }),
+          503: ProblemSchema,
+        },
+        detail: {
+          summary: 'The repos with at least one open pull request, as owner/name, sorted',
+          description: '503 without a forge or its token, or when the forge fails.',
+          tags: ['try-out'],
+        },
+      },
+    )
+    .get(
+      '',
+      async ({ query }) => {
+        const repo = parseRepoParam(query.repo)
+        const forge = requireForge(deps.forge)
+        try {
+          const pulls = await forge.listOpenPulls(repo)
+          return pulls.map((pull) => ({ number: pull.number, title: pull.title, head_sha: pull.headSha }))
+        } catch (error) {
+          // The adapter's 404 names the route it called; say what it means here.
+          if (isAppError(error, 'not_found'))
+            throw new HttpProblem(404, `the forge has no repo ${repoName(repo)} that this host can read`)
+          throw forgeFailure(error, `the open pull requests of ${repoName(repo)}`, logger)
+        }
+      },
+      {
+        query: RepoQuerySchema,
+        response: {
+          200: t.Array(PullSummarySchema, { description: 'Highest number first.' }),
+          400: ProblemSchema,
+          404: ProblemSchema,
+          503: ProblemSchema,
+        },
+        detail: {
+          summary: "The repo's open pull requests, highest number first",
+          description:
+            '404 for a repo the forge does not know; 503 without a forge or its token, or when the forge fails.',
+          tags: ['try-out'],
+        },
+      },
+    )
+}

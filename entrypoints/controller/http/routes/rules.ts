@@ -1,0 +1,90 @@
+/**
+ * `GET /api/review-classifier/rules?repo=owner/name`: the repo's own rules
+ * from its default branch, for the try-out page's editor (docs/behaviour.md, "Try-out").
+ * The classifications come in the file's order and in the try-out POST's
+ * shape, so the page can post them back as they are.
+ */
+
+// TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
+import { Type } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
+import type { Logger } from '../../../../ports/logger.ts'
+import {
+  describeNoRules,
+  describeRulesRefusal,
+  loadDefaultBranchRules,
+  type RulesReader,
+} from '../../usecases/rules-loader.ts'
+import { HttpProblem, ProblemSchema } from '../problem.ts'
+import { forgeFailure, parseRepoParam, RepoQuerySchema, requireForge } from './forge-read.ts'
+
+export type RulesRoutesDeps = {
+  /** A whole `ForgeReader` will do; `null` when this host has no forge configured. */
+  forge: RulesReader | null
+  logger: Logger
+}
+
+export const ClassificationSchema = t.Object({
+  name: t.String(),
+  description: t.String({ description: 'The yes/no question the model answers about the PR.' }),
+  threshold: Type.Integer({ minimum: 0, maximum: 100, description: 'The certainty a verdict needs to count.' }),
+  polarity: t.Union([t.Literal('positive'), t.Literal('negative')]),
+})
+
+export const RepoRulesSchema = t.Object(
+  {
+    path: t.String({ description: 'The rules file read.' }),
+    branch: t.String({ description: 'The default branch.' }),
+    commit: t.String({ description: 'The commit the file was read at: the default branch head.' }),
+    classifications: t.Array(ClassificationSchema, { description: "In the file's order." }),
+  },
+  { description: "A repo's rules as its default branch holds them." },
+)
+
+export function rulesRoutes(deps: RulesRoutesDeps) {
+  const { logger } = deps
+  return new Elysia({ name: 'review-classifier-rules', prefix: '/api/review-classifier' }).get(
+    '/rules',
+    async ({ query }) => {
+      const repo = parseRepoParam(query.repo)
+      const forge = requireForge(deps.forge)
+      let loaded: Awaited<ReturnType<typeof loadDefaultBranchRules>>
+      try {
+        loaded = await loadDefaultBranchRules(forge, repo)
+      } catch (error) {
+        throw forgeFailure(error, 'the rules', logger)
+      }
+      switch (loaded.kind) {
+        case 'none':
+          throw new HttpProblem(404, describeNoRules(repo, loaded.branch))
+        case 'both':
+        case 'invalid':
+          throw new HttpProblem(422, describeRulesRefusal(loaded))
+        case 'rules':
+          return {
+            path: loaded.path,
+            branch: loaded.branch,
+            commit: loaded.commit,
+            classifications: loaded.classifications,
+          }
+      }
+    },
+    {
+      query: RepoQuerySchema,
+      response: {
+        200: RepoRulesSchema,
+        400: ProblemSchema,
+        404: ProblemSchema,
+        422: ProblemSchema,
+        503: ProblemSchema,
+      },
+      detail: {
+        summary: "The repo's rules from its default branch",
+        description:
+          '404 for a repo the forge does not know, an empty repo, a missing default branch, or neither rules file; ' +
+          '422 for both files or a file that does not load; 503 without a forge or its token, or when the forge fails.',
+        tags: ['try-out'],
+      },
+    },
+  )
+}

@@ -1,0 +1,350 @@
+/**
+ * One requested review, once it has a run place (docs/behaviour.md, "Trigger and
+ * lifecycle", "The review", "Run store and retention"): read the PR and the
+ * rules, send the run, re-check the reply, post the service account's
+ * review on the commit read, record the run.
+ *
+ * Nothing here throws for a failure outside the process: every one of them
+ * ends as a `**No verdict:**` COMMENT review (or a run that couldn't post),
+ * and every run is recorded. A run with no clean verdict never approves.
+ */
+
+import { type Aggregate, checkReplyRows } from '../../../core/aggregate.ts'
+import { isAppError } from '../../../core/errors.ts'
+import { repoName } from '../../../core/repo.ts'
+import { err, ok, type Result } from '../../../core/result.ts'
+import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../core/review-body.ts'
+import type { ReviewOutcome, RunRecord } from '../../../core/run-record.ts'
+import { settingsForRunRequest } from '../../../core/settings.ts'
+import { capText, redactSecrets } from '../../../core/text.ts'
+import type { Classification, CommitMessage, Overall, RepoRef, Row, RunRequest, Settings } from '../../../core/types.ts'
+import type { ReviewRequest } from '../../../core/webhook.ts'
+import { decodeRunReply } from '../../../core/wire-decode.ts'
+import type { Clock } from '../../../ports/clock.ts'
+import type { Forge, ForgePullRequest, ForgeReader, NewReview, PostedReview } from '../../../ports/forge.ts'
+import type { Ids } from '../../../ports/ids.ts'
+import type { Logger } from '../../../ports/logger.ts'
+import type { RunQueue } from '../../../ports/queue.ts'
+import type { SecretStore } from '../../../ports/secret-store.ts'
+import { WAITING_PLACES } from './admission.ts'
+import { describeNoRules, describeRulesRefusal, loadDefaultBranchRules } from './rules-loader.ts'
+import { SERVICE_TOKEN } from './service-account.ts'
+import type { RunStore, SettingsStore } from './stores.ts'
+
+/** Where the service account's token lives (docs/decisions.md, Secrets); read for every post, never cached. */
+export const SERVICE_TOKEN_SECRET = { path: SERVICE_TOKEN.secretPath, field: SERVICE_TOKEN.secretField } as const
+
+/** Added to `RUN_TIMEOUT_S` for the reply's trip over the queue. */
+export const RUN_REPLY_MARGIN_MS = 5_000
+
+/** How long the controller waits for a run's reply: the run deadline plus a margin. */
+export function runReplyTimeoutMs(runTimeoutS: number): number {
+  return runTimeoutS * 1000 + RUN_REPLY_MARGIN_MS
+}
+
+/** A push between reading the head and the diff makes the read inconsistent; read again this many times at most. */
+const PULL_READ_ATTEMPTS = 3
+/** The reply's own error is another process's text; keep it to a sentence or two. */
+const REPLY_ERROR_MAX_CHARS = 500
+
+export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
+
+export type ReviewRunDeps = {
+  forge: Pick<
+    Forge,
+    | 'getRepository'
+    | 'getBranchHead'
+    | 'getPullRequest'
+    | 'listPullCommits'
+    | 'getPullDiff'
+    | 'getFileContent'
+    | 'forAccount'
+  >
+  queue: RunQueue
+  secrets: SecretStore
+  settings: Pick<SettingsStore, 'read'>
+  runs: Pick<RunStore, 'record'>
+  clock: Clock
+  ids: Ids
+  logger: Logger
+  /** How long to wait for the reply; {@link runReplyTimeoutMs} of `RUN_TIMEOUT_S`. */
+  replyTimeoutMs: number
+}
+
+export type ReviewRunner = {
+  /** Runs one review that has its place; resolves with the recorded run, never rejects for an outside failure. */
+  review(request: ReviewRequest): Promise<RunRecord>
+  /** Posts the queue-full comment for a request that got no place and records it. */
+  queueFull(request: ReviewRequest): Promise<RunRecord>
+}
+
+type Table = { rows: Row[]; overall: Overall }
+
+/** How the run ended before anything is posted. */
+type Conclusion =
+  | { kind: 'verdict'; overall: 'approve' | 'request-changes'; rows: Row[] }
+  | { kind: 'no-verdict'; reason: string; table: Table | null }
+
+/** What the run learnt along the way, for the post and the record. */
+type Progress = { headSha: string | null; answered: Table | null }
+
+export type PullRead = { pull: ForgePullRequest; commits: CommitMessage[]; diff: string }
+
+/** What a reply says once decoded and re-checked against what was sent. */
+export type RunReplyReading =
+  /** Undecodable, or the reply to another run. */
+  | { kind: 'unreadable'; reason: string }
+  /** `ok: false`: the run failed as a whole; `rows` are re-checked when the reply had any. */
+  | { kind: 'failed'; reason: string; rows: Row[] | null }
+  /**
+   * `ok: true`, its rows re-checked (the reply's own `counted`, `fails` and
+   * `overall` are never trusted); `answeredNames` are the reply's rows'
+   * names as sent back, for a caller that tells a mismatch from an unanswered row.
+   */
+  | { kind: 'answered'; checked: Aggregate; answeredNames: string[] }
+
+function describeError(error: unknown): string {
+  if (error instanceof Error && error.message.trim() !== '') return error.message
+  return 'unknown error'
+}
+
+function noVerdict(reason: string, table: Table | null = null): Conclusion {
+  return { kind: 'no-verdict', reason, table }
+}
+
+/**
+ * The PR, its commits and its diff, all of one head. The diff route has no
+ * sha to pin, so the head is read again after the diff: when a push moved
+ * it in between, the read starts over on the new head. `progress.headSha`
+ * follows the head being read, so a caller knows it even when the read fails.
+ */
+export async function readPullAtOneHead(
+  forge: Pick<ForgeReader, 'getPullRequest' | 'listPullCommits' | 'getPullDiff'>,
+  repo: RepoRef,
+  pr: number,
+  progress: { headSha: string | null },
+): Promise<Result<PullRead, string>> {
+  try {
+    let pull = await forge.getPullRequest(repo, pr)
+    for (let attempt = 1; ; attempt += 1) {
+      if (pull.headSha === '') return err("the forge can't resolve the pull request's head commit")
+      progress.headSha = pull.headSha
+      const [commits, diff] = await Promise.all([forge.listPullCommits(repo, pr), forge.getPullDiff(repo, pr)])
+      const after = await forge.getPullRequest(repo, pr)
+      if (after.headSha === pull.headSha) return ok({ pull, commits, diff })
+      if (attempt >= PULL_READ_ATTEMPTS) return err("the pull request's head kept moving while it was read")
+      pull = after
+    }
+  } catch (error) {
+    return err(`the pull request couldn't be read: ${describeError(error)}`)
+  }
+}
+
+/** Sends a run and waits for its reply's text; every failure comes back as the reason, in words. */
+export async function sendRunRequest(
+  queue: RunQueue,
+  request: RunRequest,
+  timeoutMs: number,
+): Promise<Result<string, string>> {
+  try {
+    return ok(await queue.request(request, timeoutMs))
+  } catch (error) {
+    if (isAppError(error, 'timeout')) {
+      return err(`the classifier didn't answer within ${Math.round(timeoutMs / 1000)} s`)
+    }
+    if (isAppError(error, 'unavailable') && error.message === 'classifier not running') {
+      return err("the classifier isn't running (no responders)")
+    }
+    return err(`the run couldn't be sent to the classifier: ${describeError(error)}`)
+  }
+}
+
+/** Decodes a reply and re-checks its rows against the classifications sent. */
+export function readRunReply(id: string, sent: readonly Classification[], text: string): RunReplyReading {
+  const decoded = decodeRunReply(text)
+  if (!decoded.ok) return { kind: 'unreadable', reason: `the classifier's reply can't be read: ${decoded.error}` }
+  const reply = decoded.value
+  if (reply.id !== id)
+    return { kind: 'unreadable', reason: `the classifier answered another run (${capText(reply.id, 80)})` }
+  if (!reply.ok) {
+    const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows).rows : null
+    const why = capText(reply.error ?? 'the classifier gave no reason', REPLY_ERROR_MAX_CHARS)
+    return { kind: 'failed', reason: `the run failed: ${why}`, rows }
+  }
+  return {
+    kind: 'answered',
+    checked: checkReplyRows(sent, reply.rows),
+    answeredNames: reply.rows.map((row) => row.name),
+  }
+}
+
+export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
+  const { forge } = deps
+
+  function unixNow(): number {
+    return Math.floor(deps.clock.nowMs() / 1000)
+  }
+
+  function readPull(request: ReviewRequest, progress: Progress): Promise<Result<PullRead, string>> {
+    return readPullAtOneHead(forge, request.repo, request.pr, progress)
+  }
+
+  /** The rules from the default branch, read with no cache (docs/behaviour.md, "Repo configuration"). */
+  async function readRules(repo: RepoRef): Promise<Result<Classification[], string>> {
+    try {
+      const loaded = await loadDefaultBranchRules(forge, repo)
+      switch (loaded.kind) {
+        case 'rules':
+          return ok(loaded.classifications)
+        case 'none':
+          return err(describeNoRules(repo, loaded.branch))
+        case 'both':
+        case 'invalid':
+          return err(describeRulesRefusal(loaded))
+      }
+    } catch (error) {
+      return err(`the rules couldn't be read: ${describeError(error)}`)
+    }
+  }
+
+  async function readSettings(): Promise<Result<Settings, string>> {
+    try {
+      return ok(await deps.settings.read())
+    } catch (error) {
+      return err(`the settings couldn't be read: ${describeError(error)}`)
+    }
+  }
+
+  function requestRun(request: RunRequest): Promise<Result<string, string>> {
+    return sendRunRequest(deps.queue, request, deps.replyTimeoutMs)
+  }
+
+  /** The reply, re-checked against what was sent: its own `counted`, `fails` and `overall` are never trusted. */
+  function concludeReply(id: string, sent: Classification[], text: string, progress: Progress): Conclusion {
+    const reading = readRunReply(id, sent, text)
+    if (reading.kind === 'unreadable') return noVerdict(reading.reason)
+    if (reading.kind === 'failed') {
+      const table: Table = { rows: reading.rows ?? [], overall: 'no-verdict' }
+      progress.answered = table
+      return noVerdict(reading.reason, reading.rows === null ? null : table)
+    }
+    const { checked } = reading
+    progress.answered = { rows: checked.rows, overall: checked.overall }
+    if (checked.overall === 'no-verdict') {
+      return noVerdict(checked.reason ?? 'the run has no clean verdict', progress.answered)
+    }
+    return { kind: 'verdict', overall: checked.overall, rows: checked.rows }
+  }
+
+  async function conclude(id: string, request: ReviewRequest, progress: Progress): Promise<Conclusion> {
+    const read = await readPull(request, progress)
+    if (!read.ok) return noVerdict(read.error)
+    const settings = await readSettings()
+    if (!settings.ok) return noVerdict(settings.error)
+    const rules = await readRules(request.repo)
+    if (!rules.ok) return noVerdict(rules.error)
+
+    const runRequest: RunRequest = {
+      id,
+      trigger: 'review',
+      repo: repoName(request.repo),
+      pr: request.pr,
+      title: read.value.pull.title,
+      commits: read.value.commits,
+      diff: read.value.diff,
+      classifications: rules.value,
+      ...settingsForRunRequest(settings.value),
+    }
+    const reply = await requestRun(runRequest)
+    if (!reply.ok) return noVerdict(reply.error)
+    return concludeReply(id, rules.value, reply.value, progress)
+  }
+
+  /** Posts as the service account, with its token read from the store for this post. */
+  async function post(repo: RepoRef, pr: number, review: NewReview): Promise<Result<PostedReview, string>> {
+    let token: string | null
+    try {
+      token = await deps.secrets.read(SERVICE_TOKEN_SECRET.path, SERVICE_TOKEN_SECRET.field)
+    } catch (error) {
+      return err(`the review couldn't be posted: the service account's token couldn't be read: ${describeError(error)}`)
+    }
+    if (token === null || token === '') {
+      return err(
+        `the review couldn't be posted: the service account has no token in the secret store ` +
+          `(${SERVICE_TOKEN_SECRET.path}, field ${SERVICE_TOKEN_SECRET.field})`,
+      )
+    }
+    try {
+      return ok(await forge.forAccount(token).createReview(repo, pr, review))
+    } catch (error) {
+      // The forge's error text is never expected to hold the token; make sure.
+      return err(`the review couldn't be posted: ${redactSecrets(describeError(error), [token])}`)
+    }
+  }
+
+  function newReview(conclusion: Conclusion, commitId: string): NewReview {
+    if (conclusion.kind === 'verdict') {
+      return {
+        event: reviewEvent(conclusion.overall),
+        body: renderReviewBody(conclusion.rows, conclusion.overall),
+        commitId,
+      }
+    }
+    return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table), commitId }
+  }
+
+  async function finish(
+    base: Pick<RunRecord, 'id' | 'started_unix'>,
+    request: ReviewRequest,
+    outcome: ReviewOutcome,
+    posted: Result<PostedReview, string>,
+    reason: string | null,
+    progress: Progress,
+  ): Promise<RunRecord> {
+    const failed = !posted.ok
+    const detail = failed ? [reason, posted.error].filter((part) => part !== null).join('; ') : reason
+    const reviewUrl = posted.ok ? posted.value.htmlUrl : null
+    const record: RunRecord = {
+      id: base.id,
+      trigger: 'review',
+      repo: repoName(request.repo),
+      pr: request.pr,
+      requester: request.requester,
+      ...(progress.headSha === null ? {} : { head_sha: progress.headSha }),
+      started_unix: base.started_unix,
+      finished_unix: unixNow(),
+      outcome: failed ? 'post-failed' : outcome,
+      ...(detail === null ? {} : { detail }),
+      ...(progress.answered === null ? {} : { rows: progress.answered.rows, overall: progress.answered.overall }),
+      ...(reviewUrl === null || reviewUrl === '' ? {} : { review_url: reviewUrl }),
+    }
+    await deps.runs.record(record)
+    return record
+  }
+
+  return {
+    async review(request) {
+      const base = { id: deps.ids.runId(), started_unix: unixNow() }
+      const progress: Progress = { headSha: null, answered: null }
+      const conclusion = await conclude(base.id, request, progress)
+      // The verdict belongs to the head the run read; only when the PR wasn't
+      // read does the comment fall back to the head the delivery named.
+      const commitId = progress.headSha ?? request.headSha
+      const posted = await post(request.repo, request.pr, newReview(conclusion, commitId))
+      if (conclusion.kind === 'verdict') {
+        const outcome = conclusion.overall === 'approve' ? 'approved' : 'changes-requested'
+        return finish(base, request, outcome, posted, null, progress)
+      }
+      return finish(base, request, 'no-verdict', posted, conclusion.reason, progress)
+    },
+
+    async queueFull(request) {
+      const base = { id: deps.ids.runId(), started_unix: unixNow() }
+      // The PR isn't read for a request that gets no place: the comment goes
+      // on the head the delivery named, and the record has no head.
+      const review = newReview(noVerdict(QUEUE_FULL_REASON), request.headSha)
+      const posted = await post(request.repo, request.pr, review)
+      return finish(base, request, 'queue-full', posted, QUEUE_FULL_REASON, { headSha: null, answered: null })
+    },
+  } satisfies ReviewRunner
+}

@@ -1,0 +1,128 @@
+/**
+ * A repo's rules as its default branch holds them (docs/behaviour.md, "Repo
+ * configuration"), read with the controller's own token and no cache. The
+ * `rules` route, "open a PR" and the review all load them through here, so
+ * they agree on what counts as "no rules", "both files" and "doesn't load".
+ *
+ * The head is read first and both files are read at that commit, so the
+ * answer belongs to one commit even when a push lands in between.
+ */
+
+import { appError, isAppError } from '../../../core/errors.ts'
+import { repoName } from '../../../core/repo.ts'
+import {
+  formatRulesProblem,
+  parseRulesFile,
+  RULES_JSON_PATH,
+  RULES_YML_PATH,
+  type RulesProblem,
+  selectRulesFile,
+} from '../../../core/rules-file.ts'
+import type { Classification, RepoRef } from '../../../core/types.ts'
+import type { ForgeReader } from '../../../ports/forge.ts'
+
+/** What loading the rules reads of the forge; a whole `ForgeReader` will do. */
+export type RulesReader = Pick<ForgeReader, 'getRepository' | 'getBranchHead' | 'getFileContent'>
+
+/** The rules file read, with the blob sha an update of it must name. */
+export type RulesFileRead = { path: string; text: string; sha: string }
+
+/** The default branch's rules; every kind names the branch and the commit it was read at. */
+export type DefaultBranchRules =
+  | {
+      kind: 'rules'
+      path: string
+      branch: string
+      commit: string
+      classifications: Classification[]
+      file: RulesFileRead
+    }
+  /** Neither rules file. */
+  | { kind: 'none'; branch: string; commit: string }
+  /** Both rules files, so neither loads. */
+  | { kind: 'both'; branch: string; commit: string }
+  /** One file that doesn't parse, breaks a rule, or isn't a readable file (a directory, a symlink, too large). */
+  | { kind: 'invalid'; path: string; branch: string; commit: string; problems: RulesProblem[] }
+
+/** Problems listed in a refusal's text; a person fixing the file runs `validate` for the rest. */
+export const RULES_PROBLEMS_SHOWN = 10
+
+type FileRead = { kind: 'file'; text: string; sha: string } | { kind: 'unreadable'; detail: string } | null
+
+async function readRulesFile(forge: RulesReader, repo: RepoRef, path: string, commit: string): Promise<FileRead> {
+  try {
+    const file = await forge.getFileContent(repo, path, commit)
+    return file === null ? null : { kind: 'file', text: file.content, sha: file.sha }
+  } catch (error) {
+    // Something is at the path, but not a file the forge hands over: it counts as present and doesn't load.
+    if (!isAppError(error, 'invalid')) throw error
+    const detail = error.message.startsWith(`${path} `) ? error.message.slice(path.length + 1) : error.message
+    return { kind: 'unreadable', detail }
+  }
+}
+
+/**
+ * The rules on the repo's default branch. Throws `not_found` for a repo the
+ * forge doesn't know (or hides), an empty repo, and a default branch that
+ * doesn't exist; the forge's `unavailable` / `timeout` (and any other
+ * failure of its calls) pass through.
+ */
+export async function loadDefaultBranchRules(forge: RulesReader, repo: RepoRef): Promise<DefaultBranchRules> {
+  let branch: string
+  let empty: boolean
+  try {
+    const found = await forge.getRepository(repo)
+    branch = found.defaultBranch
+    empty = found.empty
+  } catch (error) {
+    if (isAppError(error, 'not_found'))
+      throw appError('not_found', `the forge has no repo ${repoName(repo)} that this host can read`, error)
+    throw error
+  }
+  if (empty) throw appError('not_found', `${repoName(repo)} is empty: its default branch ${branch} has no commit`)
+  const commit = await forge.getBranchHead(repo, branch)
+  if (commit === null) throw appError('not_found', `the default branch ${branch} of ${repoName(repo)} doesn't exist`)
+
+  const [yml, json] = await Promise.all([
+    readRulesFile(forge, repo, RULES_YML_PATH, commit),
+    readRulesFile(forge, repo, RULES_JSON_PATH, commit),
+  ])
+  const selected = selectRulesFile({ yml: yml !== null, json: json !== null })
+  if (!selected.ok) return { kind: 'both', branch, commit }
+  const path = selected.value
+  const file = path === RULES_YML_PATH ? yml : json
+  if (path === null || file === null) return { kind: 'none', branch, commit }
+  if (file.kind === 'unreadable')
+    return { kind: 'invalid', path, branch, commit, problems: [{ file: path, at: null, detail: file.detail }] }
+  const parsed = parseRulesFile(path, file.text)
+  if (!parsed.ok) return { kind: 'invalid', path, branch, commit, problems: parsed.error }
+  return {
+    kind: 'rules',
+    path,
+    branch,
+    commit,
+    classifications: parsed.value,
+    file: { path, text: file.text, sha: file.sha },
+  }
+}
+
+/** core's words for two rules files, which `selectRulesFile` gives for that case alone. */
+function bothFilesProblem(): RulesProblem {
+  const selected = selectRulesFile({ yml: true, json: true })
+  return selected.ok
+    ? { file: `${RULES_YML_PATH} and ${RULES_JSON_PATH}`, at: null, detail: 'both exist' }
+    : selected.error
+}
+
+/** Why rules that are there don't load, naming the file and the first {@link RULES_PROBLEMS_SHOWN} problems. */
+export function describeRulesRefusal(loaded: Extract<DefaultBranchRules, { kind: 'both' | 'invalid' }>): string {
+  if (loaded.kind === 'both') return `the rules don't load: ${formatRulesProblem(bothFilesProblem())}`
+  const shown = loaded.problems.slice(0, RULES_PROBLEMS_SHOWN).map(formatRulesProblem)
+  const more = loaded.problems.length - shown.length
+  return `the rules file ${loaded.path} doesn't load: ${shown.join('; ')}${more > 0 ? `; and ${more} more problems` : ''}`
+}
+
+/** The words for a repo with neither file, naming the path to add. */
+export function describeNoRules(repo: RepoRef, branch: string): string {
+  return `${repoName(repo)} has no rules file on its default branch ${branch}: add ${RULES_YML_PATH} (or ${RULES_JSON_PATH}) there to give it rules`
+}

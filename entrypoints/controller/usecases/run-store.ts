@@ -1,0 +1,65 @@
+/**
+ * The newest 100 finished runs on the queue's KV bucket
+ * `review-classifier-runs`, key `recent`, and the `review classifier run
+ * finished` log event that reaches VictoriaLogs whether or not the write does.
+ */
+
+import { isAppError } from '../../../core/errors.ts'
+import {
+  appendRun,
+  listRuns,
+  RUN_FINISHED_MESSAGE,
+  RUNS_BUCKET,
+  RUNS_KEY,
+  runFinishedEvent,
+} from '../../../core/run-record.ts'
+import type { KvBuckets } from '../../../ports/kv.ts'
+import type { Logger } from '../../../ports/logger.ts'
+import { updateWithRetry } from './kv-update.ts'
+import type { RunStore } from './stores.ts'
+
+export type KvRunStoreDeps = {
+  buckets: KvBuckets
+  logger: Logger
+}
+
+export const RUN_WRITE_FAILED_MESSAGE = 'review classifier run not recorded in the run store'
+export const RUN_LEFT_OUT_MESSAGE = 'stored review classifier run left out of the list'
+
+export function createKvRunStore(deps: KvRunStoreDeps): RunStore {
+  const { buckets, logger } = deps
+  // The same undecodable runs stay stored until 100 newer ones push them out; warn once per stored revision.
+  let lastWarnedRevision: number | null = null
+
+  return {
+    async record(run) {
+      // Logged first and unconditionally: the log is where a run whose write fails is still found.
+      logger.info(RUN_FINISHED_MESSAGE, runFinishedEvent(run))
+      try {
+        const kv = await buckets.open(RUNS_BUCKET)
+        await updateWithRetry(kv, RUNS_KEY, (current) => appendRun(current, run))
+      } catch (error) {
+        logger.warn(RUN_WRITE_FAILED_MESSAGE, {
+          id: run.id,
+          trigger: run.trigger,
+          repo: run.repo,
+          pr: run.pr,
+          code: isAppError(error) ? error.code : 'internal',
+          error: error instanceof Error ? error.message : String(error),
+        })
+      }
+    },
+
+    async list() {
+      const kv = await buckets.open(RUNS_BUCKET)
+      const entry = await kv.get(RUNS_KEY)
+      const { runs, warnings } = listRuns(entry === null ? null : entry.value)
+      if (entry !== null && warnings.length > 0 && lastWarnedRevision !== entry.revision) {
+        lastWarnedRevision = entry.revision
+        for (const reason of warnings)
+          logger.warn(RUN_LEFT_OUT_MESSAGE, { bucket: RUNS_BUCKET, key: RUNS_KEY, revision: entry.revision, reason })
+      }
+      return runs
+    },
+  } satisfies RunStore
+}
