@@ -26,8 +26,9 @@ import { createMemorySecretStore } from '../adapters/memory/secret-store.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { costUsd } from '../core/cost.ts'
 import { buildSharedContext } from '../core/prompt.ts'
+import { RUNTIME_KEY_SECRETS } from '../core/service-account.ts'
 import type { AcpPrices, RunRequest } from '../core/types.ts'
-import { createClassifier, RUNTIME_KEY_PATHS, type Schedule } from '../entrypoints/classifier/service.ts'
+import { createClassifier, type Schedule } from '../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../entrypoints/classifier/session-limiter.ts'
 import { conclusion, type MeasuredRun, renderTable, summarise } from './support/cache-report.ts'
 import { type CacheCommit, type LatencyModel, startCachingFakeAnthropic } from './support/caching-fake-anthropic.ts'
@@ -117,7 +118,7 @@ async function startBench(): Promise<Bench & { contextBytes: number; contextToke
   function classifier(schedule: Schedule) {
     return createClassifier({
       runtimes: { 'api-key': claude, acp: createScriptedModelRuntime(() => failed('runtime', 'not benchmarked')) },
-      secrets: createMemorySecretStore({ [RUNTIME_KEY_PATHS['api-key']]: { api_key: API_KEY } }),
+      secrets: createMemorySecretStore({ [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: API_KEY } }),
       metrics: createRecordingMetrics(),
       logger,
       clock: createSystemClock(),

@@ -27,8 +27,9 @@ import { createMemorySecretStore } from '../adapters/memory/secret-store.ts'
 import { createOpencodeRuntime } from '../adapters/opencode/runtime.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { buildQuestion, buildSharedContext } from '../core/prompt.ts'
+import { RUNTIME_KEY_SECRETS } from '../core/service-account.ts'
 import type { RunRequest } from '../core/types.ts'
-import { createClassifier, RUNTIME_KEY_PATHS } from '../entrypoints/classifier/service.ts'
+import { createClassifier } from '../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../entrypoints/classifier/session-limiter.ts'
 import type { ModelRuntime } from '../ports/model-runtime.ts'
 import { type FakeOpenAI, startFakeOpenAI } from '../test/support/fake-openai.ts'
@@ -159,7 +160,7 @@ async function startBench(ticks: number): Promise<Bench> {
   function classifier(runtime: ModelRuntime) {
     return createClassifier({
       runtimes: { 'api-key': createScriptedModelRuntime(() => failed('runtime', 'not benchmarked')), acp: runtime },
-      secrets: createMemorySecretStore({ [RUNTIME_KEY_PATHS.acp]: { api_key: API_KEY } }),
+      secrets: createMemorySecretStore({ [RUNTIME_KEY_SECRETS.acp.path]: { api_key: API_KEY } }),
       metrics: createRecordingMetrics(),
       logger,
       clock: createSystemClock(),

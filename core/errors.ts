@@ -2,7 +2,18 @@
  * The one error type every port throws. `code` is stable across process
  * boundaries; the controller maps it to an HTTP status in one place.
  */
-export type ErrorCode = 'invalid' | 'not_found' | 'conflict' | 'unauthorized' | 'forbidden' | 'unavailable' | 'timeout'
+export type ErrorCode =
+  | 'invalid'
+  | 'not_found'
+  | 'conflict'
+  /** Well-formed, but what it meets makes it impossible (a rules file that doesn't load, nothing to change). */
+  | 'unprocessable'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'unavailable'
+  | 'timeout'
+  /** Something outside refused in a way nobody can act on from here; a person should look. */
+  | 'internal'
 
 export class AppError extends Error {
   override readonly name = 'AppError'

@@ -1,7 +1,15 @@
 /**
- * Names and addresses for the try-out page's "open a PR": the branch the
- * service account pushes, the commit author, and the forge's compare page.
+ * The try-out page's "open a PR", its pure parts: the request body, the
+ * branch the service account pushes, the commit author and message, and
+ * the forge's compare page.
  */
+import { isRecord, parseJsonText } from './decode.ts'
+import { parseRepoValue } from './repo.ts'
+import { err, ok, type Result } from './result.ts'
+import { formatRulesProblems, validateClassifications } from './rules-file.ts'
+import { SERVICE_ACCOUNT } from './service-account.ts'
+import { oneLine } from './text.ts'
+import type { Classification, RepoRef } from './types.ts'
 
 export const BRANCH_PREFIX = 'review-classifier/'
 
@@ -65,4 +73,74 @@ export function compareUrl(rootUrl: string, owner: string, repo: string, base: s
 
 function escapeBranch(branch: string): string {
   return branch.split('/').map(encodeURIComponent).join('/')
+}
+
+export type OpenPrRequest = { repo: RepoRef; classifications: Classification[] }
+
+/**
+ * The body as the try-out POST takes its repo and classifications. Other
+ * fields are ignored, as docs/decisions.md's wire formats read every body.
+ */
+export function parseOpenPrBody(text: string): Result<OpenPrRequest, string> {
+  const parsed = parseJsonText(text, 'the body')
+  if (!parsed.ok) return err("the body isn't JSON: send { repo, classifications } as a JSON object")
+  const body = parsed.value
+  if (!isRecord(body)) return err('the body must be a JSON object { repo, classifications }')
+  if (!('repo' in body)) return err('missing field "repo"')
+  if (!('classifications' in body)) return err('missing field "classifications"')
+  const repo = parseRepoValue(body.repo)
+  if (!repo.ok) return repo
+  const classifications = validateClassifications(body.classifications, 'the body')
+  if (!classifications.ok) return err(formatRulesProblems(classifications.error))
+  return ok({ repo: repo.value, classifications: classifications.value })
+}
+
+/** Git's advice for a commit subject; a longer one is shortened to a count. */
+const SUBJECT_MAX_CHARS = 72
+
+/**
+ * `Add review classifier rules: a, b` (or `Update`, or `Add and update`),
+ * then who wrote them and where, then which names are new and which replaced.
+ */
+export function commitMessage(
+  added: readonly string[],
+  updated: readonly string[],
+  author: { login: string; name: string },
+): string {
+  const verb = added.length > 0 && updated.length > 0 ? 'Add and update' : added.length > 0 ? 'Add' : 'Update'
+  const names = [...added, ...updated].map(oneLine)
+  const listed = `${verb} review classifier rules: ${names.join(', ')}`
+  const counted = `${verb} ${names.length} review classifier rule${names.length === 1 ? '' : 's'}`
+  const subject = listed.length <= SUBJECT_MAX_CHARS ? listed : counted
+  const who = author.name === author.login ? author.login : `${oneLine(author.name)} (${author.login})`
+  const lines = [
+    subject,
+    '',
+    `Written by ${who} on the swarm UI's try-out page, and pushed by the ${SERVICE_ACCOUNT.login} service account.`,
+    '',
+    ...(added.length > 0 ? [`Added: ${added.map(oneLine).join(', ')}`] : []),
+    ...(updated.length > 0 ? [`Updated: ${updated.map(oneLine).join(', ')}`] : []),
+  ]
+  return `${lines.join('\n')}\n`
+}
+
+/** Which of the classifications are new to the file and which replace an entry (the unchanged ones are neither). */
+export function changedNames(
+  existing: readonly Classification[],
+  additions: readonly Classification[],
+): { added: string[]; updated: string[] } {
+  const added: string[] = []
+  const updated: string[] = []
+  for (const addition of additions) {
+    const current = existing.find((entry) => entry.name === addition.name)
+    if (current === undefined) added.push(addition.name)
+    else if (
+      current.description !== addition.description ||
+      current.threshold !== addition.threshold ||
+      current.polarity !== addition.polarity
+    ) {
+      updated.push(addition.name)
+    }
+  }
+  return { added, updated }
 }

@@ -12,15 +12,17 @@
  */
 import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
 
+/** One literal schema per value of a tuple, as a tuple, so each keeps its own type. */
+type LiteralSchemas<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> }
+
 /** Literal unions from one list, so a schema and the list it came from can't drift. */
 function literals<const T extends readonly [string, ...string[]]>(
   values: T,
   description?: string,
-): TUnion<TLiteral<T[number]>[]> {
-  return Type.Union(
-    values.map((value) => Type.Literal(value)),
-    description === undefined ? {} : { description },
-  )
+): TUnion<LiteralSchemas<T>> {
+  const schemas = values.map((value) => Type.Literal(value))
+  // `map` loses the tuple's positions; the schemas are exactly one literal per value, in order.
+  return Type.Union(schemas, description === undefined ? {} : { description }) as unknown as TUnion<LiteralSchemas<T>>
 }
 
 function nullable<T extends TSchema>(schema: T, description?: string) {

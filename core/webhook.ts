@@ -9,12 +9,11 @@
 import { type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { schemaMismatch } from './decode.ts'
+import { SERVICE_ACCOUNT } from './service-account.ts'
 import type { RepoRef } from './types.ts'
 
 /** The fine-grained event type (`X-Forgejo-Event-Type`); the coarse `X-Forgejo-Event` says only `pull_request`. */
 export const REVIEW_REQUEST_EVENT_TYPE = 'pull_request_review_request'
-/** The forge account whose review request starts a run. */
-export const SERVICE_ACCOUNT_LOGIN = 'review-classifier'
 
 const REQUESTED = 'review_requested'
 const REMOVED = 'review_request_removed'
@@ -63,7 +62,7 @@ function sameLogin(a: string, b: string): boolean {
 
 /**
  * What a delivery asks for. Only a `review_requested` action naming
- * {@link SERVICE_ACCOUNT_LOGIN} as `requested_reviewer` starts a run; a
+ * {@link SERVICE_ACCOUNT.login} as `requested_reviewer` starts a run; a
  * removed request, another reviewer or another event is ignored. A payload
  * that claims to be a review request for the account but lacks a field the
  * run needs is invalid.
@@ -92,10 +91,10 @@ export function decodeReviewRequestDelivery(
     return { kind: 'invalid', detail: shapeProblem(ReviewerShape, body) ?? 'the payload names no requested reviewer' }
   }
   const reviewer = body.requested_reviewer.login
-  if (!sameLogin(reviewer, SERVICE_ACCOUNT_LOGIN)) {
+  if (!sameLogin(reviewer, SERVICE_ACCOUNT.login)) {
     return {
       kind: 'ignore',
-      reason: `the review was requested from ${JSON.stringify(reviewer)}, not ${SERVICE_ACCOUNT_LOGIN}`,
+      reason: `the review was requested from ${JSON.stringify(reviewer)}, not ${SERVICE_ACCOUNT.login}`,
     }
   }
 

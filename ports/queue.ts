@@ -11,6 +11,12 @@
  */
 import type { RunReply, RunRequest } from '../core/types.ts'
 
+/** What the controller's routes and health need to know of its connection to the queue. */
+export type QueueLink = {
+  /** Whether the connection to the queue is up right now. */
+  connected(): boolean
+}
+
 /** The controller's side. */
 export type RunQueue = {
   /**

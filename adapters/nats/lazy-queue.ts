@@ -7,10 +7,9 @@
  */
 
 import { appError } from '../../core/errors.ts'
-import type { QueueLink } from '../../entrypoints/controller/http/problem.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
-import type { RunQueue } from '../../ports/queue.ts'
+import type { QueueLink, RunQueue } from '../../ports/queue.ts'
 import { connectNats, type NatsClient } from './connection.ts'
 import { createNatsKvBuckets } from './kv.ts'
 import { createNatsRunQueue } from './queue.ts'

@@ -9,6 +9,7 @@ import { parseAnswer } from '../../core/answer.ts'
 import { checkContextBudget } from '../../core/budget.ts'
 import { costUsd, tokenCounts } from '../../core/cost.ts'
 import { buildPromptFromContext, buildSharedContext } from '../../core/prompt.ts'
+import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import type { Classification, Overall, Row, RunReply, RunRequest, Runtime, TokenType, Usage } from '../../core/types.ts'
 import { decodeRunRequest } from '../../core/wire-decode.ts'
 import type { Clock } from '../../ports/clock.ts'
@@ -17,14 +18,6 @@ import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
 import type { ModelRuntime } from '../../ports/model-runtime.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import type { SessionLimiter } from './session-limiter.ts'
-
-/** Where each runtime's key lives in the secret store (docs/decisions.md, "Secrets"). */
-export const RUNTIME_KEY_PATHS = {
-  'api-key': 'swarm/services/review-classifier/anthropic-api-key',
-  acp: 'swarm/services/review-classifier/acp-provider',
-} as const satisfies Record<Runtime, string>
-
-export const RUNTIME_KEY_FIELD = 'api_key'
 
 const TOKEN_TYPES: readonly TokenType[] = ['input', 'output', 'cacheRead', 'cacheCreation']
 
@@ -199,11 +192,11 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   }
 
   async function readKey(runtime: Runtime): Promise<{ key: string } | { error: string }> {
-    const path = RUNTIME_KEY_PATHS[runtime]
+    const { path, field } = RUNTIME_KEY_SECRETS[runtime]
     try {
-      const key = await deps.secrets.read(path, RUNTIME_KEY_FIELD)
+      const key = await deps.secrets.read(path, field)
       if (key === null || key === '')
-        return { error: `no key for the ${runtime} runtime: secret/${path} has no ${RUNTIME_KEY_FIELD}` }
+        return { error: `no key for the ${runtime} runtime: secret/${path} has no ${field}` }
       return { key }
     } catch (error) {
       const why = error instanceof Error ? error.message : 'unknown error'

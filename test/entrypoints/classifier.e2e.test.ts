@@ -4,14 +4,15 @@
  * fake Messages API on loopback. A run request goes in on the subject, the
  * run reply comes back.
  */
+
 import { afterAll, afterEach, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { createRecordingLogger } from '../../adapters/memory/logger.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
 import { createNatsRunQueue, runSubject } from '../../adapters/nats/queue.ts'
+import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import type { Classification, RunReply, RunRequest } from '../../core/types.ts'
 import { decodeRunReply } from '../../core/wire-decode.ts'
-import { RUNTIME_KEY_PATHS } from '../../entrypoints/classifier/service.ts'
 import { aClassification, aRunRequest } from '../builders.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { startFakeOpenAI } from '../support/fake-openai.ts'
@@ -61,7 +62,7 @@ async function ask(request: RunRequest, timeoutMs = 60_000): Promise<RunReply> {
 beforeAll(async () => {
   nats = await startNatsServer()
   fake = startFakeAnthropic({ text: MATCH })
-  secretsDir = makeSecretsDir({ [RUNTIME_KEY_PATHS['api-key']]: { api_key: API_KEY } })
+  secretsDir = makeSecretsDir({ [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: API_KEY } })
   client = await connectNats({
     url: nats.url,
     name: 'e2e-controller',
@@ -129,7 +130,7 @@ describe('classifier process', () => {
     await proc.waitForLine('review classifier listening')
     const reply = await ask(aRunRequest({ id: 'e2e-nokey' }))
     expect(reply).toMatchObject({ id: 'e2e-nokey', ok: false, overall: 'no-verdict' })
-    expect(reply.error).toContain(RUNTIME_KEY_PATHS['api-key'])
+    expect(reply.error).toContain(RUNTIME_KEY_SECRETS['api-key'].path)
     rmSync(empty, { recursive: true, force: true })
   })
 
@@ -211,7 +212,7 @@ describe('classifier process on the ACP runtime', () => {
       },
     })
     const receiver = await startOtlpReceiver()
-    const acpSecrets = makeSecretsDir({ [RUNTIME_KEY_PATHS.acp]: { api_key: 'acp-e2e-secret-77aa' } })
+    const acpSecrets = makeSecretsDir({ [RUNTIME_KEY_SECRETS.acp.path]: { api_key: 'acp-e2e-secret-77aa' } })
     try {
       const proc = startClassifier({
         SECRETS_DIR: acpSecrets,

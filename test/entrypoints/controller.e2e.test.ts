@@ -5,13 +5,13 @@
  * signed webhook goes in; a review comes out on the forge, and the run is in
  * the run store.
  */
+
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SeedPull } from '../../adapters/memory/forge.ts'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
-import { RUNTIME_KEY_PATHS } from '../../entrypoints/classifier/service.ts'
-import { SERVICE_TOKEN } from '../../entrypoints/controller/usecases/service-account.ts'
+import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo, type FakeReview } from '../support/fake-forgejo.ts'
@@ -172,7 +172,7 @@ beforeAll(async () => {
   })
   secretsDir = makeSecretsDir({
     'swarm/services/swarm-controller/forge/token': { token: ADMIN_TOKEN },
-    [RUNTIME_KEY_PATHS['api-key']]: { api_key: API_KEY },
+    [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: API_KEY },
   })
   classifier = startClassifier()
   controller = startServiceProcess('controller', {
@@ -189,7 +189,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${listening.port}`
   // The first provisioning pass creates the account and stores its token.
   await controller.waitForLine('review classifier service account token minted')
-  expect(existsSync(join(secretsDir, SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField))).toBe(true)
+  expect(existsSync(join(secretsDir, SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field))).toBe(true)
 })
 
 afterAll(async () => {

@@ -4,19 +4,16 @@
  * included), health, settings and runs, and whatever other route plugins
  * the entrypoint passes in (the webhook, the try-out routes).
  */
+
 import { openapi } from '@elysiajs/openapi'
 import { type AnyElysia, Elysia } from 'elysia'
+import { isAppError } from '../../../core/errors.ts'
 import type { Logger } from '../../../ports/logger.ts'
+import type { QueueLink } from '../../../ports/queue.ts'
+import type { ReadinessCheck } from '../usecases/readiness.ts'
 import type { RunStore, SettingsStore } from '../usecases/stores.ts'
-import {
-  errorReason,
-  HttpProblem,
-  PROBLEM_CONTENT_TYPE,
-  problemResponse,
-  type QueueLink,
-  statusForError,
-} from './problem.ts'
-import { healthRoutes, type ReadinessCheck } from './routes/health.ts'
+import { errorReason, HttpProblem, PROBLEM_CONTENT_TYPE, problemResponse, statusForError } from './problem.ts'
+import { healthRoutes } from './routes/health.ts'
 import { runsRoutes } from './routes/runs.ts'
 import { settingsRoutes } from './routes/settings.ts'
 
@@ -125,7 +122,8 @@ export function createControllerApp(deps: ControllerAppDeps) {
     )
     .onError(({ code, error, request }) => {
       const { status, detail } = problemFor(code, error, request)
-      if (status >= 500 && !(error instanceof HttpProblem)) {
+      // A coded AppError is an outcome its thrower already logged as it deserves; anything else is a bug.
+      if (status >= 500 && !(error instanceof HttpProblem) && !isAppError(error)) {
         logger.error('controller request failed', {
           method: request.method,
           path: new URL(request.url).pathname,

@@ -8,6 +8,8 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { type ErrorCode, isAppError } from '../../../core/errors.ts'
+import type { Logger } from '../../../ports/logger.ts'
+import type { QueueLink } from '../../../ports/queue.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -37,8 +39,10 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  unprocessable: 422,
   unavailable: 503,
   timeout: 503,
+  internal: 500,
 }
 
 const TITLES: Record<number, string> = {
@@ -82,15 +86,30 @@ export function storeFailureStatus(error: unknown): 503 | 500 {
   return isAppError(error, 'unavailable') || isAppError(error, 'timeout') ? 503 : 500
 }
 
+/**
+ * A failed read or write of the settings or the runs, logged and answered:
+ * queue trouble (503) comes and goes and is a warning; anything else (500)
+ * needs a look and is an error.
+ */
+export function storeFailure(
+  logger: Logger,
+  store: 'settings' | 'runs',
+  action: 'read' | 'write',
+  error: unknown,
+): HttpProblem {
+  const status = storeFailureStatus(error)
+  const fields = { action, status, error: errorReason(error) }
+  const message =
+    store === 'settings' ? 'review classifier settings store failed' : 'review classifier run store failed'
+  if (status === 503) logger.warn(message, fields)
+  else logger.error(message, fields)
+  const verb = action === 'read' ? 'read' : 'written'
+  return new HttpProblem(status, `the ${store} can't be ${verb}: ${errorReason(error)}`)
+}
+
 /** A short reason fit for a `detail` or a log field: an AppError's own message, never an unknown error's (it may hold anything). */
 export function errorReason(error: unknown): string {
   return isAppError(error) ? error.message : 'an internal error'
-}
-
-/** What a route needs to know of the swarm queue connection. */
-export type QueueLink = {
-  /** Whether the connection to the queue is up right now. */
-  connected(): boolean
 }
 
 /**

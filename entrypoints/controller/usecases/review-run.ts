@@ -9,43 +9,28 @@
  * and every run is recorded. A run with no clean verdict never approves.
  */
 
-import { type Aggregate, checkReplyRows } from '../../../core/aggregate.ts'
-import { isAppError } from '../../../core/errors.ts'
 import { repoName } from '../../../core/repo.ts'
+import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../core/review-body.ts'
 import type { ReviewOutcome, RunRecord } from '../../../core/run-record.ts'
+import { readRunReply } from '../../../core/run-reply.ts'
 import { settingsForRunRequest } from '../../../core/settings.ts'
-import { capText, redactSecrets } from '../../../core/text.ts'
-import type { Classification, CommitMessage, Overall, RepoRef, Row, RunRequest, Settings } from '../../../core/types.ts'
+import { redactSecrets } from '../../../core/text.ts'
+import type { Classification, Overall, RepoRef, Row, RunRequest, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
-import { decodeRunReply } from '../../../core/wire-decode.ts'
 import type { Clock } from '../../../ports/clock.ts'
-import type { Forge, ForgePullRequest, ForgeReader, NewReview, PostedReview } from '../../../ports/forge.ts'
+import type { Forge, NewReview, PostedReview } from '../../../ports/forge.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { WAITING_PLACES } from './admission.ts'
-import { describeNoRules, describeRulesRefusal, loadDefaultBranchRules } from './rules-loader.ts'
-import { SERVICE_TOKEN } from './service-account.ts'
+import { describeError, type PullRead, readPullAtOneHead } from './pull-read.ts'
+import { loadDefaultBranchRules } from './rules-loader.ts'
+import { sendRunRequest } from './run-exchange.ts'
+import { readServiceToken } from './service-token.ts'
 import type { RunStore, SettingsStore } from './stores.ts'
-
-/** Where the service account's token lives (docs/decisions.md, Secrets); read for every post, never cached. */
-export const SERVICE_TOKEN_SECRET = { path: SERVICE_TOKEN.secretPath, field: SERVICE_TOKEN.secretField } as const
-
-/** Added to `RUN_TIMEOUT_S` for the reply's trip over the queue. */
-export const RUN_REPLY_MARGIN_MS = 5_000
-
-/** How long the controller waits for a run's reply: the run deadline plus a margin. */
-export function runReplyTimeoutMs(runTimeoutS: number): number {
-  return runTimeoutS * 1000 + RUN_REPLY_MARGIN_MS
-}
-
-/** A push between reading the head and the diff makes the read inconsistent; read again this many times at most. */
-const PULL_READ_ATTEMPTS = 3
-/** The reply's own error is another process's text; keep it to a sentence or two. */
-const REPLY_ERROR_MAX_CHARS = 500
 
 export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
 
@@ -67,7 +52,7 @@ export type ReviewRunDeps = {
   clock: Clock
   ids: Ids
   logger: Logger
-  /** How long to wait for the reply; {@link runReplyTimeoutMs} of `RUN_TIMEOUT_S`. */
+  /** How long to wait for the reply; `runReplyTimeoutMs` of `RUN_TIMEOUT_S` (run-exchange.ts). */
   replyTimeoutMs: number
 }
 
@@ -88,94 +73,8 @@ type Conclusion =
 /** What the run learnt along the way, for the post and the record. */
 type Progress = { headSha: string | null; answered: Table | null }
 
-export type PullRead = { pull: ForgePullRequest; commits: CommitMessage[]; diff: string }
-
-/** What a reply says once decoded and re-checked against what was sent. */
-export type RunReplyReading =
-  /** Undecodable, or the reply to another run. */
-  | { kind: 'unreadable'; reason: string }
-  /** `ok: false`: the run failed as a whole; `rows` are re-checked when the reply had any. */
-  | { kind: 'failed'; reason: string; rows: Row[] | null }
-  /**
-   * `ok: true`, its rows re-checked (the reply's own `counted`, `fails` and
-   * `overall` are never trusted); `answeredNames` are the reply's rows'
-   * names as sent back, for a caller that tells a mismatch from an unanswered row.
-   */
-  | { kind: 'answered'; checked: Aggregate; answeredNames: string[] }
-
-function describeError(error: unknown): string {
-  if (error instanceof Error && error.message.trim() !== '') return error.message
-  return 'unknown error'
-}
-
 function noVerdict(reason: string, table: Table | null = null): Conclusion {
   return { kind: 'no-verdict', reason, table }
-}
-
-/**
- * The PR, its commits and its diff, all of one head. The diff route has no
- * sha to pin, so the head is read again after the diff: when a push moved
- * it in between, the read starts over on the new head. `progress.headSha`
- * follows the head being read, so a caller knows it even when the read fails.
- */
-export async function readPullAtOneHead(
-  forge: Pick<ForgeReader, 'getPullRequest' | 'listPullCommits' | 'getPullDiff'>,
-  repo: RepoRef,
-  pr: number,
-  progress: { headSha: string | null },
-): Promise<Result<PullRead, string>> {
-  try {
-    let pull = await forge.getPullRequest(repo, pr)
-    for (let attempt = 1; ; attempt += 1) {
-      if (pull.headSha === '') return err("the forge can't resolve the pull request's head commit")
-      progress.headSha = pull.headSha
-      const [commits, diff] = await Promise.all([forge.listPullCommits(repo, pr), forge.getPullDiff(repo, pr)])
-      const after = await forge.getPullRequest(repo, pr)
-      if (after.headSha === pull.headSha) return ok({ pull, commits, diff })
-      if (attempt >= PULL_READ_ATTEMPTS) return err("the pull request's head kept moving while it was read")
-      pull = after
-    }
-  } catch (error) {
-    return err(`the pull request couldn't be read: ${describeError(error)}`)
-  }
-}
-
-/** Sends a run and waits for its reply's text; every failure comes back as the reason, in words. */
-export async function sendRunRequest(
-  queue: RunQueue,
-  request: RunRequest,
-  timeoutMs: number,
-): Promise<Result<string, string>> {
-  try {
-    return ok(await queue.request(request, timeoutMs))
-  } catch (error) {
-    if (isAppError(error, 'timeout')) {
-      return err(`the classifier didn't answer within ${Math.round(timeoutMs / 1000)} s`)
-    }
-    if (isAppError(error, 'unavailable') && error.message === 'classifier not running') {
-      return err("the classifier isn't running (no responders)")
-    }
-    return err(`the run couldn't be sent to the classifier: ${describeError(error)}`)
-  }
-}
-
-/** Decodes a reply and re-checks its rows against the classifications sent. */
-export function readRunReply(id: string, sent: readonly Classification[], text: string): RunReplyReading {
-  const decoded = decodeRunReply(text)
-  if (!decoded.ok) return { kind: 'unreadable', reason: `the classifier's reply can't be read: ${decoded.error}` }
-  const reply = decoded.value
-  if (reply.id !== id)
-    return { kind: 'unreadable', reason: `the classifier answered another run (${capText(reply.id, 80)})` }
-  if (!reply.ok) {
-    const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows).rows : null
-    const why = capText(reply.error ?? 'the classifier gave no reason', REPLY_ERROR_MAX_CHARS)
-    return { kind: 'failed', reason: `the run failed: ${why}`, rows }
-  }
-  return {
-    kind: 'answered',
-    checked: checkReplyRows(sent, reply.rows),
-    answeredNames: reply.rows.map((row) => row.name),
-  }
 }
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
@@ -262,23 +161,13 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
 
   /** Posts as the service account, with its token read from the store for this post. */
   async function post(repo: RepoRef, pr: number, review: NewReview): Promise<Result<PostedReview, string>> {
-    let token: string | null
+    const token = await readServiceToken(deps.secrets)
+    if (!token.ok) return err(`the review couldn't be posted: ${token.error.detail}`)
     try {
-      token = await deps.secrets.read(SERVICE_TOKEN_SECRET.path, SERVICE_TOKEN_SECRET.field)
-    } catch (error) {
-      return err(`the review couldn't be posted: the service account's token couldn't be read: ${describeError(error)}`)
-    }
-    if (token === null || token === '') {
-      return err(
-        `the review couldn't be posted: the service account has no token in the secret store ` +
-          `(${SERVICE_TOKEN_SECRET.path}, field ${SERVICE_TOKEN_SECRET.field})`,
-      )
-    }
-    try {
-      return ok(await forge.forAccount(token).createReview(repo, pr, review))
+      return ok(await forge.forAccount(token.value).createReview(repo, pr, review))
     } catch (error) {
       // The forge's error text is never expected to hold the token; make sure.
-      return err(`the review couldn't be posted: ${redactSecrets(describeError(error), [token])}`)
+      return err(`the review couldn't be posted: ${redactSecrets(describeError(error), [token.value])}`)
     }
   }
 

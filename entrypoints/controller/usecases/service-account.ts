@@ -10,24 +10,11 @@
  * the forge's id for it do.
  */
 import { isAppError } from '../../../core/errors.ts'
-import { SERVICE_ACCOUNT_LOGIN } from '../../../core/webhook.ts'
+import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../core/service-account.ts'
 import type { Clock } from '../../../ports/clock.ts'
 import type { ForgeAdmin, ForgeReader, ForgeUser } from '../../../ports/forge.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
-
-export const SERVICE_ACCOUNT = {
-  login: SERVICE_ACCOUNT_LOGIN,
-  email: 'review-classifier@services.hyperhive.local',
-  fullName: 'Review classifier',
-} as const
-
-export const SERVICE_TOKEN = {
-  name: 'swarm-review-classifier',
-  scopes: ['write:repository'],
-  secretPath: 'swarm/services/review-classifier/forge/token',
-  secretField: 'token',
-} as const
 
 export const DEFAULT_PROVISION_INTERVAL_MS = 5 * 60_000
 
@@ -135,7 +122,7 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
   /** Whether the stored token is the forge's token of that name; compared by its last eight characters, as the forge lists them. */
   async function ensureToken(): Promise<'kept' | 'minted'> {
     const stored = await step('read-stored-token', () =>
-      secrets.read(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField),
+      secrets.read(SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field),
     )
     const named = (await step('list-tokens', () => forge.listTokens(login))).filter(
       (token) => token.name === SERVICE_TOKEN.name,
@@ -157,13 +144,13 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
       forge.mintToken(login, { name: SERVICE_TOKEN.name, scopes: [...SERVICE_TOKEN.scopes] }),
     )
     // A failed store leaves an orphan on the forge; the next pass finds the stored one missing, deletes it and mints again.
-    await step('store-token', () => secrets.write(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField, minted.token))
+    await step('store-token', () => secrets.write(SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field, minted.token))
     logger.info(PROVISION_MESSAGES.tokenMinted, {
       login,
       token_name: minted.name,
       token_id: minted.id,
       scopes: SERVICE_TOKEN.scopes.join(','),
-      secret_path: SERVICE_TOKEN.secretPath,
+      secret_path: SERVICE_TOKEN.secret.path,
     })
     return 'minted'
   }

@@ -16,38 +16,31 @@
  */
 import type { Aggregate } from '../../../core/aggregate.ts'
 import type { RunRecord, TryOutOutcome } from '../../../core/run-record.ts'
+import { readRunReply } from '../../../core/run-reply.ts'
 import { settingsForRunRequest } from '../../../core/settings.ts'
-import type { Classification, Overall, RecordedRow, RepoRef, Row, RunRequest, Settings } from '../../../core/types.ts'
+import type {
+  Classification,
+  Overall,
+  RecordedRow,
+  RepoRef,
+  Row,
+  RunRequest,
+  Settings,
+  TryOutView,
+} from '../../../core/types.ts'
 import type { Clock } from '../../../ports/clock.ts'
 import type { ForgeReader } from '../../../ports/forge.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
-import { readPullAtOneHead, readRunReply, sendRunRequest } from './review-run.ts'
+import { readPullAtOneHead } from './pull-read.ts'
+import { sendRunRequest } from './run-exchange.ts'
 import type { RunStore } from './stores.ts'
 
 /** How long a finished try-out's result stays readable. */
 export const TRY_OUT_KEEP_MS = 60 * 60_000
 /** The most results held in memory at once, running ones included. */
 export const TRY_OUTS_KEPT_MAX = 1_000
-
-export type TryOutStatus = 'running' | 'done' | 'failed'
-
-/** What `GET /api/review-classifier/try-out/{id}` answers (docs/decisions.md, "Try-out"). */
-export type TryOutView = {
-  id: string
-  status: TryOutStatus
-  /** `owner/name` */
-  repo: string
-  pr: number
-  /** The head read at the POST, then the head the run read; null only when the forge can't resolve one. */
-  head_sha: string | null
-  /** One per classification posted, once the classifier answered; null before, or when it never did. */
-  rows: RecordedRow[] | null
-  overall: Overall | null
-  /** Why the try-out failed; null while running and when done. */
-  detail: string | null
-}
 
 /** The forge reads a try-out makes, all with the controller's own token. */
 export type TryOutForge = Pick<ForgeReader, 'getPullRequest' | 'listPullCommits' | 'getPullDiff'>

@@ -11,8 +11,9 @@ import {
 } from '../../../adapters/memory/model-runtime.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { appError } from '../../../core/errors.ts'
+import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
 import type { AcpProvider, Classification, RunReply, RunRequest } from '../../../core/types.ts'
-import { createClassifier, RUNTIME_KEY_PATHS, type Schedule } from '../../../entrypoints/classifier/service.ts'
+import { createClassifier, type Schedule } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
 import { aClassification, aRunRequest, aUsage } from '../../builders.ts'
 
@@ -40,7 +41,10 @@ function setup(
   const secrets = createMemorySecretStore(
     options.keys === false
       ? {}
-      : { [RUNTIME_KEY_PATHS['api-key']]: { api_key: API_KEY }, [RUNTIME_KEY_PATHS.acp]: { api_key: ACP_KEY } },
+      : {
+          [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: API_KEY },
+          [RUNTIME_KEY_SECRETS.acp.path]: { api_key: ACP_KEY },
+        },
   )
   const metrics = createRecordingMetrics()
   const logger = createRecordingLogger()
@@ -181,7 +185,7 @@ describe('createClassifier', () => {
     const reply = await handle({})
     expect(reply.ok).toBe(false)
     expect(reply.error).toContain('no key for the api-key runtime')
-    expect(reply.error).toContain(RUNTIME_KEY_PATHS['api-key'])
+    expect(reply.error).toContain(RUNTIME_KEY_SECRETS['api-key'].path)
     expect(claude.calls).toHaveLength(0)
   })
 

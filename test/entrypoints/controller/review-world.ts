@@ -14,15 +14,16 @@ import { createMemorySecretStore, type MemorySecretStore } from '../../../adapte
 import type { AppError } from '../../../core/errors.ts'
 import { ok } from '../../../core/result.ts'
 import type { RunRecord } from '../../../core/run-record.ts'
+import { SERVICE_TOKEN } from '../../../core/service-account.ts'
 import { DEFAULT_SETTINGS } from '../../../core/settings.ts'
 import type { Row, RunReply, RunRequest, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
 import { decodeRunRequest } from '../../../core/wire-decode.ts'
-import { type ReviewRunDeps, SERVICE_TOKEN_SECRET } from '../../../entrypoints/controller/usecases/review-run.ts'
+import type { ReviewRunDeps } from '../../../entrypoints/controller/usecases/review-run.ts'
 import type { RunStore, SettingsStore } from '../../../entrypoints/controller/usecases/stores.ts'
 import { aSeedRepo } from '../../builders.ts'
 
-export const SERVICE_TOKEN = 'rc-svc-token-3d9a7c51e2b8'
+export const SERVICE_ACCOUNT_TOKEN = 'rc-svc-token-3d9a7c51e2b8'
 export const REPO = { owner: 'acme', name: 'widgets' }
 
 export type TestSettingsStore = SettingsStore & {
@@ -126,14 +127,14 @@ export function createWorld(
   const forge = createMemoryForge(
     options.seed ?? {
       users: [{ login: 'review-classifier' }, { login: 'alice' }],
-      tokens: [{ login: 'review-classifier', name: 'swarm-review-classifier', token: SERVICE_TOKEN }],
+      tokens: [{ login: 'review-classifier', name: 'swarm-review-classifier', token: SERVICE_ACCOUNT_TOKEN }],
       repos: [aSeedRepo()],
     },
   )
   const queue = createMemoryQueue()
-  const token = options.token === undefined ? SERVICE_TOKEN : options.token
+  const token = options.token === undefined ? SERVICE_ACCOUNT_TOKEN : options.token
   const secrets = createMemorySecretStore(
-    token === null ? {} : { [SERVICE_TOKEN_SECRET.path]: { [SERVICE_TOKEN_SECRET.field]: token } },
+    token === null ? {} : { [SERVICE_TOKEN.secret.path]: { [SERVICE_TOKEN.secret.field]: token } },
   )
   const settings = createTestSettingsStore(options.settings)
   const runs = createTestRunStore()

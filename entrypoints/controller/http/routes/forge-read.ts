@@ -5,7 +5,7 @@
  */
 import { t } from 'elysia'
 import { isAppError } from '../../../../core/errors.ts'
-import { err, ok, type Result } from '../../../../core/result.ts'
+import { parseRepoValue } from '../../../../core/repo.ts'
 import type { RepoRef } from '../../../../core/types.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { errorReason, HttpProblem } from '../problem.ts'
@@ -14,33 +14,6 @@ import { errorReason, HttpProblem } from '../problem.ts'
 export const RepoQuerySchema = t.Object({
   repo: t.Optional(t.String({ description: 'The repo as owner/name.', examples: ['acme/widgets'] })),
 })
-
-/**
- * Forgejo's owner and repo names: ASCII letters, digits, `-`, `_` and `.`,
- * never `.` or `..` alone. Anything else can't name a repo, and refusing it
- * here keeps odd paths away from the forge.
- */
-const NAME = /^[A-Za-z0-9_.-]+$/
-const SHOWN_CHARS = 100
-
-function isName(part: string): boolean {
-  return NAME.test(part) && part !== '.' && part !== '..'
-}
-
-/** A `repo` value from a query or a body as `owner/name`, or why it isn't one: every route takes the same repos. */
-export function parseRepoValue(value: unknown): Result<RepoRef, string> {
-  if (typeof value === 'string') {
-    const parts = value.split('/')
-    const [owner, name] = parts
-    if (parts.length === 2 && owner !== undefined && name !== undefined && isName(owner) && isName(name))
-      return ok({ owner, name })
-  }
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
-  const shown = text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text
-  return err(
-    `repo must be owner/name (letters, digits, '-', '_' and '.'), got ${typeof value === 'string' ? JSON.stringify(shown) : shown}`,
-  )
-}
 
 /** The repo a `repo` query parameter names; a 400 when it's missing or not `owner/name`. */
 export function parseRepoParam(value: string | undefined): RepoRef {

@@ -8,7 +8,7 @@
 import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { isAppError } from '../../../../core/errors.ts'
-import { repoName } from '../../../../core/repo.ts'
+import { compareRepoNames, repoName } from '../../../../core/repo.ts'
 import type { ForgeReader } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { HttpProblem, ProblemSchema } from '../problem.ts'
@@ -25,17 +25,6 @@ export const PullSummarySchema = t.Object({
   title: t.String(),
   head_sha: t.String({ description: "The PR's head commit; empty when the forge can't resolve it." }),
 })
-
-/**
- * Case-insensitive, then by code point so the order is total: a picker reads
- * alphabetically, and `Acme/x` and `acme/x` still come in one fixed order.
- * Not locale-aware, so the order doesn't depend on the host's ICU data.
- */
-export function compareRepoNames(a: string, b: string): number {
-  const [la, lb] = [a.toLowerCase(), b.toLowerCase()]
-  if (la !== lb) return la < lb ? -1 : 1
-  return a < b ? -1 : a > b ? 1 : 0
-}
 
 export function pullsRoutes(deps: PullsRoutesDeps) {
   const { logger } = deps

@@ -4,17 +4,11 @@
  * The classifications come in the file's order and in the try-out POST's
  * shape, so the page can post them back as they are.
  */
-
-// TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
-import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
+import { describeNoRules, describeRulesRefusal } from '../../../../core/repo-rules.ts'
+import { ClassificationSchema } from '../../../../core/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
-import {
-  describeNoRules,
-  describeRulesRefusal,
-  loadDefaultBranchRules,
-  type RulesReader,
-} from '../../usecases/rules-loader.ts'
+import { loadDefaultBranchRules, type RulesReader } from '../../usecases/rules-loader.ts'
 import { HttpProblem, ProblemSchema } from '../problem.ts'
 import { forgeFailure, parseRepoParam, RepoQuerySchema, requireForge } from './forge-read.ts'
 
@@ -23,13 +17,6 @@ export type RulesRoutesDeps = {
   forge: RulesReader | null
   logger: Logger
 }
-
-export const ClassificationSchema = t.Object({
-  name: t.String(),
-  description: t.String({ description: 'The yes/no question the model answers about the PR.' }),
-  threshold: Type.Integer({ minimum: 0, maximum: 100, description: 'The certainty a verdict needs to count.' }),
-  polarity: t.Union([t.Literal('positive'), t.Literal('negative')]),
-})
 
 export const RepoRulesSchema = t.Object(
   {

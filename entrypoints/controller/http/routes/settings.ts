@@ -3,23 +3,20 @@
  * document. The PUT body is parsed here, not by Elysia, so a 400's detail is
  * core's message naming the field, not a schema validator's.
  */
-
-// TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
-import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
-import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS, validateSettingsUpdate } from '../../../../core/settings.ts'
+import { SettingsSchema } from '../../../../core/schemas.ts'
+import { validateSettingsUpdate } from '../../../../core/settings.ts'
 import type { Logger } from '../../../../ports/logger.ts'
+import type { QueueLink } from '../../../../ports/queue.ts'
 import type { SettingsStore } from '../../usecases/stores.ts'
 import {
-  errorReason,
   HttpProblem,
   ProblemSchema,
   parseJsonBody,
-  type QueueLink,
   RemoteUserHeaders,
   requireQueue,
   requireRemoteUser,
-  storeFailureStatus,
+  storeFailure,
 } from '../problem.ts'
 
 export type SettingsRoutesDeps = {
@@ -28,33 +25,6 @@ export type SettingsRoutesDeps = {
   logger: Logger
 }
 
-const EFFORT = t.Union([t.Literal('low'), t.Literal('medium'), t.Literal('high'), t.Literal('xhigh'), t.Literal('max')])
-
-const AcpSchema = t.Object({
-  base_url: t.String({ description: "The provider's OpenAI-compatible API root, https:// only." }),
-  model: t.String({ description: 'The model as the provider names it, no whitespace.' }),
-  prices: t.Object(
-    {
-      input: t.Number({ minimum: 0 }),
-      output: t.Number({ minimum: 0 }),
-      cache_read: t.Optional(t.Number({ minimum: 0 })),
-      cache_write: t.Optional(t.Number({ minimum: 0 })),
-    },
-    { description: 'USD per million tokens; cache prices default to input.' },
-  ),
-})
-
-export const SettingsSchema = t.Object(
-  {
-    model: t.String({ description: "The API key runtime's model, as claude's --model takes it." }),
-    effort: t.Union([EFFORT, t.Null()]),
-    max_concurrent_reviews: Type.Integer({ minimum: MIN_CONCURRENT_REVIEWS, maximum: MAX_CONCURRENT_REVIEWS }),
-    runtime: t.Union([t.Literal('api-key'), t.Literal('acp')]),
-    acp: t.Union([AcpSchema, t.Null()]),
-  },
-  { description: 'The swarm-wide review classifier settings.' },
-)
-
 /** For the OpenAPI document only: the PUT body is checked by core, field by field. */
 const SettingsUpdateSchema = t.Partial(SettingsSchema, {
   description: 'The fields to change; a field left out keeps its value, null clears effort or acp.',
@@ -62,18 +32,6 @@ const SettingsUpdateSchema = t.Partial(SettingsSchema, {
 
 export function settingsRoutes(deps: SettingsRoutesDeps) {
   const { queue, settings, logger } = deps
-
-  function storeFailure(action: 'read' | 'write', error: unknown): HttpProblem {
-    const status = storeFailureStatus(error)
-    // Queue trouble (503) comes and goes; anything else (500) needs a look.
-    const fields = { action, status, error: errorReason(error) }
-    if (status === 503) logger.warn('review classifier settings store failed', fields)
-    else logger.error('review classifier settings store failed', fields)
-    return new HttpProblem(
-      status,
-      `the settings can't be ${action === 'read' ? 'read' : 'written'}: ${errorReason(error)}`,
-    )
-  }
 
   return (
     new Elysia({ name: 'review-classifier-settings', prefix: '/api/review-classifier' })
@@ -86,7 +44,7 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
           try {
             return await settings.read()
           } catch (error) {
-            throw storeFailure('read', error)
+            throw storeFailure(logger, 'settings', 'read', error)
           }
         },
         {
@@ -109,7 +67,7 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
           try {
             updated = await settings.update(parsed.value)
           } catch (error) {
-            throw storeFailure('write', error)
+            throw storeFailure(logger, 'settings', 'write', error)
           }
           if (!updated.ok) throw new HttpProblem(400, updated.error)
           logger.info('review classifier settings changed', {

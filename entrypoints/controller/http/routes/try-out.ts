@@ -1,7 +1,8 @@
 /**
  * `POST /api/review-classifier/try-out` and `GET /api/review-classifier/try-out/{id}`
- * (docs/behaviour.md, "Try-out"; docs/decisions.md, "Wire formats"): run typed classifications
- * against a PR without touching the forge, and read the result back.
+ * (docs/behaviour.md, "Try-out"; docs/decisions.md, "Wire formats"): run typed
+ * classifications against a PR without touching the forge, and read the
+ * result back (the use case is usecases/try-outs.ts).
  *
  * The POST does what can be answered in a request before its `202`: the
  * body, the settings (read now, as the spec says), and the PR's head with
@@ -10,35 +11,29 @@
  * commits and the diff are read in the background with the run: they're
  * the slow part, and the run reads the head again around them anyway.
  *
- * The body is parsed here, not by Elysia, so a 400's detail is core's
+ * The body is read by core, not by Elysia, so a 400's detail is core's
  * message naming the entry and the problem.
  */
-
-// TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
-import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { isAppError } from '../../../../core/errors.ts'
 import { repoName } from '../../../../core/repo.ts'
-import { err, ok, type Result } from '../../../../core/result.ts'
-import { formatRulesProblems, MAX_CLASSIFICATIONS, validateClassifications } from '../../../../core/rules-file.ts'
-import type { Classification, RepoRef, Settings } from '../../../../core/types.ts'
+import { TryOutAcceptedSchema, TryOutRequestSchema, TryOutViewSchema } from '../../../../core/schemas.ts'
+import { capText } from '../../../../core/text.ts'
+import { parseTryOutBody } from '../../../../core/try-out.ts'
+import type { RepoRef, Settings } from '../../../../core/types.ts'
 import type { Logger } from '../../../../ports/logger.ts'
+import type { QueueLink } from '../../../../ports/queue.ts'
 import type { SettingsStore } from '../../usecases/stores.ts'
 import type { TryOutForge, TryOuts } from '../../usecases/try-outs.ts'
 import {
-  errorReason,
   HttpProblem,
   ProblemSchema,
-  parseJsonBody,
-  type QueueLink,
   RemoteUserHeaders,
   requireQueue,
   requireRemoteUser,
-  storeFailureStatus,
+  storeFailure,
 } from '../problem.ts'
-import { forgeFailure, parseRepoValue, requireForge } from './forge-read.ts'
-import { ClassificationSchema } from './rules.ts'
-import { RunSchema } from './runs.ts'
+import { forgeFailure, requireForge } from './forge-read.ts'
 
 export type TryOutRoutesDeps = {
   /** The swarm queue connection, `null` when this host has none. */
@@ -50,100 +45,10 @@ export type TryOutRoutesDeps = {
   logger: Logger
 }
 
-export type TryOutBody = { repo: RepoRef; pr: number; classifications: Classification[] }
-
 export const TRY_OUT_PATH = '/api/review-classifier/try-out'
 
-/** The fields the body must hold; others are ignored (docs/decisions.md, wire formats). */
-const BODY_KEYS = ['repo', 'pr', 'classifications'] as const
-const SHOWN_CHARS = 100
-
-/** For the OpenAPI document only: the body is checked by core, field by field. */
-const TryOutRequestSchema = t.Object(
-  {
-    repo: t.String({ description: 'owner/name' }),
-    pr: Type.Integer({ minimum: 1, description: 'The PR number; an open, closed or merged PR all work.' }),
-    classifications: t.Array(ClassificationSchema, {
-      minItems: 1,
-      maxItems: MAX_CLASSIFICATIONS,
-      description: "In the rules file's shape, with the same checks.",
-    }),
-  },
-  { description: 'The classifications to run against the PR.' },
-)
-
-const TryOutAcceptedSchema = t.Object({
-  id: t.String({ description: 'Read the result at /api/review-classifier/try-out/{id}.' }),
-})
-
-const RowSchema = RunSchema.properties.rows.items
-
-export const TryOutSchema = t.Object(
-  {
-    id: t.String(),
-    status: t.Union([t.Literal('running'), t.Literal('done'), t.Literal('failed')]),
-    repo: t.String({ description: 'owner/name' }),
-    pr: Type.Integer(),
-    head_sha: t.Union([t.String(), t.Null()], {
-      description: 'The head the run read; the one the POST read while it starts.',
-    }),
-    rows: t.Union([t.Array(RowSchema), t.Null()], { description: 'Once the classifier answered.' }),
-    overall: t.Union([t.Literal('approve'), t.Literal('request-changes'), t.Literal('no-verdict'), t.Null()]),
-    detail: t.Union([t.String(), t.Null()], { description: 'Why the try-out failed.' }),
-  },
-  { description: 'A try-out, kept for an hour after it finishes.' },
-)
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function shown(text: string): string {
-  return JSON.stringify(text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text)
-}
-
-/** A value in a message, without echoing anything long or nested. */
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return `${shown(value)} (a string)`
-  if (typeof value === 'number') return String(value)
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'a list'
-  return typeof value === 'object' ? 'an object' : typeof value
-}
-
-function prProblem(value: unknown): string | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return null
-  return `pr must be a positive whole number, got ${describeValue(value)}`
-}
-
-/**
- * The POST body, every problem at once: the repo, the PR number and the
- * classifications (1–10, the rules file's checks and words, entries named
- * by index and name).
- */
-export function parseTryOutBody(text: string): Result<TryOutBody, string> {
-  const parsed = parseJsonBody(text)
-  if (!parsed.ok) return err("the body isn't JSON: send { repo, pr, classifications } as a JSON object")
-  const body = parsed.value
-  if (!isRecord(body))
-    return err(`the body must be a JSON object { repo, pr, classifications }, got ${describeValue(body)}`)
-  // Other fields are ignored: docs/decisions.md reads every wire body that way.
-  const missing = BODY_KEYS.filter((key) => !(key in body))
-  if (missing.length > 0)
-    return err(`missing field${missing.length > 1 ? 's' : ''} ${missing.map((key) => `"${key}"`).join(', ')}`)
-  const repo = parseRepoValue(body.repo)
-  const pr = prProblem(body.pr)
-  const classifications = validateClassifications(body.classifications, 'the body')
-  if (repo.ok && pr === null && classifications.ok) {
-    return ok({ repo: repo.value, pr: Number(body.pr), classifications: classifications.value })
-  }
-  const problems = [
-    repo.ok ? null : repo.error,
-    pr,
-    classifications.ok ? null : formatRulesProblems(classifications.error),
-  ]
-  return err(problems.filter((problem) => problem !== null).join('\n'))
-}
+/** An id quoted back in a 404 is cut to this, so a long one isn't echoed whole. */
+const SHOWN_ID_CHARS = 101
 
 export function tryOutRoutes(deps: TryOutRoutesDeps) {
   const { queue, settings, tryOuts, logger } = deps
@@ -152,12 +57,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
     try {
       return await settings.read()
     } catch (error) {
-      const status = storeFailureStatus(error)
-      // Queue trouble (503) comes and goes; anything else (500) needs a look.
-      const fields = { action: 'read', status, error: errorReason(error) }
-      if (status === 503) logger.warn('review classifier settings store failed', fields)
-      else logger.error('review classifier settings store failed', fields)
-      throw new HttpProblem(status, `the settings can't be read: ${errorReason(error)}`)
+      throw storeFailure(logger, 'settings', 'read', error)
     }
   }
 
@@ -239,13 +139,14 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
         ({ params }) => {
           const found = tryOuts.get(params.id)
           if (found === null) {
-            throw new HttpProblem(404, `no try-out ${shown(params.id)}: unknown, or finished more than an hour ago`)
+            const shown = JSON.stringify(capText(params.id, SHOWN_ID_CHARS))
+            throw new HttpProblem(404, `no try-out ${shown}: unknown, or finished more than an hour ago`)
           }
           return found
         },
         {
           params: t.Object({ id: t.String() }),
-          response: { 200: TryOutSchema, 404: ProblemSchema },
+          response: { 200: TryOutViewSchema, 404: ProblemSchema },
           detail: { summary: 'A try-out’s status and result, kept for an hour after it finishes', tags: ['try-out'] },
         },
       )

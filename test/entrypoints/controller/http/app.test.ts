@@ -223,6 +223,12 @@ describe('problem+json for every error', () => {
     .get('/app-error', () => {
       throw appError('not_found', 'no such repo acme/nothing')
     })
+    .get('/unprocessable', () => {
+      throw appError('unprocessable', 'the rules file does not load')
+    })
+    .get('/internal', () => {
+      throw appError('internal', 'the forge refused the push: a reason')
+    })
     .get('/thrown-status', ({ status }) => {
       throw status(409, 'the branch exists already')
     })
@@ -268,6 +274,9 @@ describe('problem+json for every error', () => {
     const logger = createRecordingLogger()
     const { app } = anApp({ routes: [hooks], logger })
     await expectProblem(await app.handle(aRequest('/hooks/app-error')), 404, 'no such repo acme/nothing')
+    await expectProblem(await app.handle(aRequest('/hooks/unprocessable')), 422, 'the rules file does not load')
+    // A coded 500 is an outcome its thrower logged; only the bug below counts as a failed request.
+    await expectProblem(await app.handle(aRequest('/hooks/internal')), 500, 'the forge refused the push: a reason')
     await expectProblem(await app.handle(aRequest('/hooks/thrown-status')), 409, 'the branch exists already')
     const detail = await expectProblem(await app.handle(aRequest('/hooks/bug')), 500)
     expect(detail).not.toContain('sk-ant-test-0000')

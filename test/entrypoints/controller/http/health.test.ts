@@ -6,17 +6,17 @@ import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../../../adapters/memory/logger.ts'
 import { createMemorySecretStore } from '../../../../adapters/memory/secret-store.ts'
 import { appError } from '../../../../core/errors.ts'
+import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../../core/service-account.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
-import type { QueueLink } from '../../../../entrypoints/controller/http/problem.ts'
 import {
   forgeCheck,
   queueCheck,
   type ReadinessCheck,
   secretStoreCheck,
-} from '../../../../entrypoints/controller/http/routes/health.ts'
+} from '../../../../entrypoints/controller/usecases/readiness.ts'
 import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run-store.ts'
-import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../../entrypoints/controller/usecases/service-account.ts'
 import { createKvSettingsStore } from '../../../../entrypoints/controller/usecases/settings-store.ts'
+import type { QueueLink } from '../../../../ports/queue.ts'
 import { aRequest } from './http-support.ts'
 
 const ADMIN_TOKEN_PATH = 'swarm/services/swarm-controller/forge/token'
@@ -49,7 +49,7 @@ function theUsualChecks(options: { forgeConfigured?: boolean; adminToken?: strin
       hasToken: async () => (await secrets.read(ADMIN_TOKEN_PATH, 'token')) !== null,
       login: SERVICE_ACCOUNT.login,
     }),
-    secretStoreCheck(secrets, SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField),
+    secretStoreCheck(secrets, SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field),
   ]
   return { forge, secrets, link, queue, checks }
 }

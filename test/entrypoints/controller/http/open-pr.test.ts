@@ -4,22 +4,19 @@
  * with write on most repos, its token sits in a memory secret store, and
  * every push is checked as the fake stored it.
  */
+
 import { afterEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import type { ForgeSeed, SeedRepo } from '../../../../adapters/memory/forge.ts'
 import { createSequenceIds } from '../../../../adapters/memory/ids.ts'
 import { createRecordingLogger, type RecordingLogger } from '../../../../adapters/memory/logger.ts'
 import { createMemorySecretStore, type MemorySecretStore } from '../../../../adapters/memory/secret-store.ts'
+import { commitMessage, parseOpenPrBody } from '../../../../core/open-pr.ts'
 import { parseRulesFile, RULES_JSON_PATH, RULES_YML_PATH } from '../../../../core/rules-file.ts'
+import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../../core/service-account.ts'
 import type { Classification, RepoRef } from '../../../../core/types.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
-import {
-  commitMessage,
-  OPEN_PR_PATH,
-  type OpenPrForge,
-  openPrRoutes,
-  parseOpenPrBody,
-} from '../../../../entrypoints/controller/http/routes/open-pr.ts'
-import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../../entrypoints/controller/usecases/service-account.ts'
+import { OPEN_PR_PATH, openPrRoutes } from '../../../../entrypoints/controller/http/routes/open-pr.ts'
+import { createOpenPr, type OpenPrForge } from '../../../../entrypoints/controller/usecases/open-pr.ts'
 import type { Ids } from '../../../../ports/ids.ts'
 import type { SecretStore } from '../../../../ports/secret-store.ts'
 import { type ForgejoHarness, startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
@@ -167,7 +164,7 @@ async function aWorld(options: WorldOptions = {}): Promise<World> {
   harness = h
   const secrets = createMemorySecretStore()
   const token = options.token === undefined ? SVC_TOKEN : options.token
-  if (token !== null) await secrets.write(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField, token)
+  if (token !== null) await secrets.write(SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field, token)
   let reads = 0
   const counted: SecretStore = {
     read: async (path, field) => {
@@ -199,7 +196,14 @@ async function aWorld(options: WorldOptions = {}): Promise<World> {
     runs: { record: () => Promise.reject(new Error('unused')), list: () => Promise.reject(new Error('unused')) },
     checks: [],
     logger,
-    routes: [openPrRoutes({ forge, secrets: counted, ids: options.ids ?? createSequenceIds(), logger })],
+    routes: [
+      openPrRoutes({
+        openPr:
+          forge === null
+            ? null
+            : createOpenPr({ forge, secrets: counted, ids: options.ids ?? createSequenceIds(), logger }),
+      }),
+    ],
   })
   return { harness: h, secrets, logger, tokenReads: () => reads, app }
 }
@@ -506,7 +510,7 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
 
   it('answers 503 when the secret store fails', async () => {
     const { harness: h, app, secrets } = await aWorld()
-    secrets.forbid(SERVICE_TOKEN.secretPath)
+    secrets.forbid(SERVICE_TOKEN.secret.path)
     await expectProblem(await app.handle(openPr(bodyFor(BLANK))), 503, /token can't be read from the secret store/)
     expect(h.fake.pushedCommits(BLANK)).toEqual([])
   })

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../../adapters/forgejo/forge.ts'
 import type { SeedPull, SeedRepo } from '../../../../adapters/memory/forge-state.ts'
-import { compareRepoNames, pullsRoutes } from '../../../../entrypoints/controller/http/routes/pulls.ts'
+import { pullsRoutes } from '../../../../entrypoints/controller/http/routes/pulls.ts'
 import type { ForgeReader } from '../../../../ports/forge.ts'
 import { ADMIN_TOKEN, type ForgejoHarness, startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
 import { aRequest, aRouteApp, expectProblem as expectProblemAnswer } from './http-support.ts'
@@ -239,17 +239,5 @@ describe('GET /api/pulls', () => {
     } finally {
       await impatient.cleanup()
     }
-  })
-})
-
-describe('compareRepoNames', () => {
-  it('orders ignoring case, then by code point, so the order is total', () => {
-    expect(['b/x', 'Acme/y', 'acme/y', 'acme/Y', 'B/a'].sort(compareRepoNames)).toEqual([
-      'Acme/y',
-      'acme/Y',
-      'acme/y',
-      'B/a',
-      'b/x',
-    ])
   })
 })

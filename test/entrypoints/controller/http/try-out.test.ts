@@ -5,7 +5,6 @@ import { appError } from '../../../../core/errors.ts'
 import type { RunRecord } from '../../../../core/run-record.ts'
 import type { RunRequest } from '../../../../core/types.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../../entrypoints/controller/http/problem.ts'
-import { parseTryOutBody } from '../../../../entrypoints/controller/http/routes/try-out.ts'
 import { createReviewPipeline } from '../../../../entrypoints/controller/usecases/review-pipeline.ts'
 import { createTryOuts, TRY_OUT_KEEP_MS } from '../../../../entrypoints/controller/usecases/try-outs.ts'
 import { aSeedPull, aSeedRepo } from '../../../builders.ts'
@@ -686,33 +685,6 @@ describe('the OpenAPI document', () => {
         get: { responses: { 200: expect.anything(), 404: { content: { [PROBLEM_CONTENT_TYPE]: expect.anything() } } } },
       },
     })
-  })
-})
-
-describe('parseTryOutBody', () => {
-  it('takes the body the page sends', () => {
-    expect(parseTryOutBody(JSON.stringify(aTryOutBody()))).toEqual({
-      ok: true,
-      value: {
-        repo: { owner: 'acme', name: 'widgets' },
-        pr: 42,
-        classifications: [
-          aClassification(),
-          aClassification({
-            name: 'no-ads',
-            description: 'A commit advertises an AI model.',
-            polarity: 'negative',
-            threshold: 90,
-          }),
-        ],
-      },
-    })
-  })
-
-  it('never echoes a long value back', () => {
-    const parsed = parseTryOutBody(JSON.stringify(aTryOutBody({ repo: 'x'.repeat(5_000) })))
-    expect(parsed.ok).toBe(false)
-    if (!parsed.ok) expect(parsed.error.length).toBeLessThan(300)
   })
 })
 

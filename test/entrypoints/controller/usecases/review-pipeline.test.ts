@@ -5,7 +5,16 @@ import type { RunReply, RunRequest } from '../../../../core/types.ts'
 import { createReviewPipeline } from '../../../../entrypoints/controller/usecases/review-pipeline.ts'
 import { QUEUE_FULL_REASON } from '../../../../entrypoints/controller/usecases/review-run.ts'
 import { aSeedPull, aSeedRepo } from '../../../builders.ts'
-import { approveAll, createWorld, gate, REPO, requestFor, SERVICE_TOKEN, until, type World } from '../review-world.ts'
+import {
+  approveAll,
+  createWorld,
+  gate,
+  REPO,
+  requestFor,
+  SERVICE_ACCOUNT_TOKEN,
+  until,
+  type World,
+} from '../review-world.ts'
 
 const PRS = Array.from({ length: 10 }, (_, i) => i + 1)
 
@@ -14,7 +23,7 @@ function worldWithPulls(limit: number): World {
     settings: { max_concurrent_reviews: limit },
     seed: {
       users: [{ login: 'review-classifier' }, { login: 'alice' }],
-      tokens: [{ login: 'review-classifier', name: 'swarm-review-classifier', token: SERVICE_TOKEN }],
+      tokens: [{ login: 'review-classifier', name: 'swarm-review-classifier', token: SERVICE_ACCOUNT_TOKEN }],
       repos: [aSeedRepo({ pulls: PRS.map((number) => aSeedPull({ number })) })],
     },
   })

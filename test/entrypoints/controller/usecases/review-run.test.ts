@@ -3,11 +3,8 @@ import { checkReplyRows } from '../../../../core/aggregate.ts'
 import { appError } from '../../../../core/errors.ts'
 import { RETRY_HINT, renderNoVerdictBody, renderReviewBody } from '../../../../core/review-body.ts'
 import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../../core/rules-file.ts'
-import {
-  createReviewRunner,
-  QUEUE_FULL_REASON,
-  SERVICE_TOKEN_SECRET,
-} from '../../../../entrypoints/controller/usecases/review-run.ts'
+import { SERVICE_TOKEN } from '../../../../core/service-account.ts'
+import { createReviewRunner, QUEUE_FULL_REASON } from '../../../../entrypoints/controller/usecases/review-run.ts'
 import { aSeedRepo } from '../../../builders.ts'
 import {
   answeredRow,
@@ -16,7 +13,7 @@ import {
   gate,
   REPO,
   requestFor,
-  SERVICE_TOKEN,
+  SERVICE_ACCOUNT_TOKEN,
   type World,
 } from '../review-world.ts'
 
@@ -36,7 +33,7 @@ const TWO_RULES_YML = [
 function seedWith(files: Record<string, string>, extra: Partial<Parameters<typeof aSeedRepo>[0]> = {}) {
   return {
     users: [{ login: 'review-classifier' }, { login: 'alice' }],
-    tokens: [{ login: 'review-classifier', name: 'swarm-review-classifier', token: SERVICE_TOKEN }],
+    tokens: [{ login: 'review-classifier', name: 'swarm-review-classifier', token: SERVICE_ACCOUNT_TOKEN }],
     repos: [aSeedRepo({ files, ...extra })],
   }
 }
@@ -380,7 +377,7 @@ describe('createReviewRunner: posting', () => {
     const record = await run(world).then(() => onlyRecord(world))
     expect(world.forge.reviews(REPO, 42)).toEqual([])
     expect(record.outcome).toBe('post-failed')
-    expect(record.detail).toContain(SERVICE_TOKEN_SECRET.path)
+    expect(record.detail).toContain(SERVICE_TOKEN.secret.path)
     expect(record).toMatchObject({ overall: 'approve' })
     expect(record.review_url).toBeUndefined()
   })
@@ -401,7 +398,7 @@ describe('createReviewRunner: posting', () => {
     await world.serve(approveAll)
     const runner = createReviewRunner(world.deps)
     await runner.review(await requestFor(world))
-    await world.secrets.write(SERVICE_TOKEN_SECRET.path, SERVICE_TOKEN_SECRET.field, SERVICE_TOKEN)
+    await world.secrets.write(SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field, SERVICE_ACCOUNT_TOKEN)
     await runner.review(await requestFor(world))
     expect(world.runs.records.map((r) => r.outcome)).toEqual(['approved', 'post-failed'])
     expect(onlyReview(world).event).toBe('APPROVED')

@@ -3,18 +3,14 @@
  * adapter against the fake forge, which answers as docs/forgejo.md says (a hidden
  * repo is a 404, an empty repo answers `[]` for every path).
  */
+
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../../adapters/forgejo/forge.ts'
 import { isAppError } from '../../../../core/errors.ts'
+import { describeNoRules, describeRulesRefusal, RULES_PROBLEMS_SHOWN } from '../../../../core/repo-rules.ts'
 import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../../core/rules-file.ts'
 import type { RepoRef } from '../../../../core/types.ts'
-import {
-  describeNoRules,
-  describeRulesRefusal,
-  loadDefaultBranchRules,
-  RULES_PROBLEMS_SHOWN,
-  type RulesReader,
-} from '../../../../entrypoints/controller/usecases/rules-loader.ts'
+import { loadDefaultBranchRules, type RulesReader } from '../../../../entrypoints/controller/usecases/rules-loader.ts'
 import { type ForgejoHarness, startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
 import { failureOf } from '../http/http-support.ts'
 

@@ -4,11 +4,10 @@ import { createMemoryForge, type ForgeSeed, type MemoryForge } from '../../../..
 import { createRecordingLogger, type RecordingLogger } from '../../../../adapters/memory/logger.ts'
 import { createMemorySecretStore, type MemorySecretStore } from '../../../../adapters/memory/secret-store.ts'
 import { appError } from '../../../../core/errors.ts'
+import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../../core/service-account.ts'
 import {
   createServiceAccountProvisioner,
   PROVISION_MESSAGES,
-  SERVICE_ACCOUNT,
-  SERVICE_TOKEN,
 } from '../../../../entrypoints/controller/usecases/service-account.ts'
 import { startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
 
@@ -24,7 +23,7 @@ function aWorld(
 ): World & ReturnType<typeof createServiceAccountProvisioner> {
   const forge = createMemoryForge({ ...seed, users: [{ login: 'root', admin: true }, ...(seed.users ?? [])] })
   const secrets = createMemorySecretStore(
-    stored === null ? {} : { [SERVICE_TOKEN.secretPath]: { [SERVICE_TOKEN.secretField]: stored } },
+    stored === null ? {} : { [SERVICE_TOKEN.secret.path]: { [SERVICE_TOKEN.secret.field]: stored } },
   )
   const logger = createRecordingLogger()
   const provisioner = createServiceAccountProvisioner({ forge, secrets, logger, clock: createFixedClock() })
@@ -36,7 +35,7 @@ const LIMITED = { active: true, mustChangePassword: false, maxRepoCreation: 0, a
 const UNLIMITED = { active: true, mustChangePassword: false, maxRepoCreation: -1, allowCreateOrganization: true }
 
 function storedToken(world: World): Promise<string | null> {
-  return world.secrets.read(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField)
+  return world.secrets.read(SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field)
 }
 
 /** The token (or its last eight characters, which the forge lists) must never reach a log line. */
@@ -192,7 +191,7 @@ describe('createServiceAccountProvisioner', () => {
         (r) => r.method === 'PATCH' && JSON.stringify(r.body).includes('max_repo_creation'),
       )
       expect(limits).toHaveLength(2)
-      expect(await secrets.read(SERVICE_TOKEN.secretPath, SERVICE_TOKEN.secretField)).toMatch(/^[0-9a-f]{40}$/)
+      expect(await secrets.read(SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field)).toMatch(/^[0-9a-f]{40}$/)
     } finally {
       await harness.cleanup()
     }

@@ -1,0 +1,134 @@
+/**
+ * The controller, built from its ports: the use cases (the review pipeline,
+ * try-outs, open a PR, the stores, provisioning, readiness) and the HTTP app
+ * that serves them. The entrypoint (`entrypoints/controller.ts`) reads the
+ * configuration, builds the adapters and hands them here, as the classifier's
+ * does with `createClassifier`.
+ *
+ * What isn't configured (no forge, no webhook secret) or reachable (no queue)
+ * still serves: those routes answer 503 and `/readyz` says which is missing.
+ */
+import { type AnyElysia, Elysia } from 'elysia'
+import { CONTROLLER_TOKEN_SECRET, SERVICE_ACCOUNT } from '../../core/service-account.ts'
+import type { Clock } from '../../ports/clock.ts'
+import type { Forge } from '../../ports/forge.ts'
+import type { Ids } from '../../ports/ids.ts'
+import type { KvBuckets } from '../../ports/kv.ts'
+import type { Logger } from '../../ports/logger.ts'
+import type { QueueLink, RunQueue } from '../../ports/queue.ts'
+import type { SecretStore } from '../../ports/secret-store.ts'
+import { createControllerApp } from './http/app.ts'
+import { problemResponse } from './http/problem.ts'
+import { openPrRoutes } from './http/routes/open-pr.ts'
+import { pullsRoutes } from './http/routes/pulls.ts'
+import { rulesRoutes } from './http/routes/rules.ts'
+import { tryOutRoutes } from './http/routes/try-out.ts'
+import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
+import { createOpenPr } from './usecases/open-pr.ts'
+import { forgeCheck, queueCheck, secretStoreCheck } from './usecases/readiness.ts'
+import { createReviewPipeline, type ReviewPipeline } from './usecases/review-pipeline.ts'
+import { runReplyTimeoutMs } from './usecases/run-exchange.ts'
+import { createKvRunStore } from './usecases/run-store.ts'
+import { createServiceAccountProvisioner } from './usecases/service-account.ts'
+import { createKvSettingsStore } from './usecases/settings-store.ts'
+import { createTryOuts, type TryOuts } from './usecases/try-outs.ts'
+
+export type ControllerDeps = {
+  /** The forge on the controller's own token, with its web root and noreply domain; `null` without `FORGE_URL`. */
+  forge: { api: Forge; webUrl: string; noreplyDomain: string } | null
+  /** The swarm queue: its connection state, the run queue and the KV buckets. */
+  queue: { link: QueueLink; runQueue: RunQueue; buckets: KvBuckets }
+  secrets: SecretStore
+  clock: Clock
+  ids: Ids
+  logger: Logger
+  /** `FORGE_WEBHOOK_SECRET`; `null` refuses every delivery. */
+  webhookSecret: string | null
+  /** `RUN_TIMEOUT_S` in milliseconds: how long a run may take before the controller gives up on its reply. */
+  runTimeoutMs: number
+}
+
+export type Controller = {
+  /** The HTTP app: webhook, admin API, health, OpenAPI. */
+  app: AnyElysia
+  /** The requested-review pipeline; `null` without a forge. */
+  pipeline: ReviewPipeline | null
+  tryOuts: TryOuts
+  /** Starts the service account's provisioning (a pass now and every five minutes); a no-op without a forge. */
+  start(): void
+  /** Stops the provisioning schedule (a pass in hand finishes). */
+  stop(): void
+}
+
+export function createController(deps: ControllerDeps): Controller {
+  const { forge, queue, secrets, clock, ids, logger } = deps
+  const settings = createKvSettingsStore({ buckets: queue.buckets, logger })
+  const runs = createKvRunStore({ buckets: queue.buckets, logger })
+  const replyTimeoutMs = runReplyTimeoutMs(deps.runTimeoutMs / 1000)
+  const api = forge?.api ?? null
+
+  const tryOuts = createTryOuts({ queue: queue.runQueue, runs, clock, ids, logger, replyTimeoutMs })
+  const pipeline =
+    api === null
+      ? null
+      : createReviewPipeline({
+          forge: api,
+          queue: queue.runQueue,
+          secrets,
+          settings,
+          runs,
+          clock,
+          ids,
+          logger,
+          replyTimeoutMs,
+        })
+  const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger })
+  const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })
+
+  const routes: AnyElysia[] = [
+    tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts, logger }),
+    rulesRoutes({ forge: api, logger }),
+    pullsRoutes({ forge: api, logger }),
+    openPrRoutes({ openPr }),
+    pipeline === null
+      ? new Elysia({ name: 'webhook-unconfigured' }).post(WEBHOOK_PATH, () =>
+          problemResponse(503, 'the forge is not configured: set FORGE_URL'),
+        )
+      : webhookRoutes({ secret: deps.webhookSecret, pipeline, logger }),
+  ]
+  const readControllerToken = () => secrets.read(CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field)
+  const app = createControllerApp({
+    queue: queue.link,
+    settings,
+    runs,
+    logger,
+    routes,
+    checks: [
+      queueCheck(queue.link),
+      forgeCheck({
+        forge: api,
+        hasToken: async () => (await readControllerToken()) !== null,
+        login: SERVICE_ACCOUNT.login,
+      }),
+      secretStoreCheck(secrets, CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field),
+    ],
+  })
+
+  let schedule: { stop(): void } | null = null
+  return {
+    app,
+    pipeline,
+    tryOuts,
+    start() {
+      if (provisioner === null) {
+        logger.warn('FORGE_URL is not set: no reviews, no service account', {})
+        return
+      }
+      schedule ??= provisioner.start()
+    },
+    stop() {
+      schedule?.stop()
+      schedule = null
+    },
+  }
+}

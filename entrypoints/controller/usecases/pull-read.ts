@@ -1,0 +1,48 @@
+/**
+ * Reading a PR as a run needs it: its head, its commits and its diff, all of
+ * one head. A review and a try-out read it the same way.
+ */
+import { err, ok, type Result } from '../../../core/result.ts'
+import type { CommitMessage, RepoRef } from '../../../core/types.ts'
+import type { ForgePullRequest, ForgeReader } from '../../../ports/forge.ts'
+
+export type PullRead = { pull: ForgePullRequest; commits: CommitMessage[]; diff: string }
+
+/** The forge reads a PR read makes, all with the controller's own token. */
+export type PullReader = Pick<ForgeReader, 'getPullRequest' | 'listPullCommits' | 'getPullDiff'>
+
+/** A push between reading the head and the diff makes the read inconsistent; read again this many times at most. */
+const PULL_READ_ATTEMPTS = 3
+
+export function describeError(error: unknown): string {
+  if (error instanceof Error && error.message.trim() !== '') return error.message
+  return 'unknown error'
+}
+
+/**
+ * The PR, its commits and its diff, all of one head. The diff route has no
+ * sha to pin, so the head is read again after the diff: when a push moved
+ * it in between, the read starts over on the new head. `progress.headSha`
+ * follows the head being read, so a caller knows it even when the read fails.
+ */
+export async function readPullAtOneHead(
+  forge: PullReader,
+  repo: RepoRef,
+  pr: number,
+  progress: { headSha: string | null },
+): Promise<Result<PullRead, string>> {
+  try {
+    let pull = await forge.getPullRequest(repo, pr)
+    for (let attempt = 1; ; attempt += 1) {
+      if (pull.headSha === '') return err("the forge can't resolve the pull request's head commit")
+      progress.headSha = pull.headSha
+      const [commits, diff] = await Promise.all([forge.listPullCommits(repo, pr), forge.getPullDiff(repo, pr)])
+      const after = await forge.getPullRequest(repo, pr)
+      if (after.headSha === pull.headSha) return ok({ pull, commits, diff })
+      if (attempt >= PULL_READ_ATTEMPTS) return err("the pull request's head kept moving while it was read")
+      pull = after
+    }
+  } catch (error) {
+    return err(`the pull request couldn't be read: ${describeError(error)}`)
+  }
+}

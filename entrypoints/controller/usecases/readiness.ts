@@ -1,0 +1,99 @@
+/**
+ * What `/readyz` asks (docs/behaviour.md; docs/decisions.md, "Running on one
+ * machine"): whether the queue, the forge and the secret store answer. Which
+ * dependencies count is the wiring's choice, as a list of checks; these
+ * build the usual three. A reason is a short sentence fit for anyone who can
+ * reach the port: never a secret, never a token.
+ */
+import { isAppError } from '../../../core/errors.ts'
+import { capText } from '../../../core/text.ts'
+import type { ForgeReader } from '../../../ports/forge.ts'
+import type { QueueLink } from '../../../ports/queue.ts'
+import type { SecretStore } from '../../../ports/secret-store.ts'
+
+export type CheckState =
+  | { state: 'ok' }
+  /** Not set up yet (no forge URL, no token): clear, expected on a fresh install, and not ready. */
+  | { state: 'not_configured'; reason: string }
+  | { state: 'failing'; reason: string }
+
+export type ReadinessCheck = {
+  /** Short and stable, e.g. `nats`, `forge`, `secrets`. */
+  name: string
+  check(): Promise<CheckState>
+}
+
+const REASON_MAX_CHARS = 200
+
+function shortReason(text: string): string {
+  return capText(text, REASON_MAX_CHARS)
+}
+
+/** A check's failure in words: an AppError's own message (adapters keep secrets out of them), nothing of any other error. */
+function failing(error: unknown): CheckState {
+  return {
+    state: 'failing',
+    reason: shortReason(isAppError(error) ? `${error.code}: ${error.message}` : 'the check failed unexpectedly'),
+  }
+}
+
+export async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<{ name: string } & CheckState> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<CheckState>((resolve) => {
+    timer = setTimeout(() => resolve({ state: 'failing', reason: `no answer within ${timeoutMs} ms` }), timeoutMs)
+  })
+  try {
+    const state = await Promise.race([check.check().catch(failing), deadline])
+    return state.state === 'ok'
+      ? { name: check.name, state: 'ok' }
+      : { name: check.name, state: state.state, reason: shortReason(state.reason) }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** NATS: ready while the connection is up. */
+export function queueCheck(queue: QueueLink | null): ReadinessCheck {
+  return {
+    name: 'nats',
+    async check() {
+      if (queue === null) return { state: 'not_configured', reason: 'this host has no swarm queue' }
+      return queue.connected() ? { state: 'ok' } : { state: 'failing', reason: 'not connected to the swarm queue' }
+    },
+  }
+}
+
+export type ForgeCheckDeps = {
+  /** `null` when `FORGE_URL` is unset. */
+  forge: Pick<ForgeReader, 'getUser'> | null
+  /** Whether the controller's own forge token is in the secret store; without one the forge can't be asked. */
+  hasToken(): Promise<boolean>
+  /** The account to look up, a cheap authenticated call; an unknown account still proves the forge answers. */
+  login: string
+}
+
+/** The forge: configured, with the controller's token, and answering an authenticated call. */
+export function forgeCheck(deps: ForgeCheckDeps): ReadinessCheck {
+  return {
+    name: 'forge',
+    async check() {
+      if (deps.forge === null) return { state: 'not_configured', reason: 'FORGE_URL is not set' }
+      if (!(await deps.hasToken())) {
+        return { state: 'not_configured', reason: "the controller's forge token isn't in the secret store yet" }
+      }
+      await deps.forge.getUser(deps.login)
+      return { state: 'ok' }
+    },
+  }
+}
+
+/** The secret store: answering a read of `path` (a missing secret is an answer too). */
+export function secretStoreCheck(secrets: SecretStore, path: string, field: string): ReadinessCheck {
+  return {
+    name: 'secrets',
+    async check() {
+      await secrets.read(path, field)
+      return { state: 'ok' }
+    },
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The directions imports may take (README, "Architecture"): core imports
+ * nothing of ours but core and touches no clock, randomness, environment or
+ * I/O; ports import core only; adapters never import entrypoints; the
+ * services (the controller's use cases and HTTP, the classifier) reach
+ * adapters only through the ports their entrypoint file wires; HTTP never
+ * reaches an adapter directly.
+ *
+ * Type-only imports count too: a type pulled across a boundary is a
+ * dependency as much as a value is.
+ */
+import { describe, expect, it } from 'bun:test'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+const ROOT = resolve(import.meta.dir, '..')
+
+type ImportLine = { from: string; line: string }
+
+/** Every `import … from`, `export … from`, side-effect import, dynamic `import()` and `require()` in a text. */
+function importsOf(text: string): ImportLine[] {
+  const found: ImportLine[] = []
+  const pattern =
+    /^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/gm
+  for (const m of text.matchAll(pattern)) {
+    found.push({ from: m[1] ?? m[2] ?? m[3] ?? m[4] ?? '', line: m[0].trim() })
+  }
+  return found
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = []
+  for (const name of readdirSync(join(ROOT, dir))) {
+    const path = join(dir, name)
+    if (statSync(join(ROOT, path)).isDirectory()) out.push(...sourceFiles(path))
+    else if (name.endsWith('.ts')) out.push(path)
+  }
+  return out
+}
+
+/** What an import names, as a path from the project root for our own files, or the package name. */
+function target(file: string, from: string): { kind: 'ours'; path: string } | { kind: 'package'; name: string } {
+  if (!from.startsWith('.')) return { kind: 'package', name: from }
+  return { kind: 'ours', path: relative(ROOT, resolve(ROOT, dirname(file), from)) }
+}
+
+type Rule = {
+  /** Which files the rule is about (paths from the root). */
+  files: (path: string) => boolean
+  /** Whether one import of such a file is allowed. */
+  allows: (to: ReturnType<typeof target>) => boolean
+}
+
+const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`)
+const PURE_PACKAGES = new Set(['yaml', '@sinclair/typebox', '@sinclair/typebox/value'])
+
+const RULES: Record<string, Rule> = {
+  'core imports only core and pure packages': {
+    files: under('core'),
+    allows: (to) => (to.kind === 'package' ? PURE_PACKAGES.has(to.name) : under('core')(to.path)),
+  },
+  'ports import only core and ports': {
+    files: under('ports'),
+    allows: (to) => to.kind === 'ours' && (under('core')(to.path) || under('ports')(to.path)),
+  },
+  'adapters never import entrypoints': {
+    files: under('adapters'),
+    allows: (to) => to.kind === 'package' || !under('entrypoints')(to.path),
+  },
+  "the controller's use cases use ports, never adapters or HTTP": {
+    files: under('entrypoints/controller/usecases'),
+    allows: (to) =>
+      to.kind === 'package' || !(under('adapters')(to.path) || under('entrypoints/controller/http')(to.path)),
+  },
+  "the controller's HTTP never reaches an adapter directly": {
+    files: under('entrypoints/controller/http'),
+    allows: (to) => to.kind === 'package' || !under('adapters')(to.path),
+  },
+  'createController and createClassifier take their adapters as ports': {
+    files: (path) => path === 'entrypoints/controller/service.ts' || under('entrypoints/classifier')(path),
+    allows: (to) => to.kind === 'package' || !under('adapters')(to.path),
+  },
+}
+
+const FILES = ['core', 'ports', 'adapters', 'entrypoints'].flatMap(sourceFiles)
+
+describe('import directions', () => {
+  it('has the layers to check', () => {
+    for (const rule of Object.values(RULES)) expect(FILES.filter(rule.files).length).toBeGreaterThan(0)
+  })
+
+  for (const [name, rule] of Object.entries(RULES)) {
+    it(name, () => {
+      const broken = FILES.filter(rule.files).flatMap((file) =>
+        importsOf(readFileSync(join(ROOT, file), 'utf8'))
+          .filter((imp) => !rule.allows(target(file, imp.from)))
+          .map((imp) => `${file}: ${imp.line}`),
+      )
+      expect(broken).toEqual([])
+    })
+  }
+
+  it('would catch an adapter imported from core, a type-only import from ports included', () => {
+    const sample =
+      "import { createMemoryKv } from '../adapters/memory/kv.ts'\nimport type { Forge } from '../ports/forge.ts'\n"
+    const rule = RULES['core imports only core and pure packages']
+    const broken = importsOf(sample).filter((imp) => !rule?.allows(target('core/x.ts', imp.from)))
+    expect(broken.map((imp) => imp.from)).toEqual(['../adapters/memory/kv.ts', '../ports/forge.ts'])
+  })
+})
+
+describe('core purity', () => {
+  for (const file of FILES.filter(under('core'))) {
+    it(`${file} touches no clock, randomness, environment or I/O`, () => {
+      const code = readFileSync(join(ROOT, file), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/\/\/.*$/gm, '')
+      const forbidden = [
+        /\bDate\.now\(/,
+        /\bnew Date\(\s*\)/,
+        /\bMath\.random\(/,
+        /\bcrypto\./,
+        /\bprocess\./,
+        /\bBun\./,
+        /\bfetch\(/,
+        /\bsetTimeout\(/,
+        /\bsetInterval\(/,
+        /\bconsole\./,
+      ]
+      expect(forbidden.filter((re) => re.test(code)).map(String)).toEqual([])
+    })
+  }
+})
