@@ -55,7 +55,10 @@ export function noreplyAddress(login: string, forgeDomain: string): string {
 export type CommitIdentity = { name: string; email: string }
 
 /** The commit author for a forge user: their full name (or login when blank) and noreply address. */
-export function commitAuthor(user: { login: string; full_name?: string | null }, forgeDomain: string): CommitIdentity {
+export function commitAuthor(
+  user: { login: string; full_name?: string | null | undefined },
+  forgeDomain: string,
+): CommitIdentity {
   const fullName = user.full_name?.trim() ?? ''
   return { name: fullName === '' ? user.login : fullName, email: noreplyAddress(user.login, forgeDomain) }
 }

@@ -1,7 +1,5 @@
 /** The wall clock. Timestamps come from here so tests can fix them. */
 export type Clock = {
-  /** The current time. */
-  now(): Date
   /** The current time in milliseconds since the Unix epoch. */
   nowMs(): number
 }

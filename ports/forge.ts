@@ -119,8 +119,6 @@ export type MintedToken = AccessTokenInfo & {
   token: string
 }
 
-export type RepoPermission = 'none' | 'read' | 'write' | 'admin' | 'owner'
-
 /** What the controller reads with its own token. */
 export type ForgeReader = {
   /** The repo; `not_found` when unknown or hidden. */
@@ -146,8 +144,6 @@ export type ForgeReader = {
   listOpenPulls(repo: RepoRef): Promise<ForgePullSummary[]>
   /** An account by login, or `null` when the forge has none. */
   getUser(login: string): Promise<ForgeUser | null>
-  /** A user's effective access to a repo; `not_found` for an unknown repo or user. */
-  getCollaboratorPermission(repo: RepoRef, login: string): Promise<RepoPermission>
 }
 
 /** What the controller does as site admin to provision the service account. */

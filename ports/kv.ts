@@ -25,8 +25,6 @@ export type KeyValue = {
    * `conflict` when another write came first. Returns the new revision.
    */
   update(key: string, value: string, revision: number): Promise<number>
-  /** Writes unconditionally, for a value computed without reading the old one. Returns the new revision. */
-  put(key: string, value: string): Promise<number>
 }
 
 export type KvBuckets = {

@@ -9,6 +9,20 @@ import type { Answer, Classification, RepoRef, Row, RunReply, RunRequest, Settin
 import type { ForgePullRequest, ForgePullSummary, ForgeRepository } from '../ports/forge.ts'
 import type { ClassifyInput } from '../ports/model-runtime.ts'
 
+/** A builder's overrides: a field given as `undefined` is left out, as a JSON document would leave it. */
+export type Overrides<T> = { [K in keyof T]?: T[K] | undefined }
+
+/** `base` with `overrides` applied, the fields overridden with `undefined` removed. */
+export function withOverrides<T extends object>(base: T, overrides: Overrides<T>): T {
+  const built = new Map<string, unknown>(Object.entries(base))
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) built.delete(key)
+    else built.set(key, value)
+  }
+  // Only optional fields may be left out: a test that drops a required one means to build a bad value.
+  return Object.fromEntries(built) as T
+}
+
 export function aRepoRef(overrides: Partial<RepoRef> = {}): RepoRef {
   return { owner: 'acme', name: 'widgets', ...overrides }
 }

@@ -64,7 +64,7 @@ export type EnvInput = {
   apiKey: string
   passEnv: PassEnv
   labels: { repo: string; pr: number }
-  otlpEndpoint?: string
+  otlpEndpoint?: string | undefined
   maxRetries: number
 }
 

@@ -24,7 +24,6 @@ import {
   AccessTokenListSchema,
   AccessTokenSchema,
   BranchSchema,
-  CollaboratorPermissionSchema,
   CommitListSchema,
   type ContentsBody,
   ContentsSchema,
@@ -257,15 +256,6 @@ export function createForgejoClient(http: Http) {
 
     async adminDeleteToken(auth: Credentials, login: string, id: number): Promise<void> {
       await call({ method: 'DELETE', path: `/admin/users/${escapeSegment(login)}/tokens/${id}`, auth })
-    },
-
-    async getCollaboratorPermission(auth: Credentials, repo: RepoRef, login: string) {
-      const answer = await call({
-        method: 'GET',
-        path: `${repoPath(repo)}/collaborators/${escapeSegment(login)}/permission`,
-        auth,
-      })
-      return parseBody(CollaboratorPermissionSchema, answer).permission
     },
   }
 }

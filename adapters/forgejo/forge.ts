@@ -23,7 +23,6 @@ import {
   encodeContent,
   hasAdminTokenRoutes,
   isValidBranchName,
-  PERMISSIONS,
   parseVersion,
   toCommitMessages,
   toForgeFile,
@@ -153,9 +152,6 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
     async getUser(login) {
       const user = await client.getUser(await admin(), login)
       return user === null ? null : toUser(user)
-    },
-    async getCollaboratorPermission(repo, login) {
-      return PERMISSIONS[await client.getCollaboratorPermission(await admin(), repo, login)]
     },
 
     async createUser(user) {

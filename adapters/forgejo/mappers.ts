@@ -10,7 +10,6 @@ import type {
   ForgeUser,
   MintedToken,
   PostedReview,
-  RepoPermission,
 } from '../../ports/forge.ts'
 import type { AccessTokenBody, ContentsBody, PullRequestBody, RepositoryBody, UserBody } from './schemas.ts'
 
@@ -81,14 +80,6 @@ export function toMintedToken(body: AccessTokenBody): MintedToken {
 /** `html_url` is `""` for pending reviews and review requests (docs/forgejo.md §3.7). */
 export function toPostedReview(body: { id: number; html_url: string }): PostedReview {
   return { id: body.id, htmlUrl: body.html_url === '' ? null : body.html_url }
-}
-
-export const PERMISSIONS: Record<RepoPermission, RepoPermission> = {
-  none: 'none',
-  read: 'read',
-  write: 'write',
-  admin: 'admin',
-  owner: 'owner',
 }
 
 export type ForgeVersion = { forgejo: boolean; major: number }

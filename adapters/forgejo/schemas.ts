@@ -86,17 +86,6 @@ export const AccessTokenSchema = Type.Object({
 export type AccessTokenBody = Static<typeof AccessTokenSchema>
 export const AccessTokenListSchema = Type.Array(AccessTokenSchema)
 
-/** `GET …/collaborators/{c}/permission`. */
-export const CollaboratorPermissionSchema = Type.Object({
-  permission: Type.Union([
-    Type.Literal('none'),
-    Type.Literal('read'),
-    Type.Literal('write'),
-    Type.Literal('admin'),
-    Type.Literal('owner'),
-  ]),
-})
-
 /** `GET /version`: e.g. `15.0.3+gitea-1.22.0`. */
 export const VersionSchema = Type.Object({ version: Type.String() })
 

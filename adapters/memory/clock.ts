@@ -12,9 +12,6 @@ export type FixedClock = Clock & {
 export function createFixedClock(start: Date | number = Date.UTC(2026, 0, 1)): FixedClock {
   let nowMs = typeof start === 'number' ? start : start.getTime()
   return {
-    now() {
-      return new Date(nowMs)
-    },
     nowMs() {
       return nowMs
     },

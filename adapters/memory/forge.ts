@@ -9,7 +9,8 @@
 import { type AppError, appError } from '../../core/errors.ts'
 import { repoName } from '../../core/repo.ts'
 import type { RepoRef } from '../../core/types.ts'
-import type { Forge, ForgeFile, ForgePullRequest, ForgeUser, ForgeWriter, RepoPermission } from '../../ports/forge.ts'
+import type { Forge, ForgeFile, ForgePullRequest, ForgeUser, ForgeWriter } from '../../ports/forge.ts'
+import type { RepoPermission } from './forge-state.ts'
 import {
   type AccountFlags,
   addSnapshot,
@@ -278,10 +279,6 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
       await call()
       const user = state.users.get(login.toLowerCase())
       return user === undefined ? null : toUser(user)
-    },
-    async getCollaboratorPermission(repo, login) {
-      await call()
-      return permissionOf(requireRepo(repo), requireUser(login))
     },
 
     async createUser(user) {

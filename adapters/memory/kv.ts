@@ -51,10 +51,6 @@ export function createMemoryKv(): MemoryKv {
         }
         return write(key, value)
       },
-      async put(key, value) {
-        await roundTrip()
-        return write(key, value)
-      },
     } satisfies KeyValue
   }
 

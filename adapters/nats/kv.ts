@@ -64,9 +64,6 @@ export function createNatsKvBuckets(client: NatsClient, config: NatsKvConfig = {
           throw appError('conflict', `${action}: no key is at revision ${revision}`)
         return guarded(action, () => kv.update(key, value, revision))
       },
-      put(key, value) {
-        return guarded(`kv put of ${bucket}/${key}`, () => kv.put(key, value))
-      },
     } satisfies KeyValue
   }
 

@@ -156,7 +156,11 @@ function reportFailures(exporter: PushMetricExporter, logger: Logger): PushMetri
     },
     forceFlush: () => exporter.forceFlush(),
     shutdown: () => exporter.shutdown(),
-    selectAggregationTemporality: exporter.selectAggregationTemporality?.bind(exporter),
-    selectAggregation: exporter.selectAggregation?.bind(exporter),
+    ...(exporter.selectAggregationTemporality === undefined
+      ? {}
+      : { selectAggregationTemporality: exporter.selectAggregationTemporality.bind(exporter) }),
+    ...(exporter.selectAggregation === undefined
+      ? {}
+      : { selectAggregation: exporter.selectAggregation.bind(exporter) }),
   }
 }

@@ -3,9 +3,6 @@ import type { Clock } from '../../ports/clock.ts'
 
 export function createSystemClock(): Clock {
   return {
-    now() {
-      return new Date()
-    },
     nowMs() {
       return Date.now()
     },

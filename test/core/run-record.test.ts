@@ -12,6 +12,7 @@ import {
   toStoredRecord,
 } from '../../core/run-record.ts'
 import type { Row } from '../../core/types.ts'
+import { type Overrides, withOverrides } from '../builders.ts'
 
 function aRow(overrides: Partial<Row> = {}): Row {
   return {
@@ -28,22 +29,24 @@ function aRow(overrides: Partial<Row> = {}): Row {
   }
 }
 
-function aRun(overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id: 'run-1',
-    trigger: 'review',
-    repo: 'acme/widgets',
-    pr: 7,
-    requester: 'alice',
-    head_sha: 'a'.repeat(40),
-    started_unix: 1_700_000_000,
-    finished_unix: 1_700_000_042,
-    outcome: 'approved',
-    rows: [aRow()],
-    overall: 'approve',
-    review_url: 'https://forge.example/acme/widgets/pulls/7#issuecomment-1',
-    ...overrides,
-  }
+function aRun(overrides: Overrides<RunRecord> = {}): RunRecord {
+  return withOverrides(
+    {
+      id: 'run-1',
+      trigger: 'review',
+      repo: 'acme/widgets',
+      pr: 7,
+      requester: 'alice',
+      head_sha: 'a'.repeat(40),
+      started_unix: 1_700_000_000,
+      finished_unix: 1_700_000_042,
+      outcome: 'approved',
+      rows: [aRow()],
+      overall: 'approve',
+      review_url: 'https://forge.example/acme/widgets/pulls/7#issuecomment-1',
+    },
+    overrides,
+  )
 }
 
 const usage = { input: 1200, output: 80, cache_read: 1000, cache_write: 200 }
@@ -253,8 +256,11 @@ describe('toStoredRecord', () => {
     expect(stored.rows?.[0] && 'usage' in stored.rows[0]).toBe(false)
   })
 
-  it('leaves out optional fields given as undefined', () => {
-    expect(Object.keys(toStoredRecord(aRun({ head_sha: undefined, review_url: undefined })))).not.toContain('head_sha')
+  it('leaves out optional fields given as undefined, as a caller without types could pass them', () => {
+    const loose: Record<string, unknown> = { ...aRun(), head_sha: undefined, review_url: undefined }
+    const stored = toStoredRecord(loose as RunRecord)
+    expect(Object.keys(stored)).not.toContain('head_sha')
+    expect(Object.keys(stored)).not.toContain('review_url')
   })
 })
 

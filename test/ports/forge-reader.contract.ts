@@ -1,6 +1,5 @@
 /** The forge contract, part one: what the controller reads with its own token. */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import type { RepoPermission } from '../../ports/forge.ts'
 import {
   BUSY,
   codeOf,
@@ -16,7 +15,6 @@ import {
   QUIET,
   RULES_PATH,
   RULES_TEXT,
-  SERVICE_LOGIN,
   SPREAD,
   WIDGETS,
 } from './forge.fixtures.ts'
@@ -55,14 +53,6 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
       ['listPullCommits', (h: ForgeHarness) => h.forge.listPullCommits(WIDGETS, 999)],
       ['getPullDiff', (h: ForgeHarness) => h.forge.getPullDiff(WIDGETS, 999)],
       ['listOpenPulls', (h: ForgeHarness) => h.forge.listOpenPulls(MISSING)],
-      [
-        'getCollaboratorPermission of an unknown repo',
-        (h: ForgeHarness) => h.forge.getCollaboratorPermission(MISSING, 'bob'),
-      ],
-      [
-        'getCollaboratorPermission of an unknown user',
-        (h: ForgeHarness) => h.forge.getCollaboratorPermission(WIDGETS, 'nobody'),
-      ],
     ])('answers not_found from %s', async (_, callIt) => {
       expect(await codeOf(callIt(harness))).toBe('not_found')
     })
@@ -166,16 +156,6 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
         email: 'alice@example.org',
       })
       expect(await harness.forge.getUser('nobody')).toBeNull()
-    })
-
-    const access: Array<[string, RepoPermission]> = [
-      [SERVICE_LOGIN, 'write'],
-      ['bob', 'read'],
-      ['carol', 'none'],
-      ['swarm-controller', 'owner'],
-    ]
-    it.each(access)('reads %s access to a private repo as %s', async (login, permission) => {
-      expect(await harness.forge.getCollaboratorPermission(WIDGETS, login)).toBe(permission)
     })
   })
 }

@@ -151,8 +151,6 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     await forge.listOpenPulls(WIDGETS)
     await forge.getUser('alice')
     await forge.getUser('nobody')
-    await forge.getCollaboratorPermission(WIDGETS, 'bob')
-    await codeOf(forge.getCollaboratorPermission(WIDGETS, 'nobody'))
     await forge.createUser({ login: 'classifier-2', email: 'c2@example.org', fullName: 'C2' })
     await codeOf(forge.createUser({ login: 'classifier-2', email: 'c3@example.org', fullName: '' }))
     await codeOf(forge.createUser({ login: 'c4', email: '', fullName: '' }))

@@ -18,7 +18,7 @@ describe('createMemoryKv', () => {
     const bucket = await kv.open('review-classifier-settings')
     kv.simulateFailure(appError('unavailable', 'not connected'))
     const failures = await Promise.all(
-      [bucket.get('all'), bucket.put('all', '{}'), kv.open('other')].map((p) => p.catch((e: unknown) => e)),
+      [bucket.get('all'), bucket.create('all', '{}'), kv.open('other')].map((p) => p.catch((e: unknown) => e)),
     )
     expect(failures.every((f) => isAppError(f, 'unavailable'))).toBe(true)
     kv.simulateFailure(null)
@@ -29,6 +29,6 @@ describe('createMemoryKv', () => {
     const kv = createMemoryKv()
     const a = await kv.open('a')
     const b = await kv.open('b')
-    expect([await a.put('x', '1'), await a.put('y', '2'), await b.put('x', '3')]).toEqual([1, 2, 1])
+    expect([await a.create('x', '1'), await a.create('y', '2'), await b.create('x', '3')]).toEqual([1, 2, 1])
   })
 })

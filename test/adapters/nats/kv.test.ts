@@ -41,7 +41,7 @@ describe('createNatsKvBuckets', () => {
     const client = await connected()
     const buckets = createNatsKvBuckets(client)
     const first = await buckets.open('review-classifier-runs')
-    await first.put('recent', 'one')
+    await first.create('recent', 'one')
     const again = await createNatsKvBuckets(await connected('other')).open('review-classifier-runs')
     expect((await again.get('recent'))?.value).toBe('one')
     const info = await (await jetstreamManager(client.connection)).streams.info('KV_review-classifier-runs')
@@ -96,10 +96,10 @@ describe('createNatsKvBuckets', () => {
 
   it('refuses a value over the server max_payload with invalid and stays usable', async () => {
     const kv = await createNatsKvBuckets(await connected()).open('review-classifier-runs')
-    const failure = await failureOf(kv.put('recent', 'x'.repeat(1_048_577)))
+    const failure = await failureOf(kv.create('recent', 'x'.repeat(1_048_577)))
     expect(isAppError(failure, 'invalid')).toBe(true)
     expect(isAppError(failure) ? failure.message : '').toContain('max_payload')
-    await kv.put('recent', 'small')
+    await kv.create('recent', 'small')
     expect((await kv.get('recent'))?.value).toBe('small')
   })
 
@@ -107,7 +107,7 @@ describe('createNatsKvBuckets', () => {
     const buckets = createNatsKvBuckets(await connected())
     expect(isAppError(await failureOf(buckets.open('no spaces allowed')), 'invalid')).toBe(true)
     const kv = await buckets.open('review-classifier-runs')
-    expect(isAppError(await failureOf(kv.put('bad key', 'x')), 'invalid')).toBe(true)
+    expect(isAppError(await failureOf(kv.create('bad key', 'x')), 'invalid')).toBe(true)
     expect(isAppError(await failureOf(kv.get('.dotted')), 'invalid')).toBe(true)
   })
 
@@ -123,11 +123,11 @@ describe('createNatsKvBuckets', () => {
   it('fails at once with unavailable while disconnected, and works again after the server is back', async () => {
     const client = await connected()
     const kv = await createNatsKvBuckets(client).open('review-classifier-settings')
-    const revision = await kv.put('all', 'kept')
+    const revision = await kv.create('all', 'kept')
     await server.stop('SIGKILL')
     await waitUntil('the client notices the outage', () => !client.isConnected())
     const failures = await Promise.all(
-      [kv.get('all'), kv.put('all', 'lost'), createNatsKvBuckets(client).open('other')].map(failureOf),
+      [kv.get('all'), kv.update('all', 'lost', revision), createNatsKvBuckets(client).open('other')].map(failureOf),
     )
     expect(failures.map((f) => (isAppError(f) ? f.code : String(f)))).toEqual([
       'unavailable',

@@ -25,7 +25,7 @@ setDefaultTimeout(60_000)
 const API_KEY = 'sk-fence-test-b81c0f'
 const SYSTEM = 'You classify pull requests for the fence test.'
 const CONTEXT = 'Pull request #7 in acme/widgets.\n=====BEGIN PR DATA=====\n+now(UTC)\n=====END PR DATA=====\n'
-const QUESTIONS = ['Rule one: datetimes carry a zone.', 'Rule two: no print statements.']
+const QUESTIONS = ['Rule one: datetimes carry a zone.', 'Rule two: no print statements.'] as const
 const ANSWER = '{"verdict":"match","certainty":80,"reason":"fake"}'
 
 type Observed = {

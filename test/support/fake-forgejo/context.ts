@@ -4,8 +4,7 @@
  * it (passwords, account flags, reviews with their real states), the caller,
  * and the answers Forgejo gives (error bodies, paging headers).
  */
-import type { ForgeState, RepoState, UserState } from '../../../adapters/memory/forge-state.ts'
-import type { RepoPermission } from '../../../ports/forge.ts'
+import type { ForgeState, RepoPermission, RepoState, UserState } from '../../../adapters/memory/forge-state.ts'
 import type { Site } from './render.ts'
 
 export type FakeReviewState = 'APPROVED' | 'REQUEST_CHANGES' | 'COMMENT' | 'PENDING'
@@ -149,7 +148,7 @@ export function paginate<T>(context: RouteContext, items: readonly T[]): { items
 }
 
 export function json(body: unknown, status = 200, headers?: Headers): Response {
-  return Response.json(body, { status, headers })
+  return Response.json(body, headers === undefined ? { status } : { status, headers })
 }
 
 /** The body as an object, or `null` when it isn't one. */

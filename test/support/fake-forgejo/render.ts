@@ -4,6 +4,8 @@
  * documented `username` on users. Ids are derived from names, so they are
  * stable within a fake.
  */
+
+import type { RepoPermission } from '../../../adapters/memory/forge-state.ts'
 import {
   blobSha,
   type PullState,
@@ -12,7 +14,6 @@ import {
   type TokenState,
   type UserState,
 } from '../../../adapters/memory/forge-state.ts'
-import type { RepoPermission } from '../../../ports/forge.ts'
 
 export const CREATED = '2026-06-01T00:00:00Z'
 export const ZERO_TIME = '0001-01-01T00:00:00Z'

@@ -356,26 +356,5 @@ export function repoRoutes(): Route[] {
         return json(branchJson(context.site, repo, name, branch.head, RANK[permission(context, repo)] >= RANK.write))
       }),
     },
-    {
-      method: 'GET',
-      template: '/repos/{owner}/{repo}/collaborators/{collaborator}/permission',
-      auth: 'repository',
-      handler: withRepo((context, repo) => {
-        const caller = context.caller?.user ?? null
-        const user = context.state.users.get((context.params.collaborator ?? '').toLowerCase())
-        if (user === undefined)
-          return notFound(context, `user does not exist [uid: 0, name: ${context.params.collaborator}]`)
-        const self = caller?.login.toLowerCase() === user.login.toLowerCase()
-        if (caller === null || (!caller.admin && !self && RANK[permission(context, repo)] < RANK.admin)) {
-          return apiError(
-            context,
-            403,
-            'Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own',
-          )
-        }
-        const access = permissionFor(repo, user)
-        return json({ permission: access, role_name: access, user: context.render.userJson(user) })
-      }),
-    },
   ]
 }

@@ -46,7 +46,7 @@ describe('GET /api/review-classifier/settings', () => {
 
   it('answers the stored settings, acp included', async () => {
     const { app, buckets } = anApp()
-    await (await buckets.open(SETTINGS_BUCKET)).put(
+    await (await buckets.open(SETTINGS_BUCKET)).create(
       SETTINGS_KEY,
       JSON.stringify(aSettings({ runtime: 'acp', acp: ACP, effort: 'xhigh' })),
     )

@@ -44,16 +44,14 @@ describe('updateWithRetry', () => {
 
   it('retries on conflict, reading afresh each time', async () => {
     const kv = await aBucket()
-    await kv.create('recent', '["a"]')
-    let interfered = false
+    const revision = await kv.create('recent', '["a"]')
+    let interfered: Promise<number> | null = null
     const written = await updateWithRetry(kv, 'recent', (current) => {
-      if (!interfered) {
-        interfered = true
-        // Another writer lands between this read and this write.
-        void kv.put('recent', '["a","other"]')
-      }
+      // Another writer lands between this read and this write.
+      interfered ??= kv.update('recent', '["a","other"]', revision)
       return appendTo('mine')(current)
     })
+    await interfered
     expect(JSON.parse(written.value)).toEqual(['a', 'other', 'mine'])
   })
 

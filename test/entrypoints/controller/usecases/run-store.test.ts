@@ -116,7 +116,10 @@ describe('createKvRunStore', () => {
     const logger = createRecordingLogger()
     const kv = await buckets.open(RUNS_BUCKET)
     const good = aRunRecord({ id: 'good' })
-    await kv.put(RUNS_KEY, JSON.stringify([{ id: 'from-the-future', trigger: 'review', outcome: 'teleported' }, good]))
+    await kv.create(
+      RUNS_KEY,
+      JSON.stringify([{ id: 'from-the-future', trigger: 'review', outcome: 'teleported' }, good]),
+    )
     const store = createKvRunStore({ buckets, logger })
     expect(await store.list()).toEqual([good])
     expect(await store.list()).toEqual([good])
@@ -133,7 +136,7 @@ describe('createKvRunStore', () => {
 
   it('reads a stored document that is not a list as no runs', async () => {
     const buckets = createMemoryKv()
-    await (await buckets.open(RUNS_BUCKET)).put(RUNS_KEY, '{"runs": []}')
+    await (await buckets.open(RUNS_BUCKET)).create(RUNS_KEY, '{"runs": []}')
     expect(await createKvRunStore({ buckets, logger: createRecordingLogger() }).list()).toEqual([])
   })
 

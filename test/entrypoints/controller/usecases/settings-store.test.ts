@@ -20,7 +20,9 @@ function aStore() {
 
 async function storeRaw(buckets: ReturnType<typeof createMemoryKv>, value: string): Promise<void> {
   const kv = await buckets.open(SETTINGS_BUCKET)
-  await kv.put(SETTINGS_KEY, value)
+  const entry = await kv.get(SETTINGS_KEY)
+  if (entry === null) await kv.create(SETTINGS_KEY, value)
+  else await kv.update(SETTINGS_KEY, value, entry.revision)
 }
 
 async function stored(buckets: ReturnType<typeof createMemoryKv>): Promise<unknown> {
