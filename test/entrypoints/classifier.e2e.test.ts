@@ -14,6 +14,7 @@ import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import type { Classification, RunReply, RunRequest } from '../../core/types.ts'
 import { decodeRunReply } from '../../core/wire-decode.ts'
 import { aClassification, aRunRequest } from '../builders.ts'
+import { cleanUp } from '../support/cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { startFakeOpenAI } from '../support/fake-openai.ts'
 import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
@@ -83,10 +84,12 @@ afterEach(async () => {
 })
 
 afterAll(async () => {
-  await client.close()
-  await fake.stop()
-  await nats.cleanup()
-  rmSync(secretsDir, { recursive: true, force: true })
+  await cleanUp(
+    client === undefined ? null : () => client.close(),
+    fake === undefined ? null : () => fake.stop(),
+    nats === undefined ? null : () => nats.cleanup(),
+    secretsDir === undefined ? null : () => rmSync(secretsDir, { recursive: true, force: true }),
+  )
 })
 
 describe('classifier process', () => {

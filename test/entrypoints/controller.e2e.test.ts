@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import type { SeedPull } from '../../adapters/memory/forge.ts'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
 import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.ts'
+import { cleanUp } from '../support/cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo, type FakeReview } from '../support/fake-forgejo.ts'
@@ -117,6 +118,18 @@ async function reviewsOf(pr: number, count = 1, repo = REPO.name, timeoutMs = 60
   }
 }
 
+/** What admission decided for each delivery of a PR, from the controller's `review requested` log lines. */
+function admissionsOf(pr: number): string[] {
+  return controller.lines
+    .filter((line) => line.includes('"review requested"'))
+    .map((line): unknown => JSON.parse(line))
+    .filter(
+      (entry): entry is { pr: number; admission: string } =>
+        typeof entry === 'object' && entry !== null && 'pr' in entry && entry.pr === pr && 'admission' in entry,
+    )
+    .map((entry) => entry.admission)
+}
+
 type RecordedRun = {
   id: string
   trigger: string
@@ -193,14 +206,21 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const proc of [controller, classifier]) {
-    proc.kill('SIGTERM')
-    await proc.exited
-  }
-  await ai.stop()
-  await forge.stop()
-  await nats.cleanup()
-  rmSync(secretsDir, { recursive: true, force: true })
+  const stopProcess = (proc: ServiceProcess | undefined) =>
+    proc === undefined
+      ? null
+      : async () => {
+          proc.kill('SIGTERM')
+          await proc.exited
+        }
+  await cleanUp(
+    stopProcess(controller),
+    stopProcess(classifier),
+    ai === undefined ? null : () => ai.stop(),
+    forge === undefined ? null : () => forge.stop(),
+    nats === undefined ? null : () => nats.cleanup(),
+    secretsDir === undefined ? null : () => rmSync(secretsDir, { recursive: true, force: true }),
+  )
 })
 
 describe('a review request end to end', () => {
@@ -248,17 +268,22 @@ describe('a review request end to end', () => {
     ai.setMode({ delayMs: 500 })
     const [first, second] = await Promise.all([deliver(4), deliver(4)])
     expect([first.status, second.status].sort()).toEqual([200, 202])
+    // Admission decides before the delivery is answered, and logs what it decided: one run, one duplicate.
+    expect(admissionsOf(4).sort()).toEqual(['duplicate', 'started'])
     await reviewsOf(4)
-    await Bun.sleep(1_500)
+    const run = await runOf(4)
     ai.setMode({ delayMs: 0 })
     expect(forge.reviews(REPO, 4)).toHaveLength(1)
+    expect(run.head_sha).toBe(headOf(4))
   })
 
   it('refuses a forged signature with 401 and starts nothing', async () => {
     const response = await deliver(5, { signature: 'f'.repeat(64) })
     expect(response.status).toBe(401)
     expect(response.headers.get('content-type')).toContain('application/problem+json')
-    await Bun.sleep(1_000)
+    // Refused before admission: nothing was taken in, so nothing can be posted later.
+    expect(admissionsOf(5)).toEqual([])
+    expect(controller.lines.some((line) => line.includes('review request delivery refused'))).toBe(true)
     expect(forge.reviews(REPO, 5)).toHaveLength(0)
   })
 

@@ -8,6 +8,7 @@ import { isAppError } from '../../core/errors.ts'
 import type { RunReply, RunRequest } from '../../core/types.ts'
 import type { RunQueue, RunResponder } from '../../ports/queue.ts'
 import { aRunReply, aRunRequest } from '../builders.ts'
+import { expectNothingFor } from '../support/waits.ts'
 
 export type QueueHarness = {
   queue: RunQueue
@@ -137,8 +138,7 @@ export function queueContract(name: string, make: () => Promise<QueueHarness>): 
       const draining = subscription.drain().then(() => {
         drained = true
       })
-      await Bun.sleep(20)
-      expect(drained).toBe(false)
+      await expectNothingFor(() => drained, 'the drain ending with a request still in hand', 50)
       release.open()
       expect(idOf(await inFlight)).toBe('in-hand')
       await draining

@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { dieWithParent } from './cleanup.ts'
 
 export type NatsServerOptions = {
   /** The server's `max_payload` in bytes; unset keeps the server default (1 MiB). 2.9 has no flag for it, so this writes a config file. */
@@ -52,7 +53,11 @@ type Running = { process: Subprocess<'ignore', 'ignore', 'pipe'>; port: number }
 
 /** Spawns the server and resolves once it logged "ready" and a TCP connect succeeds. */
 async function spawnServer(args: string[], log: string[], readyTimeoutMs: number): Promise<Running> {
-  const process = Bun.spawn([natsServerBinary(), ...args], { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe' })
+  const process = Bun.spawn(dieWithParent([natsServerBinary(), ...args]), {
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
   let port = 0
   let resolveReady: () => void = () => {}
   let rejectReady: (error: Error) => void = () => {}

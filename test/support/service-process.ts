@@ -7,6 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
+import { dieWithParent } from './cleanup.ts'
 
 export type ServiceProcess = {
   readonly lines: string[]
@@ -39,7 +40,7 @@ export function startClassifierProcess(env: Record<string, string>): ServiceProc
 export function startServiceProcess(name: 'classifier' | 'controller', env: Record<string, string>): ServiceProcess {
   const workDir = mkdtempSync(join(tmpdir(), 'rc-work-'))
   const entrypoint = resolve(import.meta.dir, `../../entrypoints/${name}.ts`)
-  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn([process.execPath, 'run', entrypoint], {
+  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(dieWithParent([process.execPath, 'run', entrypoint]), {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', WORK_DIR: workDir, ...env },
     stdin: 'ignore',
     stdout: 'pipe',

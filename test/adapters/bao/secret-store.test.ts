@@ -302,10 +302,17 @@ describe('createBaoSecretStore against answers no fake server gives', () => {
     }
   })
 
-  it('accepts 204 with no body as a successful write', async () => {
-    const { fetchFn } = stubbed(204, '')
+  it('accepts 204 with no body as a successful write, after sending the one field', async () => {
+    const sent: { method: string; url: string; body: unknown }[] = []
+    const fetchFn: FetchFn = async (input, init) => {
+      sent.push({ method: init?.method ?? 'GET', url: String(input), body: JSON.parse(String(init?.body ?? 'null')) })
+      return new Response(null, { status: 204 })
+    }
     const store = createBaoSecretStore({ addr, token: fixedTokenSource(TOKEN) }, fetchFn)
-    await store.write(FORGE_TOKEN, 'token', SECRET_VALUE)
+    expect(await store.write(FORGE_TOKEN, 'token', SECRET_VALUE)).toBeUndefined()
+    expect(sent).toEqual([
+      { method: 'POST', url: `${addr}/v1/secret/data/${FORGE_TOKEN}`, body: { data: { token: SECRET_VALUE } } },
+    ])
   })
 
   it('scrubs the token from a network error that quotes it', async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { connectNats, type NatsClient, redactNatsUrl } from '../../../adapters/nats/connection.ts'
 import { isAppError } from '../../../core/errors.ts'
+import { cleanUp } from '../../support/cleanup.ts'
 import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
 import { aClosedPort, failureOf, testReconnectWaitMs, waitUntil } from './harness.ts'
 
@@ -20,8 +21,10 @@ describe('connectNats', () => {
   const servers: NatsServer[] = []
   const clients: NatsClient[] = []
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close(1000)))
-    await Promise.all(servers.splice(0).map((s) => s.cleanup()))
+    await cleanUp(
+      () => Promise.all(clients.splice(0).map((c) => c.close(1000))),
+      () => Promise.all(servers.splice(0).map((s) => s.cleanup())),
+    )
   })
 
   it('fails the first connect to a port where nothing listens with unavailable naming the URL, not its credentials', async () => {

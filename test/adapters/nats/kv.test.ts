@@ -6,6 +6,7 @@ import { createNatsKvBuckets } from '../../../adapters/nats/kv.ts'
 import { isAppError } from '../../../core/errors.ts'
 import { updateWithRetry } from '../../../entrypoints/controller/usecases/kv-update.ts'
 import { kvContract } from '../../ports/kv.contract.ts'
+import { cleanUp } from '../../support/cleanup.ts'
 import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
 import { aClient, failureOf, waitUntil } from './harness.ts'
 
@@ -33,8 +34,10 @@ describe('createNatsKvBuckets', () => {
     server = await startNatsServer()
   })
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close(1000)))
-    await server.cleanup()
+    await cleanUp(
+      () => Promise.all(clients.splice(0).map((c) => c.close(1000))),
+      () => server.cleanup(),
+    )
   })
 
   it('creates the bucket on first open with history 1 and binds to it afterwards', async () => {

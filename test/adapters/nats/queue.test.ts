@@ -6,6 +6,7 @@ import { isAppError } from '../../../core/errors.ts'
 import type { RunHandler, RunSubscription } from '../../../ports/queue.ts'
 import { aRunReply, aRunRequest } from '../../builders.ts'
 import { queueContract } from '../../ports/queue.contract.ts'
+import { cleanUp } from '../../support/cleanup.ts'
 import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
 import { aClient, aRelay, failureOf, type Relay, waitUntil } from './harness.ts'
 
@@ -98,9 +99,11 @@ describe('createNatsRunQueue and createNatsRunResponder', () => {
     server = await startNatsServer()
   })
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close(1000)))
-    await Promise.all(relays.splice(0).map((r) => r.stop()))
-    await server.cleanup()
+    await cleanUp(
+      () => Promise.all(clients.splice(0).map((c) => c.close(1000))),
+      () => Promise.all(relays.splice(0).map((r) => r.stop())),
+      () => server.cleanup(),
+    )
   })
 
   it('answers "classifier not running" at once once the last classifier has gone', async () => {

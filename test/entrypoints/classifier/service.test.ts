@@ -16,6 +16,7 @@ import type { AcpProvider, Classification, RunReply, RunRequest } from '../../..
 import { createClassifier, type Schedule } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
 import { aClassification, aRunRequest, aUsage } from '../../builders.ts'
+import { waitFor } from '../../support/waits.ts'
 
 const API_KEY = 'sk-ant-service-test-7f3e'
 const ACP_KEY = 'acp-service-test-91bd'
@@ -278,7 +279,7 @@ describe('createClassifier', () => {
   it('on shutdown stops the sessions in hand and still answers their runs', async () => {
     const { handle, classifier, limiter, claude } = setup(() => hang(), { maxSessions: 1, timeoutMs: 60_000 })
     const pending = handle({ id: 'r-abort', classifications: rules(3) })
-    await Bun.sleep(20)
+    await waitFor(() => claude.calls.length === 1, 'the first session to start')
     classifier.abortAll()
     const reply = await pending
     expect(reply.ok).toBe(false)

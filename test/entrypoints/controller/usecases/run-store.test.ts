@@ -11,6 +11,7 @@ import {
   RUN_WRITE_FAILED_MESSAGE,
 } from '../../../../entrypoints/controller/usecases/run-store.ts'
 import type { KvBuckets } from '../../../../ports/kv.ts'
+import { cleanUp } from '../../../support/cleanup.ts'
 import { type NatsServer, startNatsServer } from '../../../support/nats-server.ts'
 import { aRunRecord, failureOf } from '../http/http-support.ts'
 
@@ -171,8 +172,10 @@ describe('createKvRunStore', () => {
       }
     })
     afterAll(async () => {
-      await Promise.all(clients.map((client) => client.close(1000)))
-      await server?.cleanup()
+      await cleanUp(
+        () => Promise.all(clients.map((client) => client.close(1000))),
+        server === undefined ? null : () => server.cleanup(),
+      )
     })
 
     it('loses nothing to three concurrent writers on their own connections and keeps the newest 100', async () => {

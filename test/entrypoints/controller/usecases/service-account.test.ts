@@ -10,6 +10,7 @@ import {
   PROVISION_MESSAGES,
 } from '../../../../entrypoints/controller/usecases/service-account.ts'
 import { startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
+import { expectNothingFor, waitFor } from '../../../support/waits.ts'
 
 setDefaultTimeout(60_000)
 
@@ -332,15 +333,13 @@ describe('createServiceAccountProvisioner', () => {
       passes += 1
       return getUser(login)
     }
-    const schedule = world.start(20)
-    const deadline = Date.now() + 20_000
-    while (passes < 3 && Date.now() < deadline) await Bun.sleep(10)
+    const intervalMs = 20
+    const schedule = world.start(intervalMs)
+    await waitFor(() => passes >= 3, 'three passes', 20_000)
     schedule.stop()
-    expect(passes).toBeGreaterThanOrEqual(3)
-    await Bun.sleep(5)
+    // A pass that started before stop() may still be reading; none starts after it.
     const after = passes
-    await Bun.sleep(100)
-    expect(passes).toBe(after)
+    await expectNothingFor(() => passes > after, 'a pass after stop()', 5 * intervalMs)
     expect(await world.forge.listTokens(SERVICE_ACCOUNT.login)).toHaveLength(1)
   })
 })
