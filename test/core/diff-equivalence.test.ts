@@ -21,7 +21,8 @@ import {
 import type { Classification } from '../../core/types.ts'
 import * as reference from './diff-reference.ts'
 
-const RUNS = 400
+/** Cases per property; EQUIVALENCE_RUNS=20000 for a deeper look. */
+const RUNS = Number(process.env.EQUIVALENCE_RUNS ?? 400)
 
 // ---- Paths -----------------------------------------------------------------
 
