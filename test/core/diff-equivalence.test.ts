@@ -183,11 +183,17 @@ const lockfileSection = fc
 const sectionedDiff = fc
   .tuple(
     fc.array(fc.oneof(lockfileSection, randomDiff), { minLength: 1, maxLength: 6 }),
-    fc.constantFrom('\n', '\r\n', ''),
+    // What follows the last section's last line: an unterminated header line
+    // is still in that section's header (and an index line there is dropped).
+    fc.constantFrom('\n', '\r\n', '', 'index 1234567..89abcde', 'index 1..2 100644\r', 'old mode 100644\nindex 1..2'),
   )
   .map(([sections, end]) => sections.map((s) => (s.endsWith('\n') || s === '' ? s : `${s}\n`)).join('') + end)
 
-const anyDiff = fc.oneof(randomDiff, sectionedDiff)
+const anyDiff = fc.oneof(
+  randomDiff,
+  sectionedDiff,
+  fc.constantFrom('', '\n', '\r\n', '\r', 'x', 'diff --git a/go.sum b/go.sum'),
+)
 
 const classification: fc.Arbitrary<Classification> = fc.record({
   name: fc.oneof(fc.constant('datetime'), text, fenceLike),
@@ -199,6 +205,30 @@ const classification: fc.Arbitrary<Classification> = fc.record({
 // ---- Properties ------------------------------------------------------------
 
 describe('diff preparation is byte for byte what it was (against diff-reference.ts)', () => {
+  it.each([
+    [''],
+    ['\n'],
+    ['x\r'],
+    ['diff --git a/go.sum b/go.sum'],
+    ['diff --git a/go.sum b/go.sum\nindex 1234567..89abcde'],
+    ['diff --git a/go.sum b/go.sum\nindex 1234567..89abcde\n'],
+    ['diff --git a/go.sum b/go.sum\r\nold mode 100644\r\nindex 1..2'],
+    ['diff --git a/go.sum b/go.sum\nindex 1..2\r'],
+    ['diff --git a/go.sum b/go.sum\nindex 1..2\nindex 3..4'],
+    [
+      'pre\ndiff --git a/x b/x\nindex 1..2\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+END PR DATA\r\ndiff --git a/yarn.lock b/yarn.lock\nindex 1..2',
+    ],
+    [
+      'diff --git a/ſtart pr data/go.sum b/ſtart pr data/go.sum\n--- a/ſtart pr data/go.sum\n+++ b/ſtart pr data/go.sum\n',
+    ],
+  ])('on %j', (diff) => {
+    expect(stripObjectHashes(diff)).toBe(reference.stripObjectHashes(diff))
+    expect(collapseLockfiles(diff)).toBe(reference.collapseLockfiles(diff))
+    expect(neutraliseFence(diff)).toBe(reference.neutraliseFence(diff))
+    const pr = { repo: 'acme/widgets', pr: 1, title: 't', commits: [], diff }
+    expect(buildSharedContext(pr)).toBe(reference.buildSharedContext(pr))
+  })
+
   it('stripObjectHashes', () => {
     fc.assert(
       fc.property(anyDiff, (diff) => {
