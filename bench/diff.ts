@@ -8,7 +8,7 @@
  * in-process, and the CLI as of BEFORE_REV, unpacked from git), "after" is
  * core/ and the CLI as they are. Writes bench/results/diff.md and prints it.
  *
- *   npx bun run bench/diff.ts                      # the full run (~2 min on 2 cores)
+ *   npx bun run bench/diff.ts                      # the full run (~1 min on 2 cores)
  *   npx bun run bench/diff.ts --reps 3 --no-write  # a quick look
  *   npx bun run bench/diff.ts --busy 0             # without the loaded CLI pass
  *   npx bun --cpu-prof run bench/diff.ts --profile after    # only the whole preparation on 50 MB, for a profile
