@@ -45,26 +45,10 @@ export function formatSize(bytes: number, rounding: 'up' | 'down'): string {
   return `${round(bytes / 100_000) / 10} MB`
 }
 
-/** What `new TextEncoder().encode(text).length` gives, without building the bytes. */
+/**
+ * What `new TextEncoder().encode(text).length` gives (a lone surrogate counts
+ * as U+FFFD, 3 bytes), without building the bytes: the runtime's own count.
+ */
 export function utf8Length(text: string): number {
-  let bytes = 0
-  for (let i = 0; i < text.length; i += 1) {
-    const unit = text.charCodeAt(i)
-    if (unit < 0x80) {
-      bytes += 1
-    } else if (unit < 0x800) {
-      bytes += 2
-    } else if (unit >= 0xd800 && unit < 0xdc00 && isLowSurrogate(text.charCodeAt(i + 1))) {
-      bytes += 4
-      i += 1
-    } else {
-      // Other BMP characters, and lone surrogates (encoded as U+FFFD).
-      bytes += 3
-    }
-  }
-  return bytes
-}
-
-function isLowSurrogate(unit: number): boolean {
-  return unit >= 0xdc00 && unit < 0xe000
+  return Buffer.byteLength(text, 'utf8')
 }

@@ -43,20 +43,18 @@ const lockfileNames: ReadonlySet<string> = new Set(LOCKFILE_NAMES)
  * not a header, so neither can lose a line that merely looks like one.
  */
 export function stripObjectHashes(diff: string): string {
-  let inHeader = false
-  let out = ''
-  for (const line of splitLines(diff)) {
-    const text = lineText(line)
-    if (isFileStart(text)) {
-      inHeader = true
-    } else if (inHeader && endsHeader(text)) {
-      inHeader = false
-    } else if (inHeader && INDEX_LINE.test(text)) {
-      continue
+  const pieces: string[] = []
+  let kept = 0
+  for (const section of fileSections(diff)) {
+    const dropped = droppedIndexLines(diff, section)
+    for (let i = 0; i < dropped.length; i += 2) {
+      pieces.push(diff.slice(kept, dropped[i]))
+      kept = dropped[i + 1] ?? kept
     }
-    out += line
   }
-  return out
+  if (kept === 0) return diff
+  pieces.push(diff.slice(kept))
+  return pieces.join('')
 }
 
 /**
@@ -75,19 +73,115 @@ export function stripObjectHashes(diff: string): string {
  * A section whose paths cannot be read is kept whole for the same reason.
  */
 export function collapseLockfiles(diff: string): string {
-  let out = ''
-  for (const section of splitSections(diff)) {
-    out += collapseSection(section)
-  }
-  return out
+  const pieces = preparedPieces(diff, false)
+  return pieces.length === 1 ? (pieces[0] ?? '') : pieces.join('')
 }
+
+/**
+ * `collapseLockfiles(stripObjectHashes(diff))` as pieces that join to it,
+ * without building the stripped diff in between. Every piece but the last
+ * ends with a line's `\n`, so a change that works line by line can be made
+ * piece by piece.
+ */
+export function prepareDiffPieces(diff: string): string[] {
+  return preparedPieces(diff, true)
+}
+
+/*
+ * How the text is read: a line runs from its first character to its `\n`
+ * (included) or the end of the text, and is addressed by its start and end
+ * indices, so nothing is split or copied until the output is joined. The
+ * text of a line (what the rules above look at) is the line without its `\n`
+ * or `\r\n`. A file section runs from a `diff --` line to the next one or
+ * the end; text before the first is no section and is never changed.
+ */
+
+type FileSection = {
+  /** Index of the `diff --` line. */
+  start: number
+  /** Index after that line. */
+  firstEnd: number
+  /** Index of the next section's first line, or the text's length. */
+  end: number
+}
+
+function* fileSections(diff: string): Generator<FileSection> {
+  let start = nextFileStart(diff, 0)
+  while (start !== -1) {
+    const firstEnd = lineEnd(diff, start)
+    const next = nextFileStart(diff, firstEnd)
+    yield { start, firstEnd, end: next === -1 ? diff.length : next }
+    start = next
+  }
+}
+
+/** The pieces of the diff with the lockfiles collapsed, and with the index lines dropped if `strip`. */
+function preparedPieces(diff: string, strip: boolean): string[] {
+  const pieces: string[] = []
+  let kept = 0
+  for (const section of fileSections(diff)) {
+    const dropped = strip ? droppedIndexLines(diff, section) : NONE
+    const collapsed = collapsedLine(diff, section, dropped.at(-1) === section.end)
+    if (collapsed !== undefined) {
+      pieces.push(diff.slice(kept, section.start), collapsed)
+      kept = section.end
+      continue
+    }
+    for (let i = 0; i < dropped.length; i += 2) {
+      pieces.push(diff.slice(kept, dropped[i]))
+      kept = dropped[i + 1] ?? kept
+    }
+  }
+  pieces.push(kept === 0 ? diff : diff.slice(kept))
+  return pieces
+}
+
+const NONE: readonly number[] = []
 
 // Combined hashes (`index a,b..c`) come from merge diffs; a PR diff has none,
 // but dropping them too keeps the rule "no object hash" simple.
 const INDEX_LINE = /^index [0-9a-fA-F]+(?:,[0-9a-fA-F]+)*\.\.[0-9a-fA-F]+(?: [0-7]+)?$/
 
-function isFileStart(text: string): boolean {
-  return text.startsWith('diff --git ') || text.startsWith('diff --cc ') || text.startsWith('diff --combined ')
+const LF = 0x0a
+const CR = 0x0d
+const PLUS = 0x2b
+const MINUS = 0x2d
+
+/** Index after the `\n` of the line starting at `start`, or the text's length. */
+function lineEnd(text: string, start: number): number {
+  const newline = text.indexOf('\n', start)
+  return newline === -1 ? text.length : newline + 1
+}
+
+/** The text of the line at [start, end): without its `\n` or `\r\n`. */
+function lineText(text: string, start: number, end: number): string {
+  let stop = end
+  if (stop > start && text.charCodeAt(stop - 1) === LF) {
+    stop -= 1
+    if (stop > start && text.charCodeAt(stop - 1) === CR) stop -= 1
+  }
+  return text.slice(start, stop)
+}
+
+/** Whether the line starting at `start` begins a file section (none of the prefixes holds a line ending). */
+function isFileStart(text: string, start: number): boolean {
+  return (
+    text.startsWith('diff --git ', start) ||
+    text.startsWith('diff --cc ', start) ||
+    text.startsWith('diff --combined ', start)
+  )
+}
+
+/** The start of the first file section's line at or after `from` (a line start), or -1. */
+function nextFileStart(text: string, from: number): number {
+  let start = from
+  while (start < text.length) {
+    if (isFileStart(text, start)) return start
+    const found = text.indexOf('\ndiff --', start)
+    if (found === -1) return -1
+    start = found + 1
+  }
+  return -1
 }
 
 function endsHeader(text: string): boolean {
@@ -96,30 +190,20 @@ function endsHeader(text: string): boolean {
   )
 }
 
-/** Lines with their own terminators, so joining them gives the input back. */
-function splitLines(text: string): string[] {
-  return text.match(/[^\n]*\n|[^\n]+$/g) ?? []
-}
-
-/** The line without `\n` or `\r\n`. */
-function lineText(line: string): string {
-  return line.replace(/\r?\n$/, '')
-}
-
-type Section = { lines: string[]; isFile: boolean }
-
-function splitSections(diff: string): Section[] {
-  const sections: Section[] = []
-  let current: Section = { lines: [], isFile: false }
-  for (const line of splitLines(diff)) {
-    if (isFileStart(lineText(line))) {
-      if (current.lines.length > 0) sections.push(current)
-      current = { lines: [], isFile: true }
-    }
-    current.lines.push(line)
+/**
+ * The `index` lines of the section's header, as start and end pairs: the
+ * header runs from the line after `diff --` to the first line that ends it.
+ */
+function droppedIndexLines(diff: string, section: FileSection): number[] {
+  const dropped: number[] = []
+  for (let start = section.firstEnd; start < section.end; ) {
+    const end = lineEnd(diff, start)
+    const text = lineText(diff, start, end)
+    if (endsHeader(text)) break
+    if (INDEX_LINE.test(text)) dropped.push(start, end)
+    start = end
   }
-  if (current.lines.length > 0) sections.push(current)
-  return sections
+  return dropped
 }
 
 type SectionFacts = {
@@ -131,17 +215,28 @@ type SectionFacts = {
   removed: number
 }
 
-function collapseSection(section: Section): string {
-  const [first, ...rest] = section.lines
-  if (!section.isFile || first === undefined) return section.lines.join('')
-  const facts = readSection(first, rest)
-  const isLockfile =
-    !facts.unreadable && facts.paths.length > 0 && facts.paths.every((path) => lockfileNames.has(basename(path)))
-  if (!isLockfile) return section.lines.join('')
+/**
+ * The line that replaces the section if it is a lockfile's, else undefined.
+ * `lastLineDropped`: the section's last line is an index line being dropped,
+ * so the line before it, which has its `\n`, ends the section.
+ */
+function collapsedLine(diff: string, section: FileSection, lastLineDropped: boolean): string | undefined {
+  const { start, firstEnd, end } = section
+  const first = lineText(diff, start, firstEnd)
+  const fromFirstLine = diffGitPaths(first)
+  // Every path of the first line is among the section's paths, so one that
+  // is not a lockfile's settles it without reading the rest.
+  if (fromFirstLine?.every(isLockfilePath) === false) return undefined
+  const facts = readSection(diff, section, fromFirstLine)
+  const isLockfile = !facts.unreadable && facts.paths.length > 0 && facts.paths.every(isLockfilePath)
+  if (!isLockfile) return undefined
   // The header's own ending, unless the section closed the diff without one.
-  const last = rest.at(-1) ?? first
-  const ending = last.endsWith('\n') ? first.slice(lineText(first).length) : ''
-  return `${lineText(first)} (${describe(facts)}, collapsed)${ending}`
+  const ending = diff.charCodeAt(end - 1) === LF || lastLineDropped ? diff.slice(start + first.length, firstEnd) : ''
+  return `${first} (${describe(facts)}, collapsed)${ending}`
+}
+
+function isLockfilePath(path: string): boolean {
+  return lockfileNames.has(basename(path))
 }
 
 function describe(facts: SectionFacts): string {
@@ -149,19 +244,16 @@ function describe(facts: SectionFacts): string {
   return facts.binary ? `${what}, binary` : `${what}, +${facts.added} -${facts.removed} lines`
 }
 
-function readSection(first: string, rest: string[]): SectionFacts {
+function readSection(diff: string, section: FileSection, fromFirstLine: string[] | undefined): SectionFacts {
   const facts: SectionFacts = { paths: [], unreadable: false, kind: 'changed', binary: false, added: 0, removed: 0 }
   const fromHeaderLines: string[] = []
-  let inHunks = false
-  for (const line of rest) {
-    const text = lineText(line)
-    if (inHunks) {
-      if (text.startsWith('+')) facts.added += 1
-      else if (text.startsWith('-')) facts.removed += 1
-      continue
-    }
+  let start = section.firstEnd
+  for (; start < section.end; ) {
+    const end = lineEnd(diff, start)
+    const text = lineText(diff, start, end)
+    start = end
     if (text.startsWith('@@')) {
-      inHunks = true
+      break
     } else if (text.startsWith('new file mode ')) {
       facts.kind = 'new'
     } else if (text.startsWith('deleted file mode ')) {
@@ -173,7 +265,13 @@ function readSection(first: string, rest: string[]): SectionFacts {
       if (path !== undefined) fromHeaderLines.push(path)
     }
   }
-  const fromFirstLine = diffGitPaths(lineText(first))
+  // The hunks: only the first character of each line counts (a line's text
+  // starts with it unless the text is empty, and then it is \n or \r).
+  for (; start < section.end; start = lineEnd(diff, start)) {
+    const first = diff.charCodeAt(start)
+    if (first === PLUS) facts.added += 1
+    else if (first === MINUS) facts.removed += 1
+  }
   if (fromHeaderLines.length > 0) {
     facts.paths = fromHeaderLines.filter((path) => path !== '/dev/null')
     // The first line's paths count too: a section must not pass as a
