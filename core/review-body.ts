@@ -17,7 +17,8 @@ export const RETRY_HINT =
 
 const ZERO_WIDTH_SPACE = '\u200B'
 
-const VERDICT_LABEL = {
+/** How each verdict reads in the table. */
+export const VERDICT_LABEL = {
   match: 'match',
   'no-match': 'no match',
   'not-applicable': 'not applicable',
