@@ -1,12 +1,17 @@
 #!/usr/bin/env bun
 /**
  * The command-line tool for rule authors:
- *   validate [PATH]                      check a rules file and print its rules
- *   prompt --rules PATH --diff FILE ...  print exactly what the model would get
- * Exit codes: 0 fine, 1 the input is wrong (problems printed), 2 usage error.
+ *   check [--base REF] [--rules PATH] ... run the rules against the local branch
+ *   validate [PATH]                       check a rules file and print its rules
+ *   prompt --rules PATH --diff FILE ...   print exactly what the model would get
+ * Exit codes of validate and prompt: 0 fine, 1 the input is wrong (problems
+ * printed), 2 usage error. Of check: 0 approve, 1 request changes, 2 no
+ * verdict for any reason, a usage error included, so 1 means one thing.
  * Each command lives in its own file under cli/.
  */
 import { RULES_JSON_PATH, RULES_YML_PATH } from '../core/rules-file.ts'
+import { DEFAULT_SETTINGS } from '../core/settings.ts'
+import { checkCommand } from './cli/check.ts'
 import { promptCommand } from './cli/prompt.ts'
 import { type CliIo, InputError, UsageError } from './cli/shared.ts'
 import { validateCommand } from './cli/validate.ts'
@@ -14,6 +19,34 @@ import { validateCommand } from './cli/validate.ts'
 export type { CliIo } from './cli/shared.ts'
 
 const USAGE = `usage:
+  review-classifier check [--base REF] [--head REF] [--rules PATH] [--json]
+                          [--repo OWNER/NAME] [--title TEXT] [--pr N]
+                          [--model MODEL] [--effort LEVEL]
+                          [--acp-base-url URL --acp-model MODEL]
+      Runs the repo's rules against the commits on --head since its merge
+      base with --base, prepared as the service prepares a PR (the same
+      prompt, size budget and aggregation), and prints the review's table.
+      Nothing is posted; no queue, forge or secret store is needed.
+      --base   default: origin's default branch as git last fetched it
+               (refs/remotes/origin/HEAD), else main.
+      --head   default: HEAD. Only commits count, not uncommitted changes.
+      --rules  default: ${RULES_YML_PATH} (or .json)
+               as --base holds it, where the service reads it; name a file
+               to try rules you are editing.
+      --repo   default: owner/name from the origin URL, else local/<folder>.
+      --title  default: the only commit's subject, else the branch's name.
+      --pr     default: 1 (the prompt names a PR number; none is needed).
+      The API key runtime (claude) needs ANTHROPIC_API_KEY, and uses
+      ANTHROPIC_BASE_URL when set; --model defaults to ${DEFAULT_SETTINGS.model}, --effort
+      (low, medium, high, xhigh, max) to the model's own.
+      --acp-base-url (https://) and --acp-model use the ACP runtime
+      (opencode) instead, with the key in ACP_API_KEY.
+      Progress goes to stderr (LOG_LEVEL=debug adds the service's log).
+      --json prints one JSON object with every row and the overall verdict
+      on stdout instead of the table.
+      Exit codes: 0 approve, 1 request changes, 2 no verdict: a rule with
+      no answer, rules that don't load, no key, not a git repo, an unknown
+      ref, or a usage error.
   review-classifier validate [PATH]
       Checks a rules file (default: ${RULES_YML_PATH} or ${RULES_JSON_PATH}
       in the current directory), prints its rules as a table and exits 0,
@@ -41,6 +74,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const [command, ...rest] = argv
   try {
     switch (command) {
+      case 'check':
+        return await checkCommand(rest, io)
       case 'validate':
         return validateCommand(rest, io)
       case 'prompt':
@@ -68,9 +103,25 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 if (import.meta.main) {
+  // Ctrl-C once: check stops its model sessions (each in its own process group) and reports no verdict; twice: exit now.
+  const interrupt = new AbortController()
+  const onSignal = (): void => {
+    if (interrupt.signal.aborted) process.exit(130)
+    interrupt.abort()
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
   process.exitCode = await runCli(process.argv.slice(2), {
     cwd: process.cwd(),
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
+    env: process.env,
+    terminal: {
+      outColumns: process.stdout.isTTY ? process.stdout.columns : null,
+      errIsTty: process.stderr.isTTY === true,
+      errColumns: process.stderr.isTTY ? process.stderr.columns : null,
+    },
+    signal: interrupt.signal,
   })
+  process.exit()
 }
