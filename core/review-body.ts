@@ -16,7 +16,8 @@ export const RETRY_HINT =
 
 const ZERO_WIDTH_SPACE = '\u200B'
 
-const VERDICT_LABEL = {
+/** How each verdict reads in the table. */
+export const VERDICT_LABEL = {
   match: 'match',
   'no-match': 'no match',
   'not-applicable': 'not applicable',
@@ -34,7 +35,16 @@ const REVIEW_EVENT = {
   'no-verdict': 'COMMENT',
 } as const satisfies Record<Overall, ReviewEvent>
 
-const TABLE_HEADER = ['classification', 'polarity', 'verdict', 'certainty', 'threshold', 'counted', 'reason'] as const
+/** The review table's columns, in order; the local `check` prints the same ones. */
+export const REVIEW_TABLE_HEADER = [
+  'classification',
+  'polarity',
+  'verdict',
+  'certainty',
+  'threshold',
+  'counted',
+  'reason',
+] as const
 
 /**
  * What gets escaped, in one pass so no escape is escaped again: where a
@@ -97,16 +107,12 @@ const INVISIBLE_OR_SPACE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s]/gu
 const JOINERS = new Set(['\u200C', '\u200D'])
 
 /**
- * Makes text safe for one cell of a GFM table, and for any other inline
- * spot in a review body: one line (every line break and tab becomes a space,
- * runs collapse, the ends are trimmed), invisible control, format and bidi
- * characters removed, markup characters written as references, and a
- * zero-width space after each mention, reference and link start, so the
- * text can't break the table, embed markup or HTML, mention anyone,
- * reference an issue or PR, or carry a link.
+ * Text as one plain line: every line break and tab becomes a space, runs
+ * collapse, the ends are trimmed, and invisible control, format and bidi
+ * characters are removed (a terminal's escape sequences with them).
  */
-export function escapeTableCell(text: string): string {
-  const flat = text
+export function flattenCellText(text: string): string {
+  return text
     .toWellFormed()
     .replace(INVISIBLE_OR_SPACE, (char) => {
       if (char !== '\uFEFF' && SPACE_LIKE.test(char)) return ' '
@@ -114,15 +120,26 @@ export function escapeTableCell(text: string): string {
     })
     .replace(/ {2,}/gu, ' ')
     .trim()
-  return flat.replace(ESCAPED, escapeToken)
+}
+
+/**
+ * Makes text safe for one cell of a GFM table, and for any other inline
+ * spot in a review body: one line ({@link flattenCellText}), markup
+ * characters written as references, and a zero-width space after each
+ * mention, reference and link start, so the text can't break the table,
+ * embed markup or HTML, mention anyone, reference an issue or PR, or carry
+ * a link.
+ */
+export function escapeTableCell(text: string): string {
+  return flattenCellText(text).replace(ESCAPED, escapeToken)
 }
 
 /** The result table, then a blank line and the overall line. */
 export function renderReviewTable(rows: readonly Row[], overall: Overall): string {
   const lines = [
-    tableLine(TABLE_HEADER),
-    tableLine(TABLE_HEADER.map(() => '---')),
-    ...rows.map((row) => tableLine(rowCells(row).map(escapeTableCell))),
+    tableLine(REVIEW_TABLE_HEADER),
+    tableLine(REVIEW_TABLE_HEADER.map(() => '---')),
+    ...rows.map((row) => tableLine(reviewRowCells(row).map(escapeTableCell))),
   ]
   return `${lines.join('\n')}\n\n${OVERALL_LINE[overall]}`
 }
@@ -152,15 +169,18 @@ function tableLine(cells: readonly string[]): string {
   return `| ${cells.join(' | ')} |`
 }
 
-/** The cells of one row, unescaped. An error wins over an answer, as in aggregation. */
-function rowCells(row: Row): string[] {
+/**
+ * The cells of one row, unescaped, in {@link REVIEW_TABLE_HEADER}'s order.
+ * An error wins over an answer, as in aggregation.
+ */
+export function reviewRowCells(row: Row): string[] {
   const fixed = [row.name, row.polarity]
   const threshold = String(row.threshold)
   if (row.error !== null || row.verdict === null) {
     const label = row.error === null ? 'runtime error' : ERROR_KIND_LABEL[row.error.kind]
     const detail = row.error?.detail ?? ''
     // A detail that flattens to nothing would leave a dangling colon.
-    const reason = escapeTableCell(detail) === '' ? `no answer (${label})` : `no answer (${label}): ${detail}`
+    const reason = flattenCellText(detail) === '' ? `no answer (${label})` : `no answer (${label}): ${detail}`
     return [...fixed, '—', '—', threshold, 'no', reason]
   }
   const counted = row.counted ? (row.fails ? 'yes ❌' : 'yes ✅') : 'no'

@@ -44,6 +44,12 @@ export const PASS_THROUGH_VARIABLES = [
   'SSL_CERT_FILE',
 ] as const
 
+/** `CLASSIFICATION_TIMEOUT_S` when unset; the local `check` gives each rule the same. */
+export const DEFAULT_CLASSIFICATION_TIMEOUT_S = 180
+
+/** `MAX_SESSIONS` when unset; the local `check` runs as many at once. */
+export const DEFAULT_MAX_SESSIONS = 8
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error']
 
 class ConfigError extends Error {}
@@ -128,9 +134,10 @@ export function parseClassifierConfig(env: Env, root: string): Result<Classifier
       ...common(env, root),
       claudeBin: path(env, 'CLAUDE_BIN', 'node_modules/.bin/claude', root),
       opencodeBin: path(env, 'OPENCODE_BIN', 'node_modules/.bin/opencode', root),
-      classificationTimeoutMs: wholeNumber(env, 'CLASSIFICATION_TIMEOUT_S', 180, 1, 3600) * 1000,
+      classificationTimeoutMs:
+        wholeNumber(env, 'CLASSIFICATION_TIMEOUT_S', DEFAULT_CLASSIFICATION_TIMEOUT_S, 1, 3600) * 1000,
       workDir: path(env, 'WORK_DIR', resolve(tmpdir(), 'review-classifier'), root),
-      maxSessions: wholeNumber(env, 'MAX_SESSIONS', 8, 1, 64),
+      maxSessions: wholeNumber(env, 'MAX_SESSIONS', DEFAULT_MAX_SESSIONS, 1, 64),
       passEnv,
     })
   } catch (error) {

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { FENCE_END } from '../../core/prompt.ts'
-import { parseCommitsFile, runCli } from '../../entrypoints/cli.ts'
+import { parseCommitsFile } from '../../entrypoints/cli/prompt.ts'
+import { runCli } from '../../entrypoints/cli.ts'
 
 const VALID_YAML = `classifications:
   - name: datetime
@@ -37,10 +38,10 @@ index 1234567..89abcde 100644
 
 let dir = ''
 
-function run(argv: string[], cwd = dir): { code: number; out: string; err: string } {
+async function run(argv: string[], cwd = dir): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = runCli(argv, { cwd, out: (t) => (out += t), err: (t) => (err += t) })
+  const code = await runCli(argv, { cwd, out: (t) => (out += t), err: (t) => (err += t) })
   return { code, out, err }
 }
 
@@ -57,8 +58,8 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('cli validate', () => {
-  it('prints the rules as a table and exits 0 for a valid file', () => {
-    const r = run(['validate', file('ok.yml', VALID_YAML)])
+  it('prints the rules as a table and exits 0 for a valid file', async () => {
+    const r = await run(['validate', file('ok.yml', VALID_YAML)])
     expect(r.code).toBe(0)
     expect(r.err).toBe('')
     expect(r.out).toContain('2 classifications')
@@ -68,9 +69,9 @@ describe('cli validate', () => {
     )
   })
 
-  it('prints every problem, naming the file and entry, and exits 1 for an invalid file', () => {
+  it('prints every problem, naming the file and entry, and exits 1 for an invalid file', async () => {
     const path = file('bad.yml', INVALID_YAML)
-    const r = run(['validate', path])
+    const r = await run(['validate', path])
     expect(r.code).toBe(1)
     expect(r.out).toBe('')
     const lines = r.err.trim().split('\n')
@@ -82,37 +83,37 @@ describe('cli validate', () => {
     expect(r.err).toContain('polarity')
   })
 
-  it('accepts a JSON rules file', () => {
+  it('accepts a JSON rules file', async () => {
     const json = JSON.stringify({
       classifications: [{ name: 'a', description: 'b', threshold: 0, polarity: 'negative' }],
     })
-    const r = run(['validate', file('rules.json', json)])
+    const r = await run(['validate', file('rules.json', json)])
     expect(r.code).toBe(0)
     expect(r.out).toContain('1 classification\n')
   })
 
-  it('reads the repo rules file from the current directory by default', () => {
+  it('reads the repo rules file from the current directory by default', async () => {
     const repo = join(dir, 'repo')
     mkdirSync(join(repo, '.hyperhive'), { recursive: true })
     writeFileSync(join(repo, '.hyperhive/review-classifier.yml'), VALID_YAML)
-    const r = run(['validate'], repo)
+    const r = await run(['validate'], repo)
     expect(r.code).toBe(0)
     expect(r.out).toContain('.hyperhive/review-classifier.yml: 2 classifications')
   })
 
-  it('refuses a repo holding both the .yml and the .json file', () => {
+  it('refuses a repo holding both the .yml and the .json file', async () => {
     const repo = join(dir, 'both')
     mkdirSync(join(repo, '.hyperhive'), { recursive: true })
     writeFileSync(join(repo, '.hyperhive/review-classifier.yml'), VALID_YAML)
     writeFileSync(join(repo, '.hyperhive/review-classifier.json'), '{}')
-    const r = run(['validate'], repo)
+    const r = await run(['validate'], repo)
     expect(r.code).toBe(1)
     expect(r.err).toContain('.hyperhive/review-classifier.yml and .hyperhive/review-classifier.json')
   })
 
-  it('says so when the directory has no rules file', () => {
+  it('says so when the directory has no rules file', async () => {
     const empty = mkdtempSync(join(dir, 'empty-'))
-    const r = run(['validate'], empty)
+    const r = await run(['validate'], empty)
     expect(r.code).toBe(1)
     expect(r.err).toContain('no rules file')
   })
@@ -122,24 +123,24 @@ describe('cli validate', () => {
     ['a directory', () => dir, 'is not a file'],
     ['a file that is not UTF-8', () => file('latin1.yml', new Uint8Array([0x63, 0x3a, 0xe9, 0xff])), 'not valid UTF-8'],
     ['a 5 MB file', () => file('huge.yml', `classifications: []\n#${'x'.repeat(5 * 1024 * 1024)}\n`), 'limit'],
-  ])('exits 1 with one clear line for %s', (_label, makePath, expected) => {
-    const r = run(['validate', makePath()])
+  ])('exits 1 with one clear line for %s', async (_label, makePath, expected) => {
+    const r = await run(['validate', makePath()])
     expect(r.code).toBe(1)
     expect(r.err).toContain(expected)
     expect(r.err.trim().split('\n')).toHaveLength(1)
   })
 
-  it('exits 2 with the usage for an unknown command or extra arguments', () => {
-    expect(run(['frobnicate']).code).toBe(2)
-    const r = run(['validate', 'a.yml', 'b.yml'])
+  it('exits 2 with the usage for an unknown command or extra arguments', async () => {
+    expect((await run(['frobnicate'])).code).toBe(2)
+    const r = await run(['validate', 'a.yml', 'b.yml'])
     expect(r.code).toBe(2)
     expect(r.err).toContain('usage:')
   })
 })
 
 describe('cli prompt', () => {
-  it('prints the system prompt, the shared block once and one question per rule', () => {
-    const r = run([
+  it('prints the system prompt, the shared block once and one question per rule', async () => {
+    const r = await run([
       'prompt',
       '--rules',
       file('p.yml', VALID_YAML),
@@ -166,8 +167,8 @@ describe('cli prompt', () => {
     expect(r.out).toContain('=== block 2 for "no-ads"')
   })
 
-  it('prints the exact stream-json stdin line per rule with --json, breakpoint on the shared block', () => {
-    const r = run(['prompt', '--rules', file('j.yml', VALID_YAML), '--diff', file('j.diff', DIFF), '--json'])
+  it('prints the exact stream-json stdin line per rule with --json, breakpoint on the shared block', async () => {
+    const r = await run(['prompt', '--rules', file('j.yml', VALID_YAML), '--diff', file('j.diff', DIFF), '--json'])
     expect(r.code).toBe(0)
     const doc = JSON.parse(r.out) as { classifications: { name: string; stdin: string }[]; budget: { ok: boolean } }
     expect(doc.budget.ok).toBe(true)
@@ -182,9 +183,9 @@ describe('cli prompt', () => {
     expect(first?.message.content[0]).toEqual(second?.message.content[0] ?? {})
   })
 
-  it('exits 1 and says the PR would get no verdict when the context is over budget', () => {
+  it('exits 1 and says the PR would get no verdict when the context is over budget', async () => {
     const big = `diff --git a/big.txt b/big.txt\n--- a/big.txt\n+++ b/big.txt\n@@ -0,0 +1,1 @@\n+${'y'.repeat(700_000)}\n`
-    const r = run(['prompt', '--rules', file('b.yml', VALID_YAML), '--diff', file('big.diff', big), '--json'])
+    const r = await run(['prompt', '--rules', file('b.yml', VALID_YAML), '--diff', file('big.diff', big), '--json'])
     expect(r.code).toBe(1)
     expect(r.err).toContain('over budget')
     expect(r.err).toContain('600 KB')
@@ -196,14 +197,14 @@ describe('cli prompt', () => {
     [['prompt', '--rules', 'x.yml', '--diff', 'x.diff', '--pr', 'seven'], '--pr'],
     [['prompt', '--rules', 'x.yml', '--diff', 'x.diff', '--repo', 'nope'], '--repo'],
     [['prompt', '--rules', 'x.yml', '--diff', 'x.diff', '--colour'], 'colour'],
-  ])('exits 2 for a bad command line %p', (argv, expected) => {
-    const r = run(argv)
+  ])('exits 2 for a bad command line %p', async (argv, expected) => {
+    const r = await run(argv)
     expect(r.code).toBe(2)
     expect(r.err).toContain(expected)
   })
 
-  it('exits 1 when the rules file is invalid, printing its problems', () => {
-    const r = run(['prompt', '--rules', file('pbad.yml', INVALID_YAML), '--diff', file('q.diff', DIFF)])
+  it('exits 1 when the rules file is invalid, printing its problems', async () => {
+    const r = await run(['prompt', '--rules', file('pbad.yml', INVALID_YAML), '--diff', file('q.diff', DIFF)])
     expect(r.code).toBe(1)
     expect(r.err).toContain('colour')
   })
@@ -218,7 +219,7 @@ describe('parseCommitsFile', () => {
     expect(parseCommitsFile(name, text).map((c) => c.message)).toEqual(expected)
   })
 
-  it('refuses a JSON file that is not a list of messages', () => {
+  it('refuses a JSON file that is not a list of messages', async () => {
     expect(() => parseCommitsFile('c.json', '{"message": "x"}')).toThrow('JSON array')
     expect(() => parseCommitsFile('c.json', '[1]')).toThrow('entry 0')
     expect(() => parseCommitsFile('c.json', '[')).toThrow('not valid JSON')
@@ -228,7 +229,7 @@ describe('parseCommitsFile', () => {
 describe('cli as a process', () => {
   const cli = resolve(import.meta.dir, '../../entrypoints/cli.ts')
 
-  it('exits 0 for a valid file and 1 for an invalid one', () => {
+  it('exits 0 for a valid file and 1 for an invalid one', async () => {
     const good = Bun.spawnSync([process.execPath, 'run', cli, 'validate', file('proc-ok.yml', VALID_YAML)])
     expect(good.exitCode).toBe(0)
     expect(good.stdout.toString()).toContain('datetime')

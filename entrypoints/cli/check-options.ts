@@ -1,0 +1,118 @@
+/** `check`'s command line: its flags, and the runtime settings they pick, checked as the settings document is. */
+import { parseArgs } from 'node:util'
+import {
+  applySettingsUpdate,
+  DEFAULT_SETTINGS,
+  type RunRequestSettings,
+  settingsForRunRequest,
+} from '../../core/settings.ts'
+import { UsageError } from './shared.ts'
+
+export type CheckOptions = {
+  /** null: origin's default branch, else `main`. */
+  base: string | null
+  head: string
+  /** A rules file in the work tree; null reads the repo's from `base`. */
+  rules: string | null
+  json: boolean
+  /** null: from the origin URL, else the folder's name. */
+  repo: string | null
+  /** null: the only commit's subject, else the branch's name. */
+  title: string | null
+  pr: number
+  settings: RunRequestSettings
+}
+
+/**
+ * The ACP provider's prices feed the service's cost metric only, which a
+ * local check doesn't report; the settings need a number there.
+ */
+const UNPRICED = { input: 0, output: 0 } as const
+
+/** The settings' field names as the flags that set them, so a problem names what the user typed. */
+const FLAG_OF_FIELD: ReadonlyArray<[RegExp, string]> = [
+  [/\bacp\.base_url\b/g, '--acp-base-url'],
+  [/\bacp\.model\b/g, '--acp-model'],
+  [/^model\b/, '--model'],
+  [/^effort\b/, '--effort'],
+]
+
+function inFlagTerms(problem: string): string {
+  const text = FLAG_OF_FIELD.reduce((out, [field, flag]) => out.replace(field, flag), problem)
+  // The settings' `null` effort is the flag left out.
+  return text.startsWith('--effort ') ? text.replace(' or null, not ', ', not ') : text
+}
+
+/**
+ * The runtime the flags ask for, through the settings' own checks
+ * (`applySettingsUpdate`): the same model, effort and provider rules a
+ * PUT of the settings meets, starting from the service's defaults.
+ */
+function runtimeSettings(values: {
+  model?: string | undefined
+  effort?: string | undefined
+  'acp-base-url'?: string | undefined
+  'acp-model'?: string | undefined
+}): RunRequestSettings {
+  const acpBaseUrl = values['acp-base-url']
+  const acpModel = values['acp-model']
+  const acp = acpBaseUrl !== undefined || acpModel !== undefined
+  if (acp && (acpBaseUrl === undefined || acpModel === undefined)) {
+    throw new UsageError('the ACP runtime needs both --acp-base-url and --acp-model')
+  }
+  if (acp && values.model !== undefined) {
+    throw new UsageError('--model names the claude model of the API key runtime; with the ACP runtime use --acp-model')
+  }
+  const update: Record<string, unknown> = {}
+  if (values.model !== undefined) update.model = values.model
+  if (values.effort !== undefined) update.effort = values.effort
+  if (acp) {
+    update.runtime = 'acp'
+    update.acp = { base_url: acpBaseUrl, model: acpModel, prices: UNPRICED }
+  }
+  const applied = applySettingsUpdate(DEFAULT_SETTINGS, update)
+  if (!applied.ok) throw new UsageError(applied.error.split('; ').map(inFlagTerms).join('; '))
+  return settingsForRunRequest(applied.value)
+}
+
+export function parseCheckOptions(args: string[]): CheckOptions {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      base: { type: 'string' },
+      head: { type: 'string', default: 'HEAD' },
+      rules: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      repo: { type: 'string' },
+      title: { type: 'string' },
+      pr: { type: 'string', default: '1' },
+      model: { type: 'string' },
+      effort: { type: 'string' },
+      'acp-base-url': { type: 'string' },
+      'acp-model': { type: 'string' },
+    },
+  })
+  if (positionals.length > 0) throw new UsageError(`check takes no positional argument, got "${positionals[0]}"`)
+  const pr = Number(values.pr)
+  if (!/^\d+$/.test(values.pr) || !Number.isSafeInteger(pr) || pr < 1) {
+    throw new UsageError(`--pr must be a positive whole number, got "${values.pr}"`)
+  }
+  if (values.repo !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(values.repo)) {
+    throw new UsageError(`--repo must be owner/name, got "${values.repo}"`)
+  }
+  for (const flag of ['base', 'head'] as const) {
+    if (values[flag]?.trim() === '') throw new UsageError(`--${flag} needs a branch, tag or commit`)
+  }
+  return {
+    base: values.base ?? null,
+    head: values.head,
+    rules: values.rules ?? null,
+    json: values.json,
+    repo: values.repo ?? null,
+    title: values.title ?? null,
+    pr,
+    settings: runtimeSettings(values),
+  }
+}
