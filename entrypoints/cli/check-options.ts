@@ -1,11 +1,7 @@
 /** `check`'s command line: its flags, and the runtime settings they pick, checked as the settings document is. */
 import { parseArgs } from 'node:util'
-import {
-  applySettingsUpdate,
-  DEFAULT_SETTINGS,
-  type RunRequestSettings,
-  settingsForRunRequest,
-} from '../../core/settings.ts'
+import { applySettingsUpdate, DEFAULT_SETTINGS, settingsForRunRequest } from '../../core/settings.ts'
+import type { RunRequestSettings } from '../../core/types.ts'
 import { UsageError } from './shared.ts'
 
 export type CheckOptions = {

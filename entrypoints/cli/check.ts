@@ -26,10 +26,10 @@ import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../../core/budget.ts'
 import { type CheckOutcome, checkJsonRow, plainLabel, renderCheckReport } from '../../core/check-report.ts'
 import { isAppError } from '../../core/errors.ts'
 import { countDiffFiles } from '../../core/local-branch.ts'
-import type { Classification, Overall, Runtime } from '../../core/types.ts'
-import type { RunReply, RunRequest } from '../../core/wire.ts'
+import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
+import type { Classification, Overall, RunReply, RunRequest, Runtime } from '../../core/types.ts'
 import type { Metrics } from '../../ports/metrics.ts'
-import { createClassifier, RUNTIME_KEY_FIELD, RUNTIME_KEY_PATHS } from '../classifier/service.ts'
+import { createClassifier } from '../classifier/service.ts'
 import { createSessionLimiter } from '../classifier/session-limiter.ts'
 import { DEFAULT_CLASSIFICATION_TIMEOUT_S, DEFAULT_MAX_SESSIONS, PASS_THROUGH_VARIABLES } from '../config.ts'
 import { type CheckOptions, parseCheckOptions } from './check-options.ts'
@@ -157,7 +157,9 @@ async function runClassifier(
   }
   const classifier = createClassifier({
     runtimes,
-    secrets: createMemorySecretStore({ [RUNTIME_KEY_PATHS[request.runtime]]: { [RUNTIME_KEY_FIELD]: key } }),
+    secrets: createMemorySecretStore({
+      [RUNTIME_KEY_SECRETS[request.runtime].path]: { [RUNTIME_KEY_SECRETS[request.runtime].field]: key },
+    }),
     metrics: NO_METRICS,
     logger,
     clock: createSystemClock(),
