@@ -152,6 +152,20 @@ export const RunReplySchema = Type.Object({
   overall: OverallSchema,
 })
 
+/**
+ * Classifier → controller while a run is in hand, on a subject of the run's
+ * own (`<SWARM>.review-classifier.progress.<id>`), never on the reply
+ * subject: `taken` once the classifier has the run, naming the interval it
+ * promises heartbeats at; `heartbeat` at that interval until it replies;
+ * `row` as each classification ends. A controller that hears nothing keeps
+ * waiting for the reply as before, so an older classifier still works.
+ */
+export const RunProgressSchema = Type.Union([
+  Type.Object({ id: Type.String(), kind: Type.Literal('taken'), heartbeat_ms: Type.Integer({ minimum: 1 }) }),
+  Type.Object({ id: Type.String(), kind: Type.Literal('heartbeat') }),
+  Type.Object({ id: Type.String(), kind: Type.Literal('row'), row: RowSchema }),
+])
+
 /** One finished run, as the run store holds it and the runs route returns it. */
 export const RunRecordSchema = Type.Object({
   id: Type.String({ description: "A try-out's is the id its POST answered with." }),

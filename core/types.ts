@@ -16,6 +16,7 @@ import type {
   RecordedRowSchema,
   RowErrorSchema,
   RowSchema,
+  RunProgressSchema,
   RunReplySchema,
   RunRequestSchema,
   RuntimeSchema,
@@ -78,6 +79,9 @@ export type RunRequestSettings = Pick<Settings, 'runtime' | 'model' | 'effort' |
 export type RunRequest = Omit<RunRequestOnTheWire, keyof RunRequestSettings> & RunRequestSettings
 
 export type RunReply = Static<typeof RunReplySchema>
+
+/** What the classifier says of a run while it works on it. */
+export type RunProgress = Static<typeof RunProgressSchema>
 
 /** What `GET /api/review-classifier/try-out/{id}` answers. */
 export type TryOutView = Static<typeof TryOutViewSchema>

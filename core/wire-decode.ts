@@ -8,9 +8,9 @@ import { Type } from '@sinclair/typebox'
 import { decodeWith, isRecord, parseJsonText } from './decode.ts'
 import { err, ok, type Result } from './result.ts'
 import { formatRulesProblems, validateClassifications } from './rules-file.ts'
-import { RunReplySchema, RunRequestSchema } from './schemas.ts'
+import { RunProgressSchema, RunReplySchema, RunRequestSchema } from './schemas.ts'
 import { readSettingsLeniently } from './settings.ts'
-import type { RunReply, RunRequest } from './types.ts'
+import type { RunProgress, RunReply, RunRequest } from './types.ts'
 
 /**
  * The request's shape without the classifications and the runtime fields:
@@ -53,4 +53,11 @@ export function decodeRunReply(text: string): Result<RunReply, string> {
   const json = parseJsonText(text, 'run reply')
   if (!json.ok) return json
   return decodeWith(RunReplySchema, json.value, 'run reply')
+}
+
+/** A progress message from the queue; one that doesn't decode is the caller's to drop. */
+export function decodeRunProgress(text: string): Result<RunProgress, string> {
+  const json = parseJsonText(text, 'run progress')
+  if (!json.ok) return json
+  return decodeWith(RunProgressSchema, json.value, 'run progress')
 }

@@ -80,7 +80,12 @@ async function main(): Promise<void> {
     process.exit(1)
   }
   const subject = runSubject(config.swarm)
-  const subscription = await createNatsRunResponder(nats, { subject }, { logger }).serve(classifier.handle)
+  const subscription = await createNatsRunResponder(nats, { subject }, { logger }).serve((text, tell) =>
+    classifier.handle(text, (event) => {
+      if (event.kind === 'taken') tell({ kind: 'taken', id: event.id })
+      else if (event.kind === 'row') tell({ kind: 'row', id: event.id, row: event.row })
+    }),
+  )
   logger.info('review classifier listening', {
     subject,
     nats: nats.safeUrl,

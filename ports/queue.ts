@@ -9,12 +9,23 @@
  * request and a bad reply are all handled in one pure place, not in the
  * transport.
  */
-import type { RunReply, RunRequest } from '../core/types.ts'
+import type { Row, RunProgress, RunReply, RunRequest } from '../core/types.ts'
 
 /** What the controller's routes and health need to know of its connection to the queue. */
 export type QueueLink = {
   /** Whether the connection to the queue is up right now. */
   connected(): boolean
+}
+
+export type RunRequestOptions = {
+  /**
+   * Hears what the classifier says of the run while it works on it (taken,
+   * heartbeats, each finished row), in the order sent; a message that
+   * doesn't decode is dropped. A classifier older than this says nothing.
+   */
+  onProgress?: (event: RunProgress) => void
+  /** Stops waiting for the reply at once; the request then rejects with the signal's reason. */
+  signal?: AbortSignal
 }
 
 /** The controller's side. */
@@ -26,11 +37,20 @@ export type RunQueue = {
    * not waited out), or when the queue isn't connected; `timeout` when no
    * reply came in time.
    */
-  request(request: RunRequest, timeoutMs: number): Promise<string>
+  request(request: RunRequest, timeoutMs: number, options?: RunRequestOptions): Promise<string>
 }
 
-/** A handler receives the request's JSON text and must not reject: it answers every failure with an `ok: false` reply. */
-export type RunHandler = (request: string) => Promise<RunReply>
+/**
+ * What a handler tells of the run in hand: that it took it (once it has
+ * read its id), and each row as it ends. The responder adds the heartbeats.
+ */
+export type RunTell = (event: { kind: 'taken'; id: string } | { kind: 'row'; id: string; row: Row }) => void
+
+/**
+ * A handler receives the request's JSON text and must not reject: it
+ * answers every failure with an `ok: false` reply. `tell` never throws.
+ */
+export type RunHandler = (request: string, tell: RunTell) => Promise<RunReply>
 
 export type RunSubscription = {
   /**
@@ -47,6 +67,9 @@ export type RunResponder = {
    * Joins the queue group: each request goes to exactly one member. Requests
    * are handled concurrently (the handler limits its own sessions). A handler
    * that rejects sends no reply, and the requester waits out its timeout.
+   * What the handler tells goes to the requester's `onProgress`, and from its
+   * `taken` until its reply a heartbeat goes out at a fixed interval, so a
+   * requester learns soon when a classifier died with the run in hand.
    * `unavailable` when the queue isn't connected.
    */
   serve(handler: RunHandler): Promise<RunSubscription>

@@ -2,31 +2,52 @@
  * An in-process run queue with NATS core request/reply semantics: each
  * request goes to exactly one member of the group, no member means "no
  * responders" at once, a missing or late reply is a `timeout`, and both
- * directions travel as JSON text.
+ * directions travel as JSON text. Progress (taken, heartbeats, rows) reaches
+ * the requester as it would over its own subject.
  */
 import { type AppError, appError } from '../../core/errors.ts'
 import type { RunReply } from '../../core/types.ts'
-import type { RunHandler, RunQueue, RunResponder, RunSubscription } from '../../ports/queue.ts'
+import { decodeRunProgress } from '../../core/wire-decode.ts'
+import type {
+  RunHandler,
+  RunQueue,
+  RunRequestOptions,
+  RunResponder,
+  RunSubscription,
+  RunTell,
+} from '../../ports/queue.ts'
 
 export type MemoryQueue = RunQueue &
   RunResponder & {
     /** Sends any text as a request, as a broken or older controller might. */
-    requestRaw(text: string, timeoutMs: number): Promise<string>
+    requestRaw(text: string, timeoutMs: number, options?: RunRequestOptions): Promise<string>
     /** How many members currently take requests. */
     memberCount(): number
     /** While set, `request` and `serve` reject with this error (not connected). */
     simulateFailure(error: AppError | null): void
+    /**
+     * Every member dies as a killed process would: the runs in hand get no
+     * reply, their heartbeats stop, and nobody takes a request until a
+     * member serves again.
+     */
+    killMembers(): void
   }
 
-type Member = { handler: RunHandler; draining: boolean; inFlight: Set<Promise<unknown>> }
+export type MemoryQueueConfig = {
+  /** The interval heartbeats go out at while a run is in hand; default 2000 ms, as the NATS responder's. */
+  heartbeatMs?: number
+}
 
-export function createMemoryQueue(): MemoryQueue {
+type Member = { handler: RunHandler; draining: boolean; dead: boolean; inFlight: Set<Promise<unknown>> }
+
+export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
+  const heartbeatMs = config.heartbeatMs ?? 2_000
   const members: Member[] = []
   let nextMember = 0
   let failure: AppError | null = null
 
   function pickMember(): Member | null {
-    const active = members.filter((m) => !m.draining)
+    const active = members.filter((m) => !m.draining && !m.dead)
     if (active.length === 0) return null
     // Round robin: deterministic, and still one member per request like NATS's random pick.
     const member = active[nextMember % active.length] ?? null
@@ -34,40 +55,75 @@ export function createMemoryQueue(): MemoryQueue {
     return member
   }
 
-  async function requestRaw(text: string, timeoutMs: number): Promise<string> {
+  /** Delivers a progress message as its JSON text would arrive, decoded, and drops it when it doesn't decode. */
+  function deliver(options: RunRequestOptions | undefined, message: unknown): void {
+    const decoded = decodeRunProgress(JSON.stringify(message))
+    if (decoded.ok) options?.onProgress?.(decoded.value)
+  }
+
+  async function requestRaw(text: string, timeoutMs: number, options?: RunRequestOptions): Promise<string> {
     await Promise.resolve()
     if (failure !== null) throw failure
+    if (options?.signal?.aborted) throw options.signal.reason
     const member = pickMember()
     if (member === null) throw appError('unavailable', 'classifier not running')
+    let heartbeat: ReturnType<typeof setInterval> | undefined
+    const tell: RunTell = (event) => {
+      if (member.dead) return
+      if (event.kind === 'taken') {
+        deliver(options, { id: event.id, kind: 'taken', heartbeat_ms: heartbeatMs })
+        heartbeat ??= setInterval(() => {
+          if (member.dead) clearInterval(heartbeat)
+          else deliver(options, { id: event.id, kind: 'heartbeat' })
+        }, heartbeatMs)
+      } else {
+        deliver(options, { id: event.id, kind: 'row', row: event.row })
+      }
+    }
     // Async wrapper: a handler that throws synchronously behaves like one that rejects.
-    const handled: Promise<RunReply> = (async () => member.handler(text))()
+    const handled: Promise<RunReply> = (async () => member.handler(text, tell))()
     member.inFlight.add(handled)
     void handled.then(
       () => member.inFlight.delete(handled),
       () => member.inFlight.delete(handled),
     )
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(appError('timeout', `no reply within ${timeoutMs} ms`)), timeoutMs)
+      const done = (): void => {
+        clearTimeout(timer)
+        clearInterval(heartbeat)
+        options?.signal?.removeEventListener('abort', onAbort)
+      }
+      const onAbort = (): void => {
+        done()
+        reject(options?.signal?.reason)
+      }
+      const timer = setTimeout(() => {
+        done()
+        reject(appError('timeout', `no reply within ${timeoutMs} ms`))
+      }, timeoutMs)
+      options?.signal?.addEventListener('abort', onAbort, { once: true })
       handled.then(
         (reply) => {
-          clearTimeout(timer)
+          // A dead member's reply never leaves it.
+          if (member.dead) return
+          done()
           resolve(JSON.stringify(reply))
         },
         // A handler that rejects sends nothing, so the requester waits out its timeout.
-        () => undefined,
+        () => clearInterval(heartbeat),
       )
     })
   }
 
   return {
-    request(request, timeoutMs) {
-      return requestRaw(JSON.stringify(request), timeoutMs)
+    request(request, timeoutMs, options) {
+      return requestRaw(JSON.stringify(request), timeoutMs, options)
     },
     requestRaw,
     async serve(handler) {
       await Promise.resolve()
       if (failure !== null) throw failure
-      const member: Member = { handler, draining: false, inFlight: new Set() }
+      const member: Member = { handler, draining: false, dead: false, inFlight: new Set() }
       members.push(member)
       return {
         async drain() {
@@ -79,10 +135,13 @@ export function createMemoryQueue(): MemoryQueue {
       } satisfies RunSubscription
     },
     memberCount() {
-      return members.filter((m) => !m.draining).length
+      return members.filter((m) => !m.draining && !m.dead).length
     },
     simulateFailure(error) {
       failure = error
+    },
+    killMembers() {
+      for (const member of members.splice(0)) member.dead = true
     },
   } satisfies MemoryQueue
 }

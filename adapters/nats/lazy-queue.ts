@@ -59,9 +59,9 @@ export function connectLazily(config: { url: string; subject: string; logger: Lo
       },
     },
     runQueue: {
-      async request(request, timeoutMs) {
+      async request(request, timeoutMs, options) {
         if (runQueue === null) throw notYet()
-        return runQueue.request(request, timeoutMs)
+        return runQueue.request(request, timeoutMs, options)
       },
     },
     ready,

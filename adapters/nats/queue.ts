@@ -26,8 +26,16 @@ import type { Msg, Subscription } from '@nats-io/transport-node'
 import { errors } from '@nats-io/transport-node'
 import { appError } from '../../core/errors.ts'
 import type { RunReply } from '../../core/types.ts'
+import { decodeRunProgress } from '../../core/wire-decode.ts'
 import type { Logger } from '../../ports/logger.ts'
-import type { RunHandler, RunQueue, RunResponder, RunSubscription } from '../../ports/queue.ts'
+import type {
+  RunHandler,
+  RunQueue,
+  RunRequestOptions,
+  RunResponder,
+  RunSubscription,
+  RunTell,
+} from '../../ports/queue.ts'
 import type { NatsClient } from './connection.ts'
 import { natsErrorToAppError, notConnected } from './errors.ts'
 
@@ -45,6 +53,24 @@ export function runSubject(swarm: string): string {
 /** The queue group every classifier joins. */
 export const runQueueGroup = 'review-classifier'
 
+/** How often a classifier says it still works on a run it took (docs/decisions.md, "Wire formats"). */
+export const DEFAULT_HEARTBEAT_MS = 2_000
+
+/** A run id that can be one subject token; the controller's ids (UUIDs) always are. */
+const SUBJECT_TOKEN = /^[A-Za-z0-9_-]{1,128}$/
+
+/**
+ * A run's progress subject: `<SWARM>.review-classifier.progress.<id>`, beside
+ * the run subject `<SWARM>.review-classifier.try-out`, so one prefix rule
+ * covers both. `null` for an id that can't be a subject token: that run
+ * simply has no progress.
+ */
+export function progressSubject(runSubjectName: string, id: string): string | null {
+  if (!SUBJECT_TOKEN.test(id)) return null
+  const prefix = runSubjectName.endsWith('.try-out') ? runSubjectName.slice(0, -'.try-out'.length) : runSubjectName
+  return `${prefix}.progress.${id}`
+}
+
 const encoder = new TextEncoder()
 
 function serverMaxPayload(client: NatsClient): number | null {
@@ -57,19 +83,58 @@ function payloadTooLarge(what: string, bytes: number, max: number): string {
 
 export type NatsRunQueueConfig = { subject: string }
 
+/** Hears a run's progress subject until stopped; the subscription is sent before the request, so nothing is missed. */
+function listenToProgress(
+  client: NatsClient,
+  subject: string | null,
+  onProgress: RunRequestOptions['onProgress'],
+): () => void {
+  if (subject === null || onProgress === undefined) return () => undefined
+  const subscription = client.connection.subscribe(subject, {
+    callback(error, msg) {
+      if (error !== null) return
+      const decoded = decodeRunProgress(msg.string())
+      if (!decoded.ok) return
+      try {
+        onProgress(decoded.value)
+      } catch {
+        // The listener's failure is its own.
+      }
+    },
+  })
+  return () => subscription.unsubscribe()
+}
+
+/** The request's reply, or the abort signal's reason as soon as it fires. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
 export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfig): RunQueue {
   return {
-    async request(request, timeoutMs) {
+    async request(request, timeoutMs, options = {}) {
       const action = `run request on ${config.subject}`
       if (!client.isConnected()) throw notConnected(action)
+      if (options.signal?.aborted) throw options.signal.reason
       const body = encoder.encode(JSON.stringify(request))
       const max = serverMaxPayload(client)
       if (max !== null && body.byteLength > max)
         throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max))
+      const stopListening = listenToProgress(client, progressSubject(config.subject, request.id), options.onProgress)
       try {
-        const reply = await client.connection.request(config.subject, body, { timeout: timeoutMs })
+        const reply = await untilAborted(
+          client.connection.request(config.subject, body, { timeout: timeoutMs }),
+          options.signal,
+        )
         return reply.string()
       } catch (error) {
+        if (options.signal?.aborted && error === options.signal.reason) throw error
         if (error instanceof errors.RequestError && error.isNoResponders()) {
           throw appError('unavailable', 'classifier not running', error)
         }
@@ -79,6 +144,8 @@ export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfi
         if (mapped.code === 'invalid' && max !== null)
           throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max), error)
         throw mapped
+      } finally {
+        stopListening()
       }
     },
   } satisfies RunQueue
@@ -90,6 +157,8 @@ export type NatsRunResponderConfig = {
   queue?: string
   /** How long a finished run's reply waits for a lost connection to come back; default 60 s. */
   replyReconnectWaitMs?: number
+  /** How often a run in hand sends its heartbeat; default {@link DEFAULT_HEARTBEAT_MS}. */
+  heartbeatMs?: number
 }
 
 export type NatsRunResponderDeps = { logger: Logger }
@@ -102,6 +171,18 @@ export function createNatsRunResponder(
   const { logger } = deps
   const queue = config.queue ?? runQueueGroup
   const replyReconnectWaitMs = config.replyReconnectWaitMs ?? 60_000
+  const heartbeatMs = config.heartbeatMs ?? DEFAULT_HEARTBEAT_MS
+
+  /** Publishes a progress message; a run whose id can't be a subject has none, and a failed publish changes nothing. */
+  function publishProgress(id: string, message: Record<string, unknown>): void {
+    const subject = progressSubject(config.subject, id)
+    if (subject === null) return
+    try {
+      client.connection.publish(subject, encoder.encode(JSON.stringify({ id, ...message })))
+    } catch (error) {
+      logger.debug('run progress not sent', { id, error: error instanceof Error ? error.message : String(error) })
+    }
+  }
 
   async function waitForConnection(): Promise<boolean> {
     const deadline = Date.now() + replyReconnectWaitMs
@@ -129,14 +210,27 @@ export function createNatsRunResponder(
   }
 
   async function answer(msg: Msg, handler: RunHandler): Promise<void> {
+    let heartbeat: ReturnType<typeof setInterval> | undefined
+    const tell: RunTell = (event) => {
+      if (event.kind === 'row') {
+        publishProgress(event.id, { kind: 'row', row: event.row })
+        return
+      }
+      if (heartbeat !== undefined) return
+      publishProgress(event.id, { kind: 'taken', heartbeat_ms: heartbeatMs })
+      heartbeat = setInterval(() => publishProgress(event.id, { kind: 'heartbeat' }), heartbeatMs)
+    }
     let reply: RunReply
     try {
-      reply = await handler(msg.string())
+      reply = await handler(msg.string(), tell)
     } catch (error) {
+      clearInterval(heartbeat)
       // The handler promised not to reject; if it did, there is no reply to send and the requester times out.
       logger.error('run handler rejected', { error: error instanceof Error ? error.message : String(error) })
       return
     }
+    // The reply says the rest; a heartbeat after it would only be noise.
+    clearInterval(heartbeat)
     if (!(await waitForConnection())) {
       logger.error('run reply not sent', { id: reply.id, reason: 'not connected to NATS' })
       return

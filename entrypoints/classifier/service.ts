@@ -42,21 +42,22 @@ export type ClassifierDeps = {
 export type Schedule = 'warm-first' | 'all-parallel'
 
 /**
- * What a run tells while it works: a question got its model session, a
- * question ended (its row as aggregation will show it). `total` is how many
- * classifications the run asks.
+ * What a run tells while it works: the run was read and taken, a question
+ * got its model session, a question ended (its row as aggregation will show
+ * it). `id` is the request's, `total` how many classifications it asks.
  */
-export type RunProgress =
-  | { kind: 'question-started'; name: string; total: number }
-  | { kind: 'row'; row: Row; total: number }
+export type RunEvent =
+  | { kind: 'taken'; id: string; total: number }
+  | { kind: 'question-started'; id: string; name: string; total: number }
+  | { kind: 'row'; id: string; row: Row; total: number }
 
 export type Classifier = {
   /**
    * Answers one run request's JSON text; never rejects, whatever the input.
-   * `onProgress` hears each question start and end as it happens; a listener
-   * that throws is ignored.
+   * `onProgress` hears the run taken once its request is read, and each
+   * question start and end as it happens; a listener that throws is ignored.
    */
-  handle(requestText: string, onProgress?: (event: RunProgress) => void): Promise<RunReply>
+  handle(requestText: string, onProgress?: (event: RunEvent) => void): Promise<RunReply>
   /** Stops every session in hand (shutdown past its grace): their rows fail, their runs still answer. */
   abortAll(): void
 }
@@ -107,13 +108,18 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     runKey: string
     context: string
     apiKey: string
-    tell: (event: RunProgress) => void
+    tell: (event: RunEvent) => void
   }
 
   async function classifyOne(run: RunInHand, classification: Classification): Promise<ClassificationResult> {
     const result = await askOne(run, classification)
     const total = run.request.classifications.length
-    run.tell({ kind: 'row', row: rowFromAnswer(classification, result.answer, result.error, result.usage), total })
+    run.tell({
+      kind: 'row',
+      id: run.request.id,
+      row: rowFromAnswer(classification, result.answer, result.error, result.usage),
+      total,
+    })
     return result
   }
 
@@ -125,7 +131,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     const runtime = deps.runtimes[request.runtime]
     const total = request.classifications.length
     const ask = () => {
-      tell({ kind: 'question-started', name: classification.name, total })
+      tell({ kind: 'question-started', id: request.id, name: classification.name, total })
       return runtime.classify({
         runId: runKey,
         system: prompt.system,
@@ -259,9 +265,9 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     else deps.logger.warn('review classifier run failed', fields)
   }
 
-  async function handle(requestText: string, onProgress?: (event: RunProgress) => void): Promise<RunReply> {
+  async function handle(requestText: string, onProgress?: (event: RunEvent) => void): Promise<RunReply> {
     const startedMs = deps.clock.nowMs()
-    const tell = (event: RunProgress): void => {
+    const tell = (event: RunEvent): void => {
       try {
         onProgress?.(event)
       } catch {
@@ -274,6 +280,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       logReply(null, reply, startedMs)
       return reply
     }
+    tell({ kind: 'taken', id: decoded.value.id, total: decoded.value.classifications.length })
     let reply: RunReply
     try {
       reply = await run(decoded.value, tell)

@@ -5,13 +5,13 @@
  * is redrawn in place, then cleared before the report is printed.
  */
 import { plainLabel, questionProgressLine, rowProgressLine, truncateToWidth } from '../../core/check-report.ts'
-import type { RunProgress } from '../classifier/service.ts'
+import type { RunEvent } from '../classifier/service.ts'
 
 export type ProgressPrinter = {
   /** A line of its own, e.g. what is about to be checked. */
   note(text: string): void
   /** The classifier's listener. */
-  onProgress(event: RunProgress): void
+  onProgress(event: RunEvent): void
   /** Clears the status line, if one is showing. */
   finish(): void
 }
@@ -60,6 +60,7 @@ export function createProgressPrinter(
     note: line,
     onProgress(event) {
       total = event.total
+      if (event.kind === 'taken') return
       if (event.kind === 'question-started') {
         started += 1
         asking.push(event.name)

@@ -27,7 +27,6 @@ import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
 import { createOpenPr } from './usecases/open-pr.ts'
 import { forgeCheck, queueCheck, secretStoreCheck } from './usecases/readiness.ts'
 import { createReviewPipeline, type ReviewPipeline } from './usecases/review-pipeline.ts'
-import { runReplyTimeoutMs } from './usecases/run-exchange.ts'
 import { createKvRunStore } from './usecases/run-store.ts'
 import { createServiceAccountProvisioner } from './usecases/service-account.ts'
 import { createKvSettingsStore } from './usecases/settings-store.ts'
@@ -64,10 +63,10 @@ export function createController(deps: ControllerDeps): Controller {
   const { forge, queue, secrets, clock, ids, logger } = deps
   const settings = createKvSettingsStore({ buckets: queue.buckets, logger })
   const runs = createKvRunStore({ buckets: queue.buckets, logger })
-  const replyTimeoutMs = runReplyTimeoutMs(deps.runTimeoutMs / 1000)
+  const exchange = { runTimeoutMs: deps.runTimeoutMs }
   const api = forge?.api ?? null
 
-  const tryOuts = createTryOuts({ queue: queue.runQueue, runs, clock, ids, logger, replyTimeoutMs })
+  const tryOuts = createTryOuts({ queue: queue.runQueue, runs, clock, ids, logger, exchange })
   const pipeline =
     api === null
       ? null
@@ -80,7 +79,7 @@ export function createController(deps: ControllerDeps): Controller {
           clock,
           ids,
           logger,
-          replyTimeoutMs,
+          exchange,
         })
   const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger })
   const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })

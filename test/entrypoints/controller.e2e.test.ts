@@ -18,6 +18,7 @@ import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo, type FakeReview } from '../support/fake-forgejo.ts'
 import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
 import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
+import { waitFor } from '../support/waits.ts'
 import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
 
 setDefaultTimeout(120_000)
@@ -268,7 +269,8 @@ describe('a review request end to end', () => {
     ai.setMode({ delayMs: 500 })
     const [first, second] = await Promise.all([deliver(4), deliver(4)])
     expect([first.status, second.status].sort()).toEqual([200, 202])
-    // Admission decides before the delivery is answered, and logs what it decided: one run, one duplicate.
+    // Admission decides before the delivery is answered and logs what it decided: one run, one duplicate.
+    await waitFor(() => admissionsOf(4).length === 2, "both deliveries' admission lines")
     expect(admissionsOf(4).sort()).toEqual(['duplicate', 'started'])
     await reviewsOf(4)
     const run = await runOf(4)
@@ -282,8 +284,11 @@ describe('a review request end to end', () => {
     expect(response.status).toBe(401)
     expect(response.headers.get('content-type')).toContain('application/problem+json')
     // Refused before admission: nothing was taken in, so nothing can be posted later.
+    await waitFor(
+      () => controller.lines.some((line) => line.includes('review request delivery refused')),
+      'the refusal',
+    )
     expect(admissionsOf(5)).toEqual([])
-    expect(controller.lines.some((line) => line.includes('review request delivery refused'))).toBe(true)
     expect(forge.reviews(REPO, 5)).toHaveLength(0)
   })
 
@@ -337,6 +342,32 @@ describe('a review request end to end', () => {
     await classifier.waitForLine('review classifier listening')
     await deliver(8)
     expect((await reviewsOf(8))[0]?.state).toBe('APPROVED')
+  })
+
+  it('notices a classifier killed with the run in hand by its silence, well before RUN_TIMEOUT_S', async () => {
+    ai.setResponder(exceptFor(25, { mode: 'hang' }))
+    const asked = ai.requests().length
+    await deliver(25)
+    // The classifier has taken the run once its first question reached the provider.
+    await waitFor(
+      () =>
+        ai
+          .requests()
+          .slice(asked)
+          .some((request) => JSON.stringify(request.body).includes('#25 in')),
+      'the first question of PR 25 at the provider',
+      30_000,
+    )
+    classifier.kill('SIGKILL')
+    await classifier.exited
+    const [review] = await reviewsOf(25)
+    ai.setResponder(passing)
+    expect(review).toMatchObject({ state: 'COMMENT', commitId: headOf(25) })
+    // RUN_TIMEOUT_S is 30 here: its no-verdict would say "didn't answer within 30 s".
+    expect(review?.body).toContain('the classifier stopped answering')
+    expect((await runOf(25, 'no-verdict')).detail).toContain('it took the run, then sent nothing for 8 s')
+    classifier = startClassifier()
+    await classifier.waitForLine('review classifier listening')
   })
 })
 

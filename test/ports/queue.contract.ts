@@ -5,13 +5,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { isAppError } from '../../core/errors.ts'
-import type { RunReply, RunRequest } from '../../core/types.ts'
+import type { RunProgress, RunReply, RunRequest } from '../../core/types.ts'
 import type { RunQueue, RunResponder } from '../../ports/queue.ts'
-import { aRunReply, aRunRequest } from '../builders.ts'
+import { aRow, aRunReply, aRunRequest } from '../builders.ts'
 import { expectNothingFor } from '../support/waits.ts'
 
 export type QueueHarness = {
   queue: RunQueue
+  /** The interval the harness's responders send heartbeats at. */
+  heartbeatMs: number
   /** A new member of the queue group (for NATS, its own connection). */
   addResponder(): Promise<RunResponder>
   cleanup(): Promise<void>
@@ -50,6 +52,46 @@ export function queueContract(name: string, make: () => Promise<QueueHarness>): 
     })
     afterEach(async () => {
       await harness.cleanup()
+    })
+
+    it('tells the requester the run taken, its rows as they end and heartbeats until the reply, and nothing after', async () => {
+      const heard: RunProgress[] = []
+      const responder = await harness.addResponder()
+      await responder.serve(async (text, tell) => {
+        const id = idOf(text)
+        tell({ kind: 'taken', id })
+        tell({ kind: 'row', id, row: aRow() })
+        while (heard.filter((event) => event.kind === 'heartbeat').length < 2) {
+          await new Promise((resolve) => setTimeout(resolve, harness.heartbeatMs))
+        }
+        return replyTo(text)
+      })
+      const reply = await harness.queue.request(aRunRequest({ id: 'told' }), 10_000, {
+        onProgress: (event) => heard.push(event),
+      })
+      expect(idOf(reply)).toBe('told')
+      const [taken, row, ...beats] = heard
+      expect(taken).toEqual({ id: 'told', kind: 'taken', heartbeat_ms: harness.heartbeatMs })
+      expect(row).toMatchObject({ id: 'told', kind: 'row', row: { name: 'datetime' } })
+      expect(beats.length).toBeGreaterThanOrEqual(2)
+      expect(beats.every((event) => event.kind === 'heartbeat' && event.id === 'told')).toBe(true)
+      const count = heard.length
+      await expectNothingFor(() => heard.length > count, 'progress after the reply', 5 * harness.heartbeatMs)
+    })
+
+    it("stops waiting when the requester's signal aborts, with the signal's reason", async () => {
+      const held = gate()
+      const responder = await harness.addResponder()
+      await responder.serve(async (text) => {
+        await held.opened
+        return replyTo(text)
+      })
+      const stop = new AbortController()
+      const waiting = failureOf(harness.queue.request(aRunRequest(), 30_000, { signal: stop.signal }))
+      const reason = new Error('the requester gave up')
+      stop.abort(reason)
+      expect(await waiting).toBe(reason)
+      held.open()
     })
 
     it('delivers the request as JSON text and answers with the reply as JSON text', async () => {

@@ -28,7 +28,7 @@ import type { SecretStore } from '../../../ports/secret-store.ts'
 import { WAITING_PLACES } from './admission.ts'
 import { describeError, type PullRead, readPullAtOneHead } from './pull-read.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
-import { sendRunRequest } from './run-exchange.ts'
+import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
 import { readServiceToken } from './service-token.ts'
 import type { RunStore, SettingsStore } from './stores.ts'
 
@@ -52,8 +52,8 @@ export type ReviewRunDeps = {
   clock: Clock
   ids: Ids
   logger: Logger
-  /** How long to wait for the reply; `runReplyTimeoutMs` of `RUN_TIMEOUT_S` (run-exchange.ts). */
-  replyTimeoutMs: number
+  /** `RUN_TIMEOUT_S` in milliseconds, and what the reply's wait adds to it (run-exchange.ts). */
+  exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
 }
 
 export type ReviewRunner = {
@@ -115,7 +115,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   }
 
   function requestRun(request: RunRequest): Promise<Result<string, string>> {
-    return sendRunRequest(deps.queue, request, deps.replyTimeoutMs)
+    return sendRunRequest(deps.queue, request, deps.exchange)
   }
 
   /** The reply, re-checked against what was sent: its own `counted`, `fails` and `overall` are never trusted. */

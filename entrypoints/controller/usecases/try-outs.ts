@@ -34,7 +34,7 @@ import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
 import { readPullAtOneHead } from './pull-read.ts'
-import { sendRunRequest } from './run-exchange.ts'
+import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
 import type { RunStore } from './stores.ts'
 
 /** How long a finished try-out's result stays readable. */
@@ -64,8 +64,8 @@ export type TryOutsDeps = {
   clock: Clock
   ids: Ids
   logger: Logger
-  /** How long to wait for the reply; `runReplyTimeoutMs` of `RUN_TIMEOUT_S`. */
-  replyTimeoutMs: number
+  /** `RUN_TIMEOUT_S` in milliseconds, and what the reply's wait adds to it (run-exchange.ts). */
+  exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
   /** Defaults to {@link TRY_OUT_KEEP_MS}. */
   keepMs?: number
   /** Defaults to {@link TRY_OUTS_KEPT_MAX}. */
@@ -166,7 +166,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       classifications: input.classifications,
       ...settingsForRunRequest(input.settings),
     }
-    const reply = await sendRunRequest(deps.queue, request, deps.replyTimeoutMs)
+    const reply = await sendRunRequest(deps.queue, request, deps.exchange)
     if (!reply.ok) return failed(reply.error)
     const reading = readRunReply(id, input.classifications, reply.value)
     switch (reading.kind) {

@@ -6,10 +6,11 @@ import { aRunReply } from '../../builders.ts'
 import { queueContract } from '../../ports/queue.contract.ts'
 
 queueContract('memory', async () => {
-  const queue = createMemoryQueue()
+  const queue = createMemoryQueue({ heartbeatMs: 20 })
   const subscriptions: RunSubscription[] = []
   return {
     queue,
+    heartbeatMs: 20,
     addResponder: async () => ({
       async serve(handler) {
         const subscription = await queue.serve(handler)

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { createInbox } from '@nats-io/transport-node'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import type { NatsClient } from '../../../adapters/nats/connection.ts'
 import { createNatsRunQueue, createNatsRunResponder, runQueueGroup, runSubject } from '../../../adapters/nats/queue.ts'
@@ -8,6 +9,7 @@ import { aRunReply, aRunRequest } from '../../builders.ts'
 import { queueContract } from '../../ports/queue.contract.ts'
 import { cleanUp } from '../../support/cleanup.ts'
 import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
+import { expectNothingFor } from '../../support/waits.ts'
 import { aClient, aRelay, failureOf, type Relay, waitUntil } from './harness.ts'
 
 const subject = runSubject('swarm')
@@ -19,10 +21,11 @@ queueContract('nats', async () => {
   if (requester === undefined) throw new Error('no requester')
   return {
     queue: createNatsRunQueue(requester, { subject }),
+    heartbeatMs: 20,
     async addResponder() {
       const client = await aClient(server, `classifier-${clients.length}`)
       clients.push(client)
-      return createNatsRunResponder(client, { subject }, { logger: client.logger })
+      return createNatsRunResponder(client, { subject, heartbeatMs: 20 }, { logger: client.logger })
     },
     async cleanup() {
       // Closing drains each responder's subscription, so its requests in hand still answer.
@@ -84,13 +87,13 @@ describe('createNatsRunQueue and createNatsRunResponder', () => {
   async function serving(
     name: string,
     handler: RunHandler,
-    url = server.url,
+    { url = server.url, heartbeatMs }: { url?: string; heartbeatMs?: number } = {},
   ): Promise<{ client: NatsClient; subscription: RunSubscription }> {
     const client = await aClient({ url }, name)
     clients.push(client)
     const subscription = await createNatsRunResponder(
       client,
-      { subject, queue: runQueueGroup },
+      { subject, queue: runQueueGroup, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) },
       { logger: client.logger },
     ).serve(handler)
     return { client, subscription }
@@ -104,6 +107,42 @@ describe('createNatsRunQueue and createNatsRunResponder', () => {
       () => Promise.all(relays.splice(0).map((r) => r.stop())),
       () => server.cleanup(),
     )
+  })
+
+  it("keeps the reply subject to the one reply a plain request gets, with the progress on the run's own subject", async () => {
+    const plain = await connected('a plain request/reply client')
+    const held = gate()
+    await serving(
+      'classifier',
+      async (text, tell) => {
+        tell({ kind: 'taken', id: idOf(text) })
+        await held.opened
+        return aRunReply({ id: idOf(text) })
+      },
+      { heartbeatMs: 10 },
+    )
+    const progress: string[] = []
+    plain.connection.subscribe('swarm.review-classifier.progress.plain-1', {
+      callback: (_error, msg) => {
+        progress.push(JSON.parse(msg.string()).kind)
+      },
+    })
+    const inbox = createInbox()
+    const onReplySubject: string[] = []
+    plain.connection.subscribe(inbox, {
+      callback: (_error, msg) => {
+        onReplySubject.push(msg.string())
+      },
+    })
+    await plain.connection.flush()
+    plain.connection.publish(subject, JSON.stringify(aRunRequest({ id: 'plain-1' })), { reply: inbox })
+    await waitUntil('a few heartbeats on the progress subject', () => progress.length >= 3)
+    held.open()
+    await waitUntil('the reply', () => onReplySubject.length >= 1)
+    await expectNothingFor(() => onReplySubject.length > 1, 'a second message on the reply subject', 100)
+    expect(idOf(onReplySubject[0] ?? '{}')).toBe('plain-1')
+    expect(progress[0]).toBe('taken')
+    expect(progress.slice(1).every((kind) => kind === 'heartbeat')).toBe(true)
   })
 
   it('answers "classifier not running" at once once the last classifier has gone', async () => {
@@ -232,7 +271,7 @@ describe('createNatsRunQueue and createNatsRunResponder', () => {
         finished = true
         return aRunReply({ id: idOf(text) })
       },
-      relay.url,
+      { url: relay.url },
     )
     const inFlight = queue.request(aRunRequest({ id: 'finished-while-down' }), 30_000)
     await started.opened

@@ -334,15 +334,19 @@ describe('createClassifier', () => {
     expect([...claude.endedRuns].sort()).toEqual([...keys].sort())
   })
 
-  it('tells each question as it starts and each row as it ends, warm first included', async () => {
+  it('tells the run taken, then each question as it starts and each row as it ends, warm first included', async () => {
     const { classifier } = setup((input) => answered(input.question.includes('rule-2') ? NO_MATCH : MATCH))
     const events: string[] = []
-    const reply = await classifier.handle(JSON.stringify(aRunRequest({ classifications: rules(3) })), (event) => {
-      events.push(
-        event.kind === 'row' ? `row ${event.row.name} ${event.row.verdict} of ${event.total}` : `start ${event.name}`,
-      )
-    })
+    const reply = await classifier.handle(
+      JSON.stringify(aRunRequest({ id: 'r-told', classifications: rules(3) })),
+      (event) => {
+        if (event.kind === 'taken') events.push(`taken ${event.id} of ${event.total}`)
+        else if (event.kind === 'row') events.push(`row ${event.row.name} ${event.row.verdict} of ${event.total}`)
+        else events.push(`start ${event.name}`)
+      },
+    )
     expect(reply.ok).toBe(true)
+    expect(events.shift()).toBe('taken r-told of 3')
     // The first question ends before the others start; the order among the rest is theirs.
     expect(events.slice(0, 2)).toEqual(['start rule-1', 'row rule-1 match of 3'])
     expect(events.slice(2).sort()).toEqual([

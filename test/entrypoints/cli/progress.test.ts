@@ -12,11 +12,12 @@ function printer(terminal: { isTty: boolean; columns: number | null }) {
 
 function runTwoRules(progress: ReturnType<typeof createProgressPrinter>): void {
   progress.note('checking 1 commit')
-  progress.onProgress({ kind: 'question-started', name: 'datetime', total: 2 })
-  progress.onProgress({ kind: 'row', row: aRow({ name: 'datetime' }), total: 2 })
-  progress.onProgress({ kind: 'question-started', name: 'no-ads', total: 2 })
+  progress.onProgress({ kind: 'question-started', id: 'local-check', name: 'datetime', total: 2 })
+  progress.onProgress({ kind: 'row', id: 'local-check', row: aRow({ name: 'datetime' }), total: 2 })
+  progress.onProgress({ kind: 'question-started', id: 'local-check', name: 'no-ads', total: 2 })
   progress.onProgress({
     kind: 'row',
+    id: 'local-check',
     row: aRow({ name: 'no-ads', verdict: null, certainty: null, error: { kind: 'timeout', detail: 'x' } }),
     total: 2,
   })

@@ -122,7 +122,7 @@ export type World = {
 }
 
 export function createWorld(
-  options: { seed?: ForgeSeed; settings?: Partial<Settings>; replyTimeoutMs?: number; token?: string | null } = {},
+  options: { seed?: ForgeSeed; settings?: Partial<Settings>; runTimeoutMs?: number; token?: string | null } = {},
 ): World {
   const forge = createMemoryForge(
     options.seed ?? {
@@ -150,7 +150,7 @@ export function createWorld(
     clock,
     ids: createSequenceIds(),
     logger,
-    replyTimeoutMs: options.replyTimeoutMs ?? 5_000,
+    exchange: { runTimeoutMs: options.runTimeoutMs ?? 5_000, replyMarginMs: 0 },
   }
   return {
     forge,

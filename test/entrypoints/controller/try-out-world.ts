@@ -36,7 +36,7 @@ export type TryOutWorldOptions = Parameters<typeof createWorld>[0] & {
   queue?: null
   /** `null`: this host has no forge. */
   forge?: null
-  tryOuts?: Partial<Pick<TryOutsDeps, 'keepMs' | 'maxKept' | 'replyTimeoutMs'>>
+  tryOuts?: Partial<Pick<TryOutsDeps, 'keepMs' | 'maxKept' | 'exchange'>>
 }
 
 export function createTryOutWorld(options: TryOutWorldOptions = {}): TryOutWorld {
@@ -68,7 +68,7 @@ export function createTryOutWorld(options: TryOutWorldOptions = {}): TryOutWorld
     clock: world.clock,
     ids: createSequenceIds('try-'),
     logger: world.logger,
-    replyTimeoutMs: 5_000,
+    exchange: { runTimeoutMs: 5_000, replyMarginMs: 0 },
     ...options.tryOuts,
   })
   const queue = options.queue === null ? null : { connected: () => link.up }

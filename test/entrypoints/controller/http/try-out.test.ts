@@ -269,7 +269,7 @@ describe('try-outs that fail', () => {
   })
 
   it('fails when the classifier does not answer in time', async () => {
-    const world = createTryOutWorld({ tryOuts: { replyTimeoutMs: 50 } })
+    const world = createTryOutWorld({ tryOuts: { exchange: { runTimeoutMs: 50, replyMarginMs: 0 } } })
     const never = gate()
     await world.serve(async (request) => {
       await never.wait
@@ -698,7 +698,7 @@ describe('createTryOuts', () => {
       clock: world.clock,
       ids: createSequenceIds('t-'),
       logger: world.logger,
-      replyTimeoutMs: 1_000,
+      exchange: { runTimeoutMs: 1_000, replyMarginMs: 0 },
     })
     const forge = world.forge
     const input = {

@@ -221,7 +221,7 @@ describe('createReviewRunner: no verdict', () => {
   })
 
   it('comments when the classifier does not answer in time', async () => {
-    const world = createWorld({ replyTimeoutMs: 50 })
+    const world = createWorld({ runTimeoutMs: 50 })
     const held = gate()
     await world.serve(async (request) => {
       await held.wait
