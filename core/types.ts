@@ -94,5 +94,8 @@ export type RepoRef = { owner: string; name: string }
 /** The forge's review events; any other value silently makes a pending draft (docs/forgejo.md §3.7). */
 export type ReviewEvent = 'APPROVED' | 'REQUEST_CHANGES' | 'COMMENT'
 
+/** The commit status states a review run sets; Forgejo's fifth, `warning`, is never sent (docs/forgejo.md §3.17). */
+export type CommitStatusState = 'pending' | 'success' | 'failure' | 'error'
+
 /** The types `claude_code.token.usage` uses, so the cache hit rate reads the same on every runtime. */
 export type TokenType = 'input' | 'output' | 'cacheRead' | 'cacheCreation'
