@@ -16,7 +16,7 @@
  * not answer in time throws `unavailable` / `timeout`, which the controller
  * maps to 503. Those two codes are implied on every method below.
  */
-import type { CommitMessage, RepoRef, ReviewEvent } from '../core/types.ts'
+import type { CommitMessage, CommitStatusState, RepoRef, ReviewEvent } from '../core/types.ts'
 
 export type ForgeRepository = {
   owner: string
@@ -69,6 +69,16 @@ export type PostedReview = {
   id: number
   /** `null` when the forge names no URL for it. */
   htmlUrl: string | null
+}
+
+/** A commit status; the forge keeps every one and counts the latest per context. */
+export type NewCommitStatus = {
+  state: CommitStatusState
+  context: string
+  /** One line of plain text. */
+  description: string
+  /** Where the status links to (the posted review); `null` for no link. */
+  targetUrl: string | null
 }
 
 export type GitIdentity = { name: string; email: string }
@@ -192,6 +202,8 @@ export type ForgeWriter = {
    * `branch` already exists; `invalid` for a branch name git refuses.
    */
   commitFile(repo: RepoRef, commit: NewBranchCommit): Promise<PushedCommit>
+  /** Sets a commit status on `sha` (a full sha the repo has, a PR's head included); `not_found` for an unknown repo (or one the account can't read) or commit; `forbidden` without write access. */
+  setCommitStatus(repo: RepoRef, sha: string, status: NewCommitStatus): Promise<void>
 }
 
 /** The whole forge port: the controller's reads and admin calls, and a writer per account token. */

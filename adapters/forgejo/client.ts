@@ -25,6 +25,7 @@ import {
   AccessTokenSchema,
   BranchSchema,
   CommitListSchema,
+  CommitStatusSchema,
   type ContentsBody,
   ContentsSchema,
   DirectorySchema,
@@ -48,6 +49,14 @@ export type FileChangeOptions = {
   message: string
   author: Identity
   committer: Identity
+}
+
+/** `CreateStatusOption` as sent (docs/forgejo.md §3.17); `target_url` left out for no link. */
+export type CreateStatusOptions = {
+  state: string
+  context: string
+  description: string
+  target_url?: string
 }
 
 export type CreateUserOptions = {
@@ -204,6 +213,17 @@ export function createForgejoClient(http: Http) {
     ) {
       const answer = await call({ method: 'POST', path: `${repoPath(repo)}/pulls/${pr}/reviews`, body: review, auth })
       return parseBody(PullReviewSchema, answer)
+    },
+
+    /** Needs write access to the code; 404 for an unknown commit (docs/forgejo.md §3.17). */
+    async createStatus(auth: Credentials, repo: RepoRef, sha: string, status: CreateStatusOptions) {
+      const answer = await call({
+        method: 'POST',
+        path: `${repoPath(repo)}/statuses/${escapeSegment(sha)}`,
+        body: status,
+        auth,
+      })
+      return parseBody(CommitStatusSchema, answer)
     },
 
     async getUser(auth: Credentials, login: string) {

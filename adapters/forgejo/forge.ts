@@ -282,6 +282,12 @@ function createWriter(client: ForgejoClient, auth: Credentials): ForgeWriter {
       }
       throw result.error
     },
+
+    async setCommitStatus(repo, sha, status) {
+      const { state, context, description, targetUrl } = status
+      const options = { state, context, description }
+      await client.createStatus(auth, repo, sha, targetUrl === null ? options : { ...options, target_url: targetUrl })
+    },
   } satisfies ForgeWriter
 }
 

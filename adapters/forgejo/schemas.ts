@@ -72,6 +72,9 @@ export const BranchSchema = Type.Object({ name: Type.String(), commit: Type.Obje
 /** `POST …/pulls/{n}/reviews`. */
 export const PullReviewSchema = Type.Object({ id: Type.Integer(), state: Type.String(), html_url: Type.String() })
 
+/** `POST …/statuses/{sha}`: the state comes back as `status` (docs/forgejo.md §3.17). */
+export const CommitStatusSchema = Type.Object({ id: Type.Integer(), status: Type.String(), context: Type.String() })
+
 /** `GET /users/{name}`, `POST /admin/users`. `full_name` and `email` are `""` when unset. */
 export const UserSchema = Type.Object({ login: Type.String(), full_name: Type.String(), email: Type.String() })
 export type UserBody = Static<typeof UserSchema>

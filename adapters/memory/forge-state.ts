@@ -102,6 +102,20 @@ export type StoredReview = {
   htmlUrl: string
 }
 
+/** A commit status as the forge stored it. */
+export type StoredStatus = {
+  /** Counts the statuses of one commit from 1, as Forgejo numbers them. */
+  id: number
+  sha: string
+  state: string
+  context: string
+  description: string
+  /** `''` when none was given. */
+  targetUrl: string
+  /** The login of the account whose token set it. */
+  creator: string
+}
+
 /** A commit pushed through the contents API. */
 export type StoredCommit = {
   sha: string
@@ -133,6 +147,8 @@ export type RepoState = {
   collaborators: Map<string, 'read' | 'write' | 'admin'>
   reviews: StoredReview[]
   pushed: StoredCommit[]
+  /** Commit statuses, oldest first. */
+  statuses: StoredStatus[]
 }
 
 export type ForgeState = {
@@ -231,6 +247,7 @@ export function buildState(seed: ForgeSeed): ForgeState {
       ),
       reviews: [],
       pushed: [],
+      statuses: [],
     }
     if (seedRepo.empty !== true) {
       const branches = { ...seedRepo.branches, [defaultBranch]: seedRepo.files ?? {} }
@@ -241,6 +258,24 @@ export function buildState(seed: ForgeSeed): ForgeState {
     state.repos.set(repoKey(repo.owner, repo.name), repo)
   }
   return state
+}
+
+/** Whether the repo has the commit: one of its branches' commits, or a PR's head (the forge keeps `refs/pull/N/head`). */
+export function hasCommit(repo: RepoState, sha: string): boolean {
+  return repo.snapshots.has(sha) || [...repo.pulls.values()].some((pull) => pull.headSha === sha)
+}
+
+/** Records a commit status the way Forgejo does: text trimmed, numbered per commit. */
+export function addStatus(repo: RepoState, status: Omit<StoredStatus, 'id'>): StoredStatus {
+  const stored: StoredStatus = {
+    ...status,
+    id: repo.statuses.filter((s) => s.sha === status.sha).length + 1,
+    context: status.context.trim(),
+    description: status.description.trim(),
+    targetUrl: status.targetUrl.trim(),
+  }
+  repo.statuses.push(stored)
+  return stored
 }
 
 /** A user's effective access, as the collaborator permission route computes it. */

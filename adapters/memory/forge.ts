@@ -14,10 +14,12 @@ import type { RepoPermission } from './forge-state.ts'
 import {
   type AccountFlags,
   addSnapshot,
+  addStatus,
   blobSha,
   buildState,
   defaultAccountFlags,
   type ForgeSeed,
+  hasCommit,
   type PullState,
   permissionOf,
   pullState,
@@ -26,6 +28,7 @@ import {
   type SeedPull,
   type StoredCommit,
   type StoredReview,
+  type StoredStatus,
   serviceAccountFlags,
   sha1,
   type UserState,
@@ -40,6 +43,7 @@ export type {
   SeedUser,
   StoredCommit,
   StoredReview,
+  StoredStatus,
 } from './forge-state.ts'
 
 /** The port plus what a test needs to look behind it or change the forge underneath. */
@@ -48,6 +52,8 @@ export type MemoryForge = Forge & {
   reviews(repo: RepoRef, pr: number): StoredReview[]
   /** Commits pushed through `commitFile`, oldest first. */
   pushedCommits(repo: RepoRef): StoredCommit[]
+  /** Commit statuses set on `sha`, oldest first. */
+  statuses(repo: RepoRef, sha: string): StoredStatus[]
   /** Writes (or with `null` deletes) a file on a branch as a new commit, behind the adapter's back. */
   changeFile(repo: RepoRef, branch: string, path: string, content: string | null): void
   /** Adds a PR, or changes one (a push moves `headSha`). */
@@ -219,6 +225,17 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
         found.pushed.push({ sha, branch, from, path, content, message, author, committer, pusher: user.login })
         return { branch, commitSha: sha }
       },
+
+      async setCommitStatus(repo, sha, status) {
+        const user = await actor('write:repository')
+        const found = visibleRepo(repo, user)
+        if (RANK[permissionOf(found, user)] < RANK.write) {
+          throw appError('forbidden', `${user.login} has no write access to ${repoName(repo)}`)
+        }
+        if (!hasCommit(found, sha)) throw appError('not_found', `commit ${sha} not found in ${repoName(repo)}`)
+        const { state, context, description, targetUrl } = status
+        addStatus(found, { sha, state, context, description, targetUrl: targetUrl ?? '', creator: user.login })
+      },
     } satisfies ForgeWriter
   }
 
@@ -343,6 +360,9 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
     },
     pushedCommits(repo) {
       return (findRepo(repo)?.pushed ?? []).map((c) => ({ ...c }))
+    },
+    statuses(repo, sha) {
+      return (findRepo(repo)?.statuses ?? []).filter((s) => s.sha === sha).map((s) => ({ ...s }))
     },
     changeFile(repo, branch, path, content) {
       writeFile(requireRepo(repo), branch, path, content)

@@ -1,6 +1,6 @@
 /** The forge contract, part two: the service account's writes and the admin calls that provision it. */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import type { NewBranchCommit } from '../../ports/forge.ts'
+import type { NewBranchCommit, NewCommitStatus } from '../../ports/forge.ts'
 import {
   BUSY,
   codeOf,
@@ -33,6 +33,16 @@ function aBranchCommit(overrides: Partial<NewBranchCommit> = {}): NewBranchCommi
     message: 'Add review classifications',
     author: { name: 'Alice Example', email: 'alice@noreply.forge.example' },
     committer: { name: 'Review classifier', email: 'review-classifier@noreply.forge.example' },
+    ...overrides,
+  }
+}
+
+function aStatus(overrides: Partial<NewCommitStatus> = {}): NewCommitStatus {
+  return {
+    state: 'pending',
+    context: 'review-classifier',
+    description: "Checking this commit against the repo's rules",
+    targetUrl: null,
     ...overrides,
   }
 }
@@ -169,6 +179,58 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
       ['with an unknown token', WIDGETS, aBranchCommit(), 'f'.repeat(40), 'unauthorized'],
     ] as const)('refuses a push: %s', async (_, repo, commit, token, code) => {
       expect(await codeOf(harness.forge.forAccount(token).commitFile(repo, commit))).toBe(code)
+    })
+
+    it("sets commit statuses on a PR's head that the forge keeps as the account's, in order", async () => {
+      const writer = harness.forge.forAccount(SERVICE_TOKEN)
+      const pull = await harness.forge.getPullRequest(WIDGETS, 42)
+      await writer.setCommitStatus(WIDGETS, HEAD_42, aStatus({ targetUrl: pull.htmlUrl }))
+      const review = `${pull.htmlUrl}#issuecomment-7`
+      await writer.setCommitStatus(
+        WIDGETS,
+        HEAD_42,
+        aStatus({ state: 'success', description: 'Approve', targetUrl: review }),
+      )
+      expect(await harness.statuses(WIDGETS, HEAD_42)).toEqual([
+        {
+          id: 1,
+          sha: HEAD_42,
+          state: 'pending',
+          context: 'review-classifier',
+          description: "Checking this commit against the repo's rules",
+          targetUrl: pull.htmlUrl,
+          creator: SERVICE_LOGIN,
+        },
+        {
+          id: 2,
+          sha: HEAD_42,
+          state: 'success',
+          context: 'review-classifier',
+          description: 'Approve',
+          targetUrl: review,
+          creator: SERVICE_LOGIN,
+        },
+      ])
+    })
+
+    it.each(['failure', 'error'] as const)('sets a %s status on a branch commit, with no link', async (state) => {
+      const main = (await harness.forge.getBranchHead(WIDGETS, 'main')) ?? ''
+      await harness.forge.forAccount(SERVICE_TOKEN).setCommitStatus(WIDGETS, main, aStatus({ state }))
+      expect(await harness.statuses(WIDGETS, main)).toMatchObject([{ sha: main, state, targetUrl: '' }])
+    })
+
+    it.each([
+      ['on an unknown repo', MISSING, HEAD_42, SERVICE_TOKEN, 'not_found'],
+      ['on a commit the repo lacks', WIDGETS, 'f'.repeat(40), SERVICE_TOKEN, 'not_found'],
+      ['in a repo the account only reads', BUSY, null, SERVICE_TOKEN, 'forbidden'],
+      ['in a private repo the account only reads', WIDGETS, HEAD_42, READER_TOKEN, 'forbidden'],
+      ['with a token without write:repository', WIDGETS, HEAD_42, NARROW_TOKEN, 'forbidden'],
+      ['with an unknown token', WIDGETS, HEAD_42, 'f'.repeat(40), 'unauthorized'],
+    ] as const)('refuses a commit status %s, and stores none', async (_, repo, given, token, code) => {
+      // `null`: the head of the repo's PR 2, a commit the repo has.
+      const sha = given ?? (await harness.forge.getPullRequest(repo, 2)).headSha
+      expect(await codeOf(harness.forge.forAccount(token).setCommitStatus(repo, sha, aStatus()))).toBe(code)
+      if (repo !== MISSING) expect(await harness.statuses(repo, sha)).toEqual([])
     })
   })
 

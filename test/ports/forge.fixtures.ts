@@ -4,7 +4,14 @@
  * server), and the harness shape the contract needs.
  */
 
-import type { AccountFlags, ForgeSeed, SeedPull, SeedRepo, StoredReview } from '../../adapters/memory/forge.ts'
+import type {
+  AccountFlags,
+  ForgeSeed,
+  SeedPull,
+  SeedRepo,
+  StoredReview,
+  StoredStatus,
+} from '../../adapters/memory/forge.ts'
 import { isAppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import type { Forge } from '../../ports/forge.ts'
@@ -13,6 +20,8 @@ export type ForgeHarness = {
   forge: Forge
   /** Reviews the forge stored on a PR, oldest first. */
   reviews(repo: RepoRef, pr: number): Promise<StoredReview[]>
+  /** Commit statuses the forge stored on a commit (its full sha), oldest first. */
+  statuses(repo: RepoRef, sha: string): Promise<StoredStatus[]>
   /** Writes (or with `null` deletes) a file on a branch behind the adapter's back. */
   changeFile(repo: RepoRef, branch: string, path: string, content: string | null): Promise<void>
   /** The account's flags as the forge holds them, which no port read shows; `null` for an unknown user. */

@@ -22,6 +22,7 @@ import {
   repoKey,
   type SeedPull,
   type StoredCommit,
+  type StoredStatus,
   type UserState,
 } from '../../adapters/memory/forge-state.ts'
 import type { RepoRef } from '../../core/types.ts'
@@ -81,6 +82,8 @@ export type FakeForgejo = {
   resetMaxInFlight(): void
   reviews(repo: RepoRef, pr: number): FakeReview[]
   pushedCommits(repo: RepoRef): StoredCommit[]
+  /** Commit statuses set on `sha` (the full sha), oldest first. */
+  statuses(repo: RepoRef, sha: string): StoredStatus[]
   /** Writes (or with `null` deletes) a file on a branch as a new commit. */
   changeFile(repo: RepoRef, branch: string, path: string, content: string | null): void
   upsertPull(repo: RepoRef, pull: SeedPull): void
@@ -339,6 +342,11 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
     },
     pushedCommits(repo) {
       return requireRepo(repo).pushed.map((c) => ({ ...c }))
+    },
+    statuses(repo, sha) {
+      return requireRepo(repo)
+        .statuses.filter((s) => s.sha === sha)
+        .map((s) => ({ ...s }))
     },
     changeFile(repo, branch, path, content) {
       const found = requireRepo(repo)

@@ -14,6 +14,7 @@ import {
   HEAD_42,
   MISSING,
   NARROW_TOKEN,
+  READER_TOKEN,
   RULES_PATH,
   SERVICE_LOGIN,
   SERVICE_TOKEN,
@@ -185,6 +186,12 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     await codeOf(writer.commitFile(WIDGETS, { ...commit, branch: 'b4', path: 'gone.txt', sha: '0'.repeat(40) }))
     await codeOf(writer.commitFile(WIDGETS, { ...commit, branch: 'b1', path: 'other.txt', sha: null }))
     await codeOf(writer.commitFile(WIDGETS, { ...commit, branch: 'b5', from: 'nope', path: 'x.txt', sha: null }))
+    const status = { state: 'pending', context: 'review-classifier', description: 'Checking', targetUrl: null } as const
+    await writer.setCommitStatus(WIDGETS, HEAD_42, status)
+    await writer.setCommitStatus(WIDGETS, HEAD_42, { ...status, state: 'success', targetUrl: `${h.fake.url}/x` })
+    await codeOf(writer.setCommitStatus(WIDGETS, 'f'.repeat(40), status))
+    await codeOf(forge.forAccount(READER_TOKEN).setCommitStatus(WIDGETS, HEAD_42, status))
+    await codeOf(forge.forAccount(NARROW_TOKEN).setCommitStatus(WIDGETS, HEAD_42, status))
 
     expect(h.fake.responses.length).toBeGreaterThan(40)
     expect(new Set(h.fake.responses.map((r) => r.status))).toEqual(
@@ -229,6 +236,28 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     const listed: unknown = await allStates.json()
     // Left out, `state` lists every state, closed and merged too (docs/forgejo.md §6.1).
     expect(Array.isArray(listed) ? listed.length : -1).toBe(4)
+    expect(conformance(h)).toEqual([])
+  })
+
+  it('stores a commit status as Forgejo does: any state as sent, text trimmed, a short sha completed, an unknown one a 404 naming it', async () => {
+    const path = `/repos/acme/widgets/statuses/${HEAD_42.slice(0, 10)}`
+    const odd = await post(h, path, SERVICE_TOKEN, {
+      state: 'bogus',
+      context: ' review-classifier ',
+      description: ' x ',
+    })
+    expect(odd.status).toBe(201)
+    expect(await odd.json()).toMatchObject({
+      status: 'bogus',
+      context: 'review-classifier',
+      description: 'x',
+      target_url: '',
+      url: `${h.fake.url}/api/v1/repos/acme/widgets/statuses/${HEAD_42}`,
+      creator: { login: SERVICE_LOGIN },
+    })
+    const unknown = await post(h, `/repos/acme/widgets/statuses/${'e'.repeat(40)}`, SERVICE_TOKEN, { state: 'pending' })
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toMatchObject({ message: 'e'.repeat(40), errors: [] })
     expect(conformance(h)).toEqual([])
   })
 

@@ -151,6 +151,38 @@ describe('createForgejoForge: the service account writes', () => {
   })
 })
 
+describe('createForgejoForge: the commit status', () => {
+  const status = { state: 'success', context: 'review-classifier', description: 'Approve' } as const
+
+  it('sends state, context, description and the target URL as the account, leaving out a target it has none for', async () => {
+    const { fake, forge } = await start(contractForgeSeed())
+    const writer = forge.forAccount(SERVICE_TOKEN)
+    await writer.setCommitStatus(WIDGETS, HEAD_42, { ...status, targetUrl: 'https://forge.example/r#issuecomment-3' })
+    await writer.setCommitStatus(WIDGETS, HEAD_42, { ...status, targetUrl: null })
+    expect(fake.requests.map((r) => [r.method, r.path, r.login, r.body])).toEqual([
+      [
+        'POST',
+        `/repos/acme/widgets/statuses/${HEAD_42}`,
+        SERVICE_LOGIN,
+        { ...status, target_url: 'https://forge.example/r#issuecomment-3' },
+      ],
+      ['POST', `/repos/acme/widgets/statuses/${HEAD_42}`, SERVICE_LOGIN, status],
+    ])
+  })
+
+  it.each([
+    [403, 'forbidden'],
+    [404, 'not_found'],
+    [500, 'unavailable'],
+  ] as const)('maps a %d from the forge to %s', async (code, expected) => {
+    const { fake, forge } = await start(contractForgeSeed())
+    fake.failNext('POST', '/repos/{owner}/{repo}/statuses/{sha}', { status: code })
+    expect(
+      await codeOf(forge.forAccount(SERVICE_TOKEN).setCommitStatus(WIDGETS, HEAD_42, { ...status, targetUrl: null })),
+    ).toBe(expected)
+  })
+})
+
 describe('createForgejoForge: provisioning the service account', () => {
   it('creates an active account that needs no password change and may create no repo', async () => {
     const { fake, forge } = await start(contractForgeSeed())

@@ -9,6 +9,7 @@ forgeContract('memory', async (seed) => {
   return {
     forge,
     reviews: async (repo, pr) => forge.reviews(repo, pr),
+    statuses: async (repo, sha) => forge.statuses(repo, sha),
     changeFile: async (repo, branch, path, content) => forge.changeFile(repo, branch, path, content),
     accountFlags: async (login) => forge.accountFlags(login),
     cleanup: async () => undefined,

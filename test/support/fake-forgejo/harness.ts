@@ -46,6 +46,7 @@ export async function startForgejoHarness(
     fake,
     forge,
     reviews: async (repo, pr) => fake.reviews(repo, pr).map(toStoredReview),
+    statuses: async (repo, sha) => fake.statuses(repo, sha),
     changeFile: async (repo, branch, path, content) => fake.changeFile(repo, branch, path, content),
     async accountFlags(login) {
       const flags = fake.flags(login)

@@ -10,6 +10,7 @@ import {
   blobSha,
   type PullState,
   type RepoState,
+  type StoredStatus,
   sha1,
   type TokenState,
   type UserState,
@@ -367,6 +368,26 @@ export function branchJson(
     user_can_push: canPush,
     user_can_merge: canPush,
     effective_branch_protection_name: '',
+  }
+}
+
+/** `CommitStatus`: the state as `status`, `id` the status's number on its commit, `url` the commit's statuses route. */
+export function commitStatusJson(
+  site: Site,
+  repo: RepoState,
+  status: StoredStatus,
+  creator: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    id: status.id,
+    status: status.state,
+    target_url: status.targetUrl,
+    description: status.description,
+    url: apiUrl(site, `/repos/${repo.owner}/${repo.name}/statuses/${status.sha}`),
+    context: status.context,
+    creator,
+    created_at: '2026-06-30T10:10:00Z',
+    updated_at: '2026-06-30T10:10:00Z',
   }
 }
 

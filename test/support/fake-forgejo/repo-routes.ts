@@ -1,5 +1,5 @@
 /** The fake forge's repository routes: repos, PRs, commits, diffs, contents, branches, reviews, permissions. */
-import { addSnapshot, blobSha, type RepoState, repoKey, sha1 } from '../../../adapters/memory/forge-state.ts'
+import { addSnapshot, addStatus, blobSha, type RepoState, repoKey, sha1 } from '../../../adapters/memory/forge-state.ts'
 import type { ForgeFile } from '../../../ports/forge.ts'
 import {
   apiError,
@@ -15,7 +15,16 @@ import {
   serverError,
   stringField,
 } from './context.ts'
-import { branchJson, commitJson, contentsJson, fileResponseJson, pullJson, repoJson, repoUrl } from './render.ts'
+import {
+  branchJson,
+  commitJson,
+  commitStatusJson,
+  contentsJson,
+  fileResponseJson,
+  pullJson,
+  repoJson,
+  repoUrl,
+} from './render.ts'
 
 function findRepo(context: RouteContext): RepoState | null {
   const repo = context.state.repos.get(repoKey(context.params.owner ?? '', context.params.repo ?? ''))
@@ -218,6 +227,44 @@ function createReview(context: RouteContext, repo: RepoState, pr: number): Respo
   })
 }
 
+/** A commit the repo has, as Forgejo's `GetCommit` finds it: a PR's head (under `refs/pull/N/head`), a branch, a sha or a prefix of one. */
+function resolveCommit(repo: RepoState, ref: string): string | null {
+  const found = resolveRef(repo, ref)
+  if (found !== null) return found
+  const heads = [...new Set([...repo.pulls.values()].map((p) => p.headSha))]
+  const matches = heads.filter(
+    (sha) => sha === ref || (ref.length >= 4 && /^[0-9a-f]+$/.test(ref) && sha.startsWith(ref)),
+  )
+  return matches.length === 1 ? (matches[0] ?? null) : null
+}
+
+/**
+ * `POST …/statuses/{sha}` (docs/forgejo.md §3.17), checked in Forgejo's
+ * order after the scope and the repo lookup: a token (`reqToken`), code
+ * write (`reqRepoWriter`), then the commit. The state is stored as sent:
+ * Forgejo checks it against nothing.
+ */
+function createStatus(context: RouteContext, repo: RepoState): Response {
+  const caller = context.caller
+  if (caller === null) return apiError(context, 401, 'token is required')
+  if (RANK[permission(context, repo)] < RANK.write)
+    return apiError(context, 403, 'user should have a permission to write to a repo')
+  const ref = context.params.sha ?? ''
+  const sha = resolveCommit(repo, ref)
+  // `ctx.NotFound("sha", sha)`: the last string given becomes the message.
+  if (sha === null) return json({ message: ref, url: `${context.site.root}api/swagger`, errors: [] }, 404)
+  const body = bodyObject(context.body)
+  const status = addStatus(repo, {
+    sha,
+    state: stringField(body, 'state') ?? '',
+    context: stringField(body, 'context') ?? '',
+    description: stringField(body, 'description') ?? '',
+    targetUrl: stringField(body, 'target_url') ?? '',
+    creator: caller.user.login,
+  })
+  return json(commitStatusJson(context.site, repo, status, context.render.userJson(caller.user)), 201)
+}
+
 export function repoRoutes(): Route[] {
   return [
     {
@@ -309,6 +356,12 @@ export function repoRoutes(): Route[] {
       template: '/repos/{owner}/{repo}/pulls/{index}/reviews',
       auth: 'repository',
       handler: withPull(createReview),
+    },
+    {
+      method: 'POST',
+      template: '/repos/{owner}/{repo}/statuses/{sha}',
+      auth: 'repository',
+      handler: withRepo(createStatus),
     },
     {
       method: 'GET',
