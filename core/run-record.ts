@@ -36,7 +36,8 @@ const OUTCOME_TRIGGER: Record<RunOutcome, RunTrigger> = {
   done: 'try-out',
   failed: 'try-out',
 }
-const OUTCOMES_WITHOUT_DETAIL: readonly RunOutcome[] = ['approved', 'changes-requested', 'done']
+/** A try-out that is done has nothing to explain; an approval or a request for changes may still say a commit status was refused. */
+const OUTCOMES_WITHOUT_DETAIL: readonly RunOutcome[] = ['done']
 
 /** The record's optional fields; on read a stored `null` counts as absent (writers never store one, and it's no reason to hide a run). */
 const OPTIONAL_FIELDS = ['head_sha', 'detail', 'rows', 'overall', 'review_url'] as const

@@ -178,7 +178,10 @@ export const RunRecordSchema = Type.Object({
   finished_unix: Type.Number(),
   outcome: literals([...REVIEW_OUTCOMES, ...TRY_OUT_OUTCOMES]),
   detail: Type.Optional(
-    Type.String({ description: 'The reason, for every outcome but approved, changes-requested and done.' }),
+    Type.String({
+      description:
+        'The reason, for every outcome but approved, changes-requested and done; for approved and changes-requested only a refused commit status.',
+    }),
   ),
   rows: Type.Optional(Type.Array(RecordedRowSchema, { description: 'Present when the classifier answered.' })),
   overall: Type.Optional(OverallSchema),

@@ -229,11 +229,15 @@ describe('decodeRunRecord', () => {
 })
 
 describe('toStoredRecord', () => {
-  const withoutDetail: RunOutcome[] = ['approved', 'changes-requested', 'done']
-  for (const outcome of withoutDetail) {
-    it(`drops the detail of a run with outcome ${outcome}`, () => {
-      const trigger: RunTrigger = outcome === 'done' ? 'try-out' : 'review'
-      expect('detail' in toStoredRecord(aRun({ trigger, outcome, detail: 'stray' }))).toBe(false)
+  it('drops the detail of a try-out that is done', () => {
+    expect('detail' in toStoredRecord(aRun({ trigger: 'try-out', outcome: 'done', detail: 'stray' }))).toBe(false)
+  })
+
+  const verdicts: RunOutcome[] = ['approved', 'changes-requested']
+  for (const outcome of verdicts) {
+    it(`keeps the detail of a run with outcome ${outcome}: a refused commit status`, () => {
+      const detail = "the commit status couldn't be set (pending, success): the forge answered 403"
+      expect(toStoredRecord(aRun({ outcome, detail })).detail).toBe(detail)
     })
   }
 
