@@ -1,14 +1,24 @@
 /**
  * One requested review, once it has a run place (docs/behaviour.md, "Trigger and
- * lifecycle", "The review", "Run store and retention"): read the PR and the
- * rules, send the run, re-check the reply, post the service account's
- * review on the commit read, record the run.
+ * lifecycle", "The review", "Reviewer handoff", "Run store and retention"):
+ * read the PR and set the pending commit status on the head read, read the
+ * rules, send the run, re-check the reply, post the service account's review
+ * on the commit read, set the status the verdict makes, record the run.
  *
  * Nothing here throws for a failure outside the process: every one of them
  * ends as a `**No verdict:**` COMMENT review (or a run that couldn't post),
  * and every run is recorded. A run with no clean verdict never approves.
  */
 
+import {
+  COMMIT_STATUS_CONTEXT,
+  describeStatusProblems,
+  PENDING_STATUS,
+  QUEUE_FULL_STATUS,
+  type StatusProblem,
+  type StatusText,
+  verdictStatus,
+} from '../../../core/commit-status.ts'
 import { repoName } from '../../../core/repo.ts'
 import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
@@ -33,6 +43,8 @@ import { readServiceToken } from './service-token.ts'
 import type { RunStore, SettingsStore } from './stores.ts'
 
 export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
+/** Logged, at `warn`, for each commit status the forge refused or that couldn't be sent. */
+export const STATUS_REFUSED_MESSAGE = 'review classifier commit status not set'
 
 export type ReviewRunDeps = {
   forge: Pick<
@@ -70,8 +82,16 @@ type Conclusion =
   | { kind: 'verdict'; overall: 'approve' | 'request-changes'; rows: Row[] }
   | { kind: 'no-verdict'; reason: string; table: Table | null }
 
-/** What the run learnt along the way, for the post and the record. */
-type Progress = { headSha: string | null; answered: Table | null }
+/**
+ * What the run learnt along the way, for the post, the commit status and the
+ * record: the head and the PR's web page once read, the answered table, and
+ * each status the forge refused.
+ */
+type Progress = { headSha: string | null; answered: Table | null; pullUrl: string | null; refused: StatusProblem[] }
+
+function newProgress(): Progress {
+  return { headSha: null, answered: null, pullUrl: null, refused: [] }
+}
 
 function noVerdict(reason: string, table: Table | null = null): Conclusion {
   return { kind: 'no-verdict', reason, table }
@@ -138,6 +158,9 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   async function conclude(id: string, request: ReviewRequest, progress: Progress): Promise<Conclusion> {
     const read = await readPull(request, progress)
     if (!read.ok) return noVerdict(read.error)
+    // Pending as soon as the head is settled, before anything is asked of the classifier.
+    progress.pullUrl = read.value.pull.htmlUrl
+    await setStatus(request, read.value.pull.headSha, PENDING_STATUS, progress.pullUrl, progress)
     const settings = await readSettings()
     if (!settings.ok) return noVerdict(settings.error)
     const rules = await readRules(request.repo)
@@ -171,6 +194,48 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     }
   }
 
+  /**
+   * Sets the run's commit status as the service account, with its token read
+   * from the store for this call (docs/behaviour.md, "Reviewer handoff"). A
+   * status that can't be set is logged and kept for the record's detail, and
+   * changes nothing else.
+   */
+  async function setStatus(
+    request: ReviewRequest,
+    sha: string,
+    status: StatusText,
+    targetUrl: string | null,
+    progress: Progress,
+  ): Promise<void> {
+    const token = await readServiceToken(deps.secrets)
+    let problem: string
+    if (token.ok) {
+      try {
+        await forge
+          .forAccount(token.value)
+          .setCommitStatus(request.repo, sha, { ...status, context: COMMIT_STATUS_CONTEXT, targetUrl })
+        return
+      } catch (error) {
+        problem = redactSecrets(describeError(error), [token.value])
+      }
+    } else {
+      problem = token.error.detail
+    }
+    progress.refused.push({ state: status.state, error: problem })
+    deps.logger.warn(STATUS_REFUSED_MESSAGE, {
+      repo: repoName(request.repo),
+      pr: request.pr,
+      head_sha: sha,
+      state: status.state,
+      error: problem,
+    })
+  }
+
+  /** Where the status links to: the posted review, else the PR's page when it was read, else nowhere. */
+  function statusTarget(posted: Result<PostedReview, string>, progress: Progress): string | null {
+    return (posted.ok ? posted.value.htmlUrl : null) ?? progress.pullUrl
+  }
+
   function newReview(conclusion: Conclusion, commitId: string): NewReview {
     if (conclusion.kind === 'verdict') {
       return {
@@ -191,7 +256,11 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     progress: Progress,
   ): Promise<RunRecord> {
     const failed = !posted.ok
-    const detail = failed ? [reason, posted.error].filter((part) => part !== null).join('; ') : reason
+    // A refused commit status only adds to the detail: the outcome stays what the review made it.
+    const parts = [reason, failed ? posted.error : null, describeStatusProblems(progress.refused)]
+    // Joined by semicolons, so a part's own closing full stop goes.
+    const present = parts.filter((part) => part !== null).map((part) => part.replace(/\.$/, ''))
+    const detail = present.length === 0 ? null : present.join('; ')
     const reviewUrl = posted.ok ? posted.value.htmlUrl : null
     const record: RunRecord = {
       id: base.id,
@@ -214,12 +283,18 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   return {
     async review(request) {
       const base = { id: deps.ids.runId(), started_unix: unixNow() }
-      const progress: Progress = { headSha: null, answered: null }
+      const progress = newProgress()
       const conclusion = await conclude(base.id, request, progress)
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
       const posted = await post(request.repo, request.pr, newReview(conclusion, commitId))
+      // The status goes where the review went, and says the verdict even when the post failed.
+      const status =
+        conclusion.kind === 'verdict'
+          ? verdictStatus(conclusion.overall, conclusion.rows)
+          : verdictStatus('no-verdict', conclusion.table?.rows ?? null)
+      await setStatus(request, commitId, status, statusTarget(posted, progress), progress)
       if (conclusion.kind === 'verdict') {
         const outcome = conclusion.overall === 'approve' ? 'approved' : 'changes-requested'
         return finish(base, request, outcome, posted, null, progress)
@@ -233,7 +308,10 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       // on the head the delivery named, and the record has no head.
       const review = newReview(noVerdict(QUEUE_FULL_REASON), request.headSha)
       const posted = await post(request.repo, request.pr, review)
-      return finish(base, request, 'queue-full', posted, QUEUE_FULL_REASON, { headSha: null, answered: null })
+      // It never had a place, so no pending; its error status goes where the comment went.
+      const progress = newProgress()
+      await setStatus(request, request.headSha, QUEUE_FULL_STATUS, statusTarget(posted, progress), progress)
+      return finish(base, request, 'queue-full', posted, QUEUE_FULL_REASON, progress)
     },
   } satisfies ReviewRunner
 }

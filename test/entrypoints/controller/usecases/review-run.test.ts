@@ -406,10 +406,11 @@ describe('createReviewRunner: posting', () => {
 
   it("posts the queue-full comment on the delivery's head and records queue-full without a head", async () => {
     const world = createWorld()
-    const request = await requestFor(world, { headSha: 'dddd000000000000000000000000000000000004', requester: 'carol' })
+    // A head the forge has, so the status on it is set and the detail is the reason alone.
+    const request = await requestFor(world, { requester: 'carol' })
     const record = await createReviewRunner(world.deps).queueFull(request)
     const review = onlyReview(world)
-    expect(review).toMatchObject({ event: 'COMMENT', commitId: 'dddd000000000000000000000000000000000004' })
+    expect(review).toMatchObject({ event: 'COMMENT', commitId: request.headSha })
     expect(review.body).toBe(renderNoVerdictBody(QUEUE_FULL_REASON, null))
     expect(record).toMatchObject({ outcome: 'queue-full', requester: 'carol', detail: QUEUE_FULL_REASON })
     expect(record.head_sha).toBeUndefined()
