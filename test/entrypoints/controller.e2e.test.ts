@@ -241,6 +241,11 @@ describe('a review request end to end', () => {
     const run = await runOf(1)
     expect(run).toMatchObject({ trigger: 'review', outcome: 'approved', head_sha: headOf(1) })
     expect(run.review_url).toBe(review?.htmlUrl)
+    // The handoff: pending, then success on the commit read, linking to the review.
+    expect(forge.statuses(REPO, headOf(1)).map((s) => [s.state, s.context, s.creator, s.targetUrl])).toEqual([
+      ['pending', 'review-classifier', 'review-classifier', `${forge.url}/acme/widgets/pulls/1`],
+      ['success', 'review-classifier', 'review-classifier', review?.htmlUrl ?? 'no review'],
+    ])
   })
 
   it('requests changes when a counted rule fails', async () => {
