@@ -170,6 +170,16 @@ export function flattenCellText(text: string): string {
 }
 
 /**
+ * Whether text shows nothing once flattened: it is empty, or holds only
+ * the two joiners, the one invisible thing {@link flattenCellText} keeps
+ * (and spaces between them). An error detail like that would leave a
+ * dangling colon after its label.
+ */
+export function showsNothing(text: string): boolean {
+  return [...flattenCellText(text)].every((char) => char === ' ' || JOINERS.has(char))
+}
+
+/**
  * Makes text safe for one cell of a GFM table, and for any other inline
  * spot in a review body: one line ({@link flattenCellText}), markup
  * characters written as references, and a zero-width space after each
@@ -226,8 +236,8 @@ export function reviewRowCells(row: Row): string[] {
   if (row.error !== null || row.verdict === null) {
     const label = row.error === null ? 'runtime error' : ERROR_KIND_LABEL[row.error.kind]
     const detail = row.error?.detail ?? ''
-    // A detail that flattens to nothing would leave a dangling colon.
-    const reason = flattenCellText(detail) === '' ? `no answer (${label})` : `no answer (${label}): ${detail}`
+    // A detail that shows nothing would leave a dangling colon.
+    const reason = showsNothing(detail) ? `no answer (${label})` : `no answer (${label}): ${detail}`
     return [...fixed, '—', '—', threshold, 'no', reason]
   }
   const counted = row.counted ? (row.fails ? 'yes ❌' : 'yes ✅') : 'no'

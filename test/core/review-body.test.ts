@@ -60,6 +60,11 @@ function expectedFlat(text: string): string {
   return out.replace(/ +/gu, ' ').trim()
 }
 
+/** Whether flattened text shows nothing: empty, or only the two joiners (which flattening keeps) and spaces. */
+function showsNothing(flat: string): boolean {
+  return /^(?:\u200C|\u200D| )*$/u.test(flat)
+}
+
 /** Every text node's value: what a forge's post-processor searches once the Markdown is rendered. */
 function textValues(node: Nodes): string[] {
   if (node.type === 'text') return [node.value]
@@ -351,6 +356,21 @@ describe('renderReviewTable', () => {
     expect(renderReviewTable([row], 'no-verdict')).toContain('| no | no answer &#40;timeout&#41; |')
   })
 
+  // The joiners are the only invisible characters flattening keeps: a detail of nothing else shows nothing.
+  for (const detail of ['\u200D', '\u200C\u200D', ' \u200D \t\u200C\n', '\u200B\u200D\uFEFF']) {
+    it(`shows an error kind alone, with no dangling colon, for a detail of ${JSON.stringify(detail)}`, () => {
+      const row = anUnansweredRow({ error: aRowError({ kind: 'runtime', detail }) })
+      expect(renderReviewTable([row], 'no-verdict').split('\n')[2]).toBe(
+        '| datetime | positive | — | — | 80 | no | no answer &#40;runtime error&#41; |',
+      )
+    })
+  }
+
+  it('keeps a detail whose joiners sit in visible text', () => {
+    const row = anUnansweredRow({ error: aRowError({ kind: 'runtime', detail: '👨‍👩‍👧 exited' }) })
+    expect(renderReviewTable([row], 'no-verdict')).toContain('| no answer &#40;runtime error&#41;: 👨‍👩‍👧 exited |')
+  })
+
   const overallLines: Array<[Overall, string]> = [
     ['approve', '**Overall: approve.**'],
     ['request-changes', '**Overall: request changes.**'],
@@ -620,7 +640,7 @@ describe('escapeTableCell in a real GFM parser', () => {
           if (row.error === null) expect(shownReason).toBe(expectedFlat(reason))
           else
             expect(shownReason).toBe(
-              `no answer (runtime error)${expectedFlat(reason) === '' ? '' : `: ${expectedFlat(reason)}`}`,
+              `no answer (runtime error)${showsNothing(expectedFlat(reason)) ? '' : `: ${expectedFlat(reason)}`}`,
             )
         })
       }),
