@@ -56,11 +56,32 @@ export type ReviewRunDeps = {
   exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
 }
 
+/**
+ * Why a review was stopped before its verdict (the controller is stopping):
+ * the abort reason {@link ReviewRunner.review}'s signal carries, and the
+ * no-verdict's text.
+ */
+export class ReviewStopped extends Error {
+  override readonly name = 'ReviewStopped'
+}
+
+export type ReviewOptions = {
+  /**
+   * Stops the review before its verdict: the wait for the classifier ends,
+   * nothing more is sent, and the review posts a no-verdict with the abort
+   * reason's text (a {@link ReviewStopped}) instead of whatever the run would
+   * have concluded. A verdict already being posted is posted.
+   */
+  signal?: AbortSignal
+}
+
 export type ReviewRunner = {
   /** Runs one review that has its place; resolves with the recorded run, never rejects for an outside failure. */
-  review(request: ReviewRequest): Promise<RunRecord>
+  review(request: ReviewRequest, options?: ReviewOptions): Promise<RunRecord>
   /** Posts the queue-full comment for a request that got no place and records it. */
   queueFull(request: ReviewRequest): Promise<RunRecord>
+  /** Posts a no-verdict comment with `reason` for a request that gets no run (the controller is stopping) and records it. */
+  noRun(request: ReviewRequest, reason: string): Promise<RunRecord>
 }
 
 type Table = { rows: Row[]; overall: Overall }
@@ -75,6 +96,10 @@ type Progress = { headSha: string | null; answered: Table | null }
 
 function noVerdict(reason: string, table: Table | null = null): Conclusion {
   return { kind: 'no-verdict', reason, table }
+}
+
+function stoppedReason(signal: AbortSignal): string {
+  return signal.reason instanceof ReviewStopped ? signal.reason.message : 'the review was stopped'
 }
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
@@ -114,8 +139,8 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     }
   }
 
-  function requestRun(request: RunRequest): Promise<Result<string, string>> {
-    return sendRunRequest(deps.queue, request, deps.exchange)
+  function requestRun(request: RunRequest, signal: AbortSignal | undefined): Promise<Result<string, string>> {
+    return sendRunRequest(deps.queue, request, signal === undefined ? deps.exchange : { ...deps.exchange, signal })
   }
 
   /** The reply, re-checked against what was sent: its own `counted`, `fails` and `overall` are never trusted. */
@@ -135,7 +160,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     return { kind: 'verdict', overall: checked.overall, rows: checked.rows }
   }
 
-  async function conclude(id: string, request: ReviewRequest, progress: Progress): Promise<Conclusion> {
+  async function conclude(
+    id: string,
+    request: ReviewRequest,
+    progress: Progress,
+    signal: AbortSignal | undefined,
+  ): Promise<Conclusion> {
     const read = await readPull(request, progress)
     if (!read.ok) return noVerdict(read.error)
     const settings = await readSettings()
@@ -154,7 +184,9 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       classifications: rules.value,
       ...settingsForRunRequest(settings.value),
     }
-    const reply = await requestRun(runRequest)
+    // A review stopped while it read sends no run: the classifier would work for nobody.
+    if (signal?.aborted) return noVerdict(stoppedReason(signal))
+    const reply = await requestRun(runRequest, signal)
     if (!reply.ok) return noVerdict(reply.error)
     return concludeReply(id, rules.value, reply.value, progress)
   }
@@ -211,11 +243,36 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     return record
   }
 
+  /**
+   * The run's conclusion, or, once `signal` aborts first, the stopped
+   * no-verdict with what the run had learnt by then: a read still going on
+   * may finish, and change nothing that is posted or recorded.
+   */
+  function concludeUnlessStopped(
+    id: string,
+    request: ReviewRequest,
+    progress: Progress,
+    signal: AbortSignal | undefined,
+  ): Promise<{ conclusion: Conclusion; progress: Progress }> {
+    const running = conclude(id, request, progress, signal).then((conclusion) => ({ conclusion, progress }))
+    if (signal === undefined) return running
+    return new Promise((resolve, reject) => {
+      const stop = (): void => resolve({ conclusion: noVerdict(stoppedReason(signal)), progress: { ...progress } })
+      if (signal.aborted) stop()
+      else signal.addEventListener('abort', stop, { once: true })
+      running.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop))
+    })
+  }
+
   return {
-    async review(request) {
+    async review(request, options = {}) {
       const base = { id: deps.ids.runId(), started_unix: unixNow() }
-      const progress: Progress = { headSha: null, answered: null }
-      const conclusion = await conclude(base.id, request, progress)
+      const { conclusion, progress } = await concludeUnlessStopped(
+        base.id,
+        request,
+        { headSha: null, answered: null },
+        options.signal,
+      )
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
@@ -234,6 +291,13 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       const review = newReview(noVerdict(QUEUE_FULL_REASON), request.headSha)
       const posted = await post(request.repo, request.pr, review)
       return finish(base, request, 'queue-full', posted, QUEUE_FULL_REASON, { headSha: null, answered: null })
+    },
+
+    async noRun(request, reason) {
+      const base = { id: deps.ids.runId(), started_unix: unixNow() }
+      // As for a full queue: the PR isn't read, the comment goes on the head the delivery named.
+      const posted = await post(request.repo, request.pr, newReview(noVerdict(reason), request.headSha))
+      return finish(base, request, 'no-verdict', posted, reason, { headSha: null, answered: null })
     },
   } satisfies ReviewRunner
 }
