@@ -38,7 +38,7 @@ async function main(): Promise<void> {
       config.forgeUrl === null || config.noreplyDomain === null
         ? null
         : {
-            api: createForgejoForge({ baseUrl: config.forgeUrl, token: readControllerToken }),
+            api: createForgejoForge({ baseUrl: config.forgeUrl, token: readControllerToken, logger }),
             webUrl: config.forgeUrl,
             noreplyDomain: config.noreplyDomain,
           },
