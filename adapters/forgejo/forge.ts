@@ -56,13 +56,13 @@ export type { FetchFn } from './http.ts'
 const DEFAULT_TIMEOUT_MS = 120_000
 const DEFAULT_CONCURRENCY = 8
 /**
- * What the service account is held to (docs/forgejo.md §2.1, §3.13): active and with
- * no password change due, or the forge refuses its every call; `0` repos and
- * no organizations, which `CreateUserOption` can't say. `prohibit_login` is
- * left alone, so a site admin can still lock the account out by hand.
+ * What the service account is held to (docs/forgejo.md §2.1, §3.13): no
+ * password change due, or the forge refuses its every call; `0` repos and no
+ * organizations, which `CreateUserOption` can't say. `active` and
+ * `prohibit_login` are left alone (a new account is created active), so a
+ * site admin can stop the account by hand and it stays stopped.
  */
 const SERVICE_ACCOUNT_LIMITS = {
-  active: true,
   must_change_password: false,
   max_repo_creation: 0,
   allow_create_organization: false,

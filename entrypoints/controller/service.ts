@@ -97,6 +97,9 @@ export function createController(deps: ControllerDeps): Controller {
       return tryOuts.start(input)
     },
   }
+  const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })
+  // Nothing is posted or pushed as an account an admin stopped (service-account.ts).
+  const serviceAccount = provisioner === null ? {} : { serviceAccount: provisioner }
   const pipeline =
     api === null
       ? null
@@ -110,9 +113,9 @@ export function createController(deps: ControllerDeps): Controller {
           ids,
           logger,
           exchange,
+          ...serviceAccount,
         })
-  const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger })
-  const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })
+  const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger, ...serviceAccount })
 
   const routes: AnyElysia[] = [
     tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts: tryOutsWhileUp, logger }),

@@ -29,7 +29,7 @@ import { WAITING_PLACES } from './admission.ts'
 import { describeError, type PullRead, readPullAtOneHead } from './pull-read.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
-import { readServiceToken } from './service-token.ts'
+import { readServiceToken, type ServiceAccountGate } from './service-token.ts'
 import type { RunStore, SettingsStore } from './stores.ts'
 
 export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
@@ -54,6 +54,8 @@ export type ReviewRunDeps = {
   logger: Logger
   /** `RUN_TIMEOUT_S` in milliseconds, and what the reply's wait adds to it (run-exchange.ts). */
   exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
+  /** Whether the service account may act (an admin may have stopped it); none: the forge's refusal alone says. */
+  serviceAccount?: ServiceAccountGate
 }
 
 /**
@@ -193,7 +195,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
 
   /** Posts as the service account, with its token read from the store for this post. */
   async function post(repo: RepoRef, pr: number, review: NewReview): Promise<Result<PostedReview, string>> {
-    const token = await readServiceToken(deps.secrets)
+    const token = await readServiceToken(deps.secrets, deps.serviceAccount)
     if (!token.ok) return err(`the review couldn't be posted: ${token.error.detail}`)
     try {
       return ok(await forge.forAccount(token.value).createReview(repo, pr, review))
@@ -267,6 +269,11 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   return {
     async review(request, options = {}) {
       const base = { id: deps.ids.runId(), started_unix: unixNow() }
+      // An account an admin stopped posts nothing: nothing is read or run for it either.
+      const stopped = (await deps.serviceAccount?.whyStopped()) ?? null
+      if (stopped !== null) {
+        return finish(base, request, 'post-failed', err(stopped), null, { headSha: null, answered: null })
+      }
       const { conclusion, progress } = await concludeUnlessStopped(
         base.id,
         request,
