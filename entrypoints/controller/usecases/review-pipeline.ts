@@ -44,7 +44,7 @@ export type DrainOptions = {
 export type DrainReport = {
   /** Running reviews that ended on their own within the bound. */
   finished: number
-  /** Running reviews stopped at the bound. */
+  /** Running reviews still running at the bound, and so stopped (one already posting its verdict posts it). */
   stopped: number
   /** Waiting reviews dropped. */
   dropped: number
