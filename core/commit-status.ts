@@ -65,6 +65,12 @@ export const QUEUE_FULL_STATUS: StatusText = {
   description: 'No verdict: every review place was taken, so no run started',
 }
 
+/** A delivery that came while the controller was stopping: it started no run, and its comment says to ask again. */
+export const STOPPING_STATUS: StatusText = {
+  state: 'error',
+  description: 'No verdict: the controller was stopping, so no run started',
+}
+
 /**
  * The status a finished run sets: `success` for approve, `failure` for
  * request changes, `error` for no verdict. `rows` are the controller's own

@@ -49,8 +49,52 @@ export const REVIEW_TABLE_HEADER = [
 /**
  * What gets escaped, in one pass so no escape is escaped again: where a
  * forge or a GFM renderer would start a mention (`@user`, also the `@` of an
- * email autolink), an issue or PR reference (`#12`, `owner/repo#12`, `!12`)
- * or a link (`https://…`, `www.…`), and every markup character.
+ * email autolink), an issue or PR reference (`#12`, `owner/repo#12`, `!12`),
+ * a link (`https://…`, `www.…`) or a short link (`[[…]]`), and every markup
+ * character.
+ *
+ * Forgejo does more than GFM: after rendering, its markup post-processor
+ * (`modules/markup/html.go`, `defaultProcessors`, v15.0.3) searches the
+ * *rendered text* of every comment, where our character references are
+ * plain characters again; the mention and reference search it runs on a
+ * posted comment (`modules/references`, for notifications and
+ * cross-references) uses the same patterns. Each processor, and what stops
+ * it here:
+ *
+ * - `shortLinkProcessor` (`\[\[(.*?)\]\](\w*)`): `[[text|url]]` and
+ *   `[[url]]` become a link, or an image for an image file name. Stopped by
+ *   the zero-width space after each `[`: no two `[` are ever adjacent.
+ * - `linkProcessor` (xurls on `https?://`), `pullReviewCommitPatternProcessor`,
+ *   `fullHashPatternProcessor`, `comparePatternProcessor`,
+ *   `filePreviewPatternProcessor` and `fullIssuePatternProcessor`: each
+ *   needs the literal `https?://`, then a host matched by `[^\s/]+` or the
+ *   forge's own URL. Go's `\s` is ASCII only, so a zero-width space after
+ *   `://` would pass as part of the host, and a browser drops it from a
+ *   host name; it goes between the `:` and the `//`, where no pattern
+ *   allows anything.
+ * - `mentionProcessor` (`@user`, `@org/team`), `issueIndexPatternProcessor`
+ *   (`#12`, `!12`, `owner/repo#12`, "closes #12"),
+ *   `commitCrossReferencePatternProcessor` (`owner/repo@sha`),
+ *   `fediAddressProcessor` (`@user@host`, `!user@host`, linked to an outside
+ *   site) and `emailAddressProcessor` (`a@b.co`): stopped by the zero-width
+ *   space after every `@`, `#` and `!`, which none of them allows there.
+ *
+ * Harmless, and left alone:
+ *
+ * - `hashCurrentPatternProcessor` (7 to 64 hex digits): a link to that
+ *   commit in the same repo, and only when the repo has it; the text can't
+ *   choose where it goes.
+ * - `issueIndexPatternProcessor` on a repo with an external tracker in the
+ *   alphanumeric or regexp style (`ABC-12`): a link to the tracker URL the
+ *   repo's admin configured, with the matched id in it; the text picks only
+ *   the id (digits, in the alphanumeric style).
+ * - `emojiShortCodeProcessor` (`:smile:`) and `emojiProcessor`: an emoji in
+ *   a span, or a custom emoji's image from the forge's own assets; no link,
+ *   no request to another host, nobody notified.
+ *
+ * A site admin may add URL schemes (`[markdown] CUSTOM_URL_SCHEMES`): one
+ * with `://` is stopped like `https://`; one without (`magnet:`, `xmpp:`)
+ * would be linked. The default adds none.
  */
 const ESCAPED = /www\.|:\/\/|[@#!]|[\\`*_~[\]()<>&|$]/giu
 
@@ -70,10 +114,11 @@ const NAMED_REFERENCE: Readonly<Record<string, string>> = {
  * Links and references get two layers. Markdown parsers find autolinks in
  * the source, and GFM's (micromark, cmark-gfm) accept U+200B inside a
  * domain, so the start itself is written as a reference (`www&#46;`,
- * `&#58;//`, `&#64;`) and no source-level autolink can begin there. A forge
+ * `&#58;`, `&#64;`) and no source-level autolink can begin there. A forge
  * finds mentions, references and links later, in the rendered text, where
  * the references are plain characters again; there the zero-width space the
- * spec asks for breaks every pattern. `www.` gets one before its dot as well:
+ * spec asks for breaks every pattern (Forgejo's, one by one, at
+ * {@link ESCAPED}). `www.` gets one before its dot as well:
  * GFM's rule for it in rendered text (mdast-util-gfm) takes anything after
  * the dot as the rest of the link.
  */
@@ -81,8 +126,10 @@ function escapeToken(token: string): string {
   if (token.toLowerCase() === 'www.') {
     return `${token.slice(0, 3)}${ZERO_WIDTH_SPACE}&#46;${ZERO_WIDTH_SPACE}`
   }
-  if (token === '://') return `&#58;//${ZERO_WIDTH_SPACE}`
-  if (token === '@' || token === '#' || token === '!') return `${numericReference(token)}${ZERO_WIDTH_SPACE}`
+  if (token === '://') return `&#58;${ZERO_WIDTH_SPACE}//`
+  if (token === '@' || token === '#' || token === '!' || token === '[') {
+    return `${numericReference(token)}${ZERO_WIDTH_SPACE}`
+  }
   return NAMED_REFERENCE[token] ?? numericReference(token)
 }
 
@@ -120,6 +167,16 @@ export function flattenCellText(text: string): string {
     })
     .replace(/ {2,}/gu, ' ')
     .trim()
+}
+
+/**
+ * Whether text shows nothing once flattened: it is empty, or holds only
+ * the two joiners, the one invisible thing {@link flattenCellText} keeps
+ * (and spaces between them). An error detail like that would leave a
+ * dangling colon after its label.
+ */
+export function showsNothing(text: string): boolean {
+  return [...flattenCellText(text)].every((char) => char === ' ' || JOINERS.has(char))
 }
 
 /**
@@ -179,8 +236,8 @@ export function reviewRowCells(row: Row): string[] {
   if (row.error !== null || row.verdict === null) {
     const label = row.error === null ? 'runtime error' : ERROR_KIND_LABEL[row.error.kind]
     const detail = row.error?.detail ?? ''
-    // A detail that flattens to nothing would leave a dangling colon.
-    const reason = flattenCellText(detail) === '' ? `no answer (${label})` : `no answer (${label}): ${detail}`
+    // A detail that shows nothing would leave a dangling colon.
+    const reason = showsNothing(detail) ? `no answer (${label})` : `no answer (${label}): ${detail}`
     return [...fixed, '—', '—', threshold, 'no', reason]
   }
   const counted = row.counted ? (row.fails ? 'yes ❌' : 'yes ✅') : 'no'

@@ -12,6 +12,20 @@ export const SERVICE_ACCOUNT = {
   fullName: 'Review classifier',
 } as const
 
+/**
+ * Why nothing is done as the service account, when an admin stopped it on
+ * the forge (deactivated it, or prohibited its sign-in: the forge then
+ * refuses its every call, docs/forgejo.md §2.1); `null` while it may act.
+ * The controller leaves such an account as the admin left it.
+ */
+export function serviceAccountStopped(account: { active: boolean; prohibitLogin: boolean }): string | null {
+  if (account.active && !account.prohibitLogin) return null
+  const how = [account.active ? null : 'deactivated', account.prohibitLogin ? 'prohibited from signing in' : null]
+    .filter((part) => part !== null)
+    .join(' and ')
+  return `the forge account ${SERVICE_ACCOUNT.login} is ${how} by an admin, so nothing is posted as it until that is undone`
+}
+
 /** A secret's place in the store (OpenBao KV v2 mount `secret`, or the same path under `SECRETS_DIR`). */
 export type SecretLocation = { path: string; field: string }
 

@@ -50,6 +50,9 @@ export const DEFAULT_CLASSIFICATION_TIMEOUT_S = 180
 /** `MAX_SESSIONS` when unset; the local `check` runs as many at once. */
 export const DEFAULT_MAX_SESSIONS = 8
 
+/** `DRAIN_TIMEOUT_S` when unset. */
+export const DEFAULT_DRAIN_TIMEOUT_S = 30
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error']
 
 class ConfigError extends Error {}
@@ -155,6 +158,8 @@ export type ControllerConfig = CommonConfig & {
   /** The forge's domain for noreply addresses (`<login>@noreply.<domain>`); `null` with no forge URL and no value. */
   noreplyDomain: string | null
   runTimeoutMs: number
+  /** `DRAIN_TIMEOUT_S`: on SIGTERM, how long the running reviews may go on before they are stopped with a no-verdict. */
+  drainTimeoutMs: number
 }
 
 function domainName(env: Env, name: string, fallback: string | null): string | null {
@@ -181,6 +186,7 @@ export function parseControllerConfig(env: Env, root: string): Result<Controller
         env.FORGE_WEBHOOK_SECRET === undefined || env.FORGE_WEBHOOK_SECRET === '' ? null : env.FORGE_WEBHOOK_SECRET,
       noreplyDomain: domainName(env, 'FORGE_NOREPLY_DOMAIN', forgeDomain),
       runTimeoutMs: wholeNumber(env, 'RUN_TIMEOUT_S', 900, 1, 86_400) * 1000,
+      drainTimeoutMs: wholeNumber(env, 'DRAIN_TIMEOUT_S', DEFAULT_DRAIN_TIMEOUT_S, 0, 3600) * 1000,
     })
   } catch (error) {
     if (error instanceof ConfigError) return err(error.message)

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
       config.forgeUrl === null || config.noreplyDomain === null
         ? null
         : {
-            api: createForgejoForge({ baseUrl: config.forgeUrl, token: readControllerToken }),
+            api: createForgejoForge({ baseUrl: config.forgeUrl, token: readControllerToken, logger }),
             webUrl: config.forgeUrl,
             noreplyDomain: config.noreplyDomain,
           },
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     logger,
     webhookSecret: config.webhookSecret,
     runTimeoutMs: config.runTimeoutMs,
+    drainTimeoutMs: config.drainTimeoutMs,
   })
 
   // Bun's own body limit sits just above the webhook's, so an oversized
@@ -66,14 +67,18 @@ async function main(): Promise<void> {
   })
   controller.start()
 
+  // SIGTERM drains (docs/decisions.md, "The run"): the server stays up for the
+  // webhook until the reviews in hand are done or stopped. SIGKILL can't be
+  // helped: the reviews in hand then stay pending on the forge with no word.
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return
     stopping = true
-    logger.info('controller stopping', { signal })
+    logger.info('controller stopping', { signal, drain_timeout_s: config.drainTimeoutMs / 1000 })
     controller.stop()
-    await server.stop()
+    await controller.drain(() => server.stop())
     await queue.close()
+    logger.info('controller stopped', {})
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))

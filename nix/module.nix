@@ -251,6 +251,11 @@ in
         default = 900;
         description = "RUN_TIMEOUT_S: seconds a review waits for the classifier.";
       };
+      drainTimeout = mkOption {
+        type = types.ints.between 0 3600;
+        default = 30;
+        description = "DRAIN_TIMEOUT_S: on stop, seconds the running reviews may go on before they get a no-verdict comment.";
+      };
     };
 
     classifier = {
@@ -320,6 +325,7 @@ in
           // {
             PORT = toString cfg.controller.port;
             RUN_TIMEOUT_S = toString cfg.controller.runTimeout;
+            DRAIN_TIMEOUT_S = toString cfg.controller.drainTimeout;
           }
           // optionalAttrs (cfg.controller.forgeUrl != null) { FORGE_URL = cfg.controller.forgeUrl; }
           // optionalAttrs (cfg.controller.noreplyDomain != null) {
@@ -330,8 +336,8 @@ in
           commonServiceConfig
           // {
             ExecStart = lib.getExe' cfg.package "review-classifier-controller";
-            # It drains for up to 30 s on SIGTERM.
-            TimeoutStopSec = "45s";
+            # It drains for up to DRAIN_TIMEOUT_S on SIGTERM, then posts its comments (10 s more at most).
+            TimeoutStopSec = "${toString (cfg.controller.drainTimeout + 15)}s";
           }
           // optionalAttrs (cfg.controller.port < 1024) {
             AmbientCapabilities = [ "CAP_NET_BIND_SERVICE" ];

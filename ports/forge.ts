@@ -109,6 +109,10 @@ export type ForgeUser = {
   fullName: string
   /** The real address: the controller reads as site admin. */
   email: string
+  /** `false` once an admin deactivated the account: the forge refuses its every call (docs/forgejo.md §2.1). */
+  active: boolean
+  /** `true` once an admin prohibited its sign-in: the forge refuses its every call, tokens included. */
+  prohibitLogin: boolean
 }
 
 export type NewUser = {
@@ -167,7 +171,12 @@ export type ForgeAdmin = {
    * without admin rights.
    */
   createUser(user: NewUser): Promise<ForgeUser>
-  /** Makes the account active, with no password change due and no repo or organization creation, whatever it had (idempotent); `not_found` for an unknown user, `forbidden` without admin rights. */
+  /**
+   * Puts the account's limits back: no password change due and no repo or
+   * organization creation, whatever it had (idempotent). Leaves `active` and
+   * `prohibitLogin` as an admin set them. `not_found` for an unknown user,
+   * `forbidden` without admin rights.
+   */
   ensureServiceAccountLimits(login: string): Promise<void>
   /** The account's access tokens (never the secret part); `not_found` for an unknown user. */
   listTokens(login: string): Promise<AccessTokenInfo[]>

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { appError, isAppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import type { Forge, ForgeWriter, NewBranchCommit } from '../../ports/forge.ts'
+import type { Logger } from '../../ports/logger.ts'
 import { createForgejoClient, type EditUserOptions, type FileWriteResult, type ForgejoClient } from './client.ts'
 import {
   type Credentials,
@@ -45,6 +46,9 @@ export type ForgejoForgeConfig = {
   token: () => Promise<string | null>
   /** Requests at once when listing every repo; default 8. */
   concurrency?: number
+  /** Where a request still unanswered after `slowMs` (default 10 s), or past its deadline, is logged (http.ts). */
+  logger?: Logger
+  slowMs?: number
 }
 
 export type { FetchFn } from './http.ts'
@@ -52,13 +56,13 @@ export type { FetchFn } from './http.ts'
 const DEFAULT_TIMEOUT_MS = 120_000
 const DEFAULT_CONCURRENCY = 8
 /**
- * What the service account is held to (docs/forgejo.md §2.1, §3.13): active and with
- * no password change due, or the forge refuses its every call; `0` repos and
- * no organizations, which `CreateUserOption` can't say. `prohibit_login` is
- * left alone, so a site admin can still lock the account out by hand.
+ * What the service account is held to (docs/forgejo.md §2.1, §3.13): no
+ * password change due, or the forge refuses its every call; `0` repos and no
+ * organizations, which `CreateUserOption` can't say. `active` and
+ * `prohibit_login` are left alone (a new account is created active), so a
+ * site admin can stop the account by hand and it stays stopped.
  */
 const SERVICE_ACCOUNT_LIMITS = {
-  active: true,
   must_change_password: false,
   max_repo_creation: 0,
   allow_create_organization: false,
@@ -67,7 +71,15 @@ const SERVICE_ACCOUNT_LIMITS = {
 const REREAD_STATUSES = new Set([409, 422, 500])
 
 export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn = fetch): Forge {
-  const http = createHttp({ baseUrl: config.baseUrl, timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS }, fetchFn)
+  const http = createHttp(
+    {
+      baseUrl: config.baseUrl,
+      timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(config.logger === undefined ? {} : { logger: config.logger }),
+      ...(config.slowMs === undefined ? {} : { slowMs: config.slowMs }),
+    },
+    fetchFn,
+  )
   const client = createForgejoClient(http)
   const concurrency = Math.max(1, config.concurrency ?? DEFAULT_CONCURRENCY)
 

@@ -12,6 +12,7 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { type AppError, appError, type ErrorCode } from '../../core/errors.ts'
 import { capLine, redactSecrets } from '../../core/text.ts'
+import type { Logger } from '../../ports/logger.ts'
 import { describeHttpHost, errorMessage, isTimeoutError } from '../shared/http-errors.ts'
 
 /** The part of `fetch` the adapter uses, so a test can hand in one that answers what no server would. */
@@ -46,10 +47,36 @@ export const PAGE_LIMIT = 50
 const MAX_PAGES = 10_000
 /** Enough of the forge's error text to say what went wrong; a proxy's HTML page is not worth more. */
 const MAX_DETAIL_CHARS = 300
+/** How long a request may go unanswered before the log says so; the deadline itself is two minutes. */
+export const DEFAULT_SLOW_MS = 10_000
 
-export function createHttp(config: { baseUrl: string; timeoutMs: number }, fetchFn: FetchFn): Http {
+/**
+ * What the log says of a forge that hangs, while it does: a request still
+ * unanswered after `slowMs` (each one holds a review's run place, a try-out
+ * or a provisioning pass until the deadline), the deadline passed, and a
+ * slow request that was answered after all. Each names the forge's host and
+ * the request (method and path; never a query, a header or a token).
+ */
+export const FORGE_LOG_MESSAGES = {
+  slow: 'forge request slow: no answer yet',
+  timedOut: 'forge request timed out',
+  answeredSlowly: 'forge request answered after a slow wait',
+} as const
+
+export type HttpConfig = {
+  baseUrl: string
+  timeoutMs: number
+  /** Where the slow and timed-out requests are logged; none: not logged. */
+  logger?: Logger
+  /** Default {@link DEFAULT_SLOW_MS}. */
+  slowMs?: number
+}
+
+export function createHttp(config: HttpConfig, fetchFn: FetchFn): Http {
   const api = `${config.baseUrl.replace(/\/+$/, '')}/api/v1`
   const host = describeHttpHost(config.baseUrl, 'the forge URL', 'https://forge.example')
+  const slowMs = config.slowMs ?? DEFAULT_SLOW_MS
+  const { logger } = config
 
   return {
     async send(request) {
@@ -59,6 +86,20 @@ export function createHttp(config: { baseUrl: string; timeoutMs: number }, fetch
       if (request.body !== undefined) headers['Content-Type'] = 'application/json'
       const url =
         request.query === undefined ? `${api}${request.path}` : `${api}${request.path}?${queryString(request.query)}`
+      const startedMs = Date.now()
+      let slow = false
+      const watch =
+        logger === undefined || slowMs >= config.timeoutMs
+          ? undefined
+          : setTimeout(() => {
+              slow = true
+              logger.warn(FORGE_LOG_MESSAGES.slow, {
+                forge: host,
+                request: action,
+                waited_ms: slowMs,
+                timeout_ms: config.timeoutMs,
+              })
+            }, slowMs)
       try {
         const response = await fetchFn(url, {
           method: request.method,
@@ -70,14 +111,26 @@ export function createHttp(config: { baseUrl: string; timeoutMs: number }, fetch
           redirect: 'manual',
         })
         const text = await response.text()
+        if (slow) {
+          logger?.info(FORGE_LOG_MESSAGES.answeredSlowly, {
+            forge: host,
+            request: action,
+            status: response.status,
+            duration_ms: Date.now() - startedMs,
+          })
+        }
         return { status: response.status, headers: response.headers, text, action, scrub }
       } catch (error) {
-        if (isTimeoutError(error))
+        if (isTimeoutError(error)) {
+          logger?.warn(FORGE_LOG_MESSAGES.timedOut, { forge: host, request: action, timeout_ms: config.timeoutMs })
           throw appError('timeout', `the forge at ${host} did not answer ${action} within ${config.timeoutMs} ms`)
+        }
         throw appError(
           'unavailable',
           `the forge at ${host} can't be reached for ${action} (${redactSecrets(errorMessage(error), scrub)})`,
         )
+      } finally {
+        clearTimeout(watch)
       }
     },
   }

@@ -64,7 +64,13 @@ export function toForgeFile(body: ContentsBody): ForgeFile {
 }
 
 export function toUser(body: UserBody): ForgeUser {
-  return { login: body.login, fullName: body.full_name, email: body.email }
+  return {
+    login: body.login,
+    fullName: body.full_name,
+    email: body.email,
+    active: body.active,
+    prohibitLogin: body.prohibit_login,
+  }
 }
 
 export function toTokenInfo(body: AccessTokenBody): AccessTokenInfo {

@@ -75,8 +75,19 @@ export const PullReviewSchema = Type.Object({ id: Type.Integer(), state: Type.St
 /** `POST …/statuses/{sha}`: the state comes back as `status` (docs/forgejo.md §3.17). */
 export const CommitStatusSchema = Type.Object({ id: Type.Integer(), status: Type.String(), context: Type.String() })
 
-/** `GET /users/{name}`, `POST /admin/users`. `full_name` and `email` are `""` when unset. */
-export const UserSchema = Type.Object({ login: Type.String(), full_name: Type.String(), email: Type.String() })
+/**
+ * `GET /users/{name}`, `POST /admin/users`. `full_name` and `email` are `""`
+ * when unset. `active` and `prohibit_login` are always sent, and filled in
+ * only for the user themselves and site admins (docs/forgejo.md §3.12): the
+ * controller reads as a site admin.
+ */
+export const UserSchema = Type.Object({
+  login: Type.String(),
+  full_name: Type.String(),
+  email: Type.String(),
+  active: Type.Boolean(),
+  prohibit_login: Type.Boolean(),
+})
 export type UserBody = Static<typeof UserSchema>
 
 /** `GET /users/{name}/tokens` items (`sha1` empty) and `POST …/tokens` (`sha1` is the token, shown once). */

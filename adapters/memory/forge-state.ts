@@ -26,6 +26,8 @@ export type SeedUser = {
 export type AccountFlags = {
   /** `false`: the forge refuses the account's every call. */
   active: boolean
+  /** `true`: the forge refuses the account's every call, tokens included. */
+  prohibitLogin: boolean
   /** `true`: the forge refuses the account's every call until it changes its password. */
   mustChangePassword: boolean
   /** `-1`: the site's default; `0`: none. */
@@ -35,12 +37,21 @@ export type AccountFlags = {
 
 /** An account nobody restricted, as Forgejo's defaults leave it. */
 export function defaultAccountFlags(): AccountFlags {
-  return { active: true, mustChangePassword: false, maxRepoCreation: -1, allowCreateOrganization: true }
+  return {
+    active: true,
+    prohibitLogin: false,
+    mustChangePassword: false,
+    maxRepoCreation: -1,
+    allowCreateOrganization: true,
+  }
 }
 
-/** What `ensureServiceAccountLimits` (and so `createUser`) leaves on an account. */
-export function serviceAccountFlags(): AccountFlags {
-  return { active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false }
+/**
+ * What `ensureServiceAccountLimits` (and so `createUser`) leaves on an
+ * account: its limits, with `active` and `prohibitLogin` as they were.
+ */
+export function serviceAccountFlags(current: AccountFlags = defaultAccountFlags()): AccountFlags {
+  return { ...current, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false }
 }
 
 export type SeedToken = {

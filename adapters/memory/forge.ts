@@ -60,6 +60,8 @@ export type MemoryForge = Forge & {
   upsertPull(repo: RepoRef, pull: SeedPull): void
   /** The account's flags as the admin edit left them; `null` for an unknown user. */
   accountFlags(login: string): AccountFlags | null
+  /** Changes the account's flags behind the adapter's back, as a site admin would by hand. */
+  changeAccount(login: string, flags: Partial<AccountFlags>): void
   /** While set, every call rejects with this error (the forge down, or no forge token yet). */
   simulateFailure(error: AppError | null): void
 }
@@ -133,7 +135,14 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
   }
 
   function toUser(user: UserState): ForgeUser {
-    return { login: user.login, fullName: user.fullName, email: user.email }
+    const account = flags.get(user.login.toLowerCase()) ?? defaultAccountFlags()
+    return {
+      login: user.login,
+      fullName: user.fullName,
+      email: user.email,
+      active: account.active,
+      prohibitLogin: account.prohibitLogin,
+    }
   }
 
   function filesAt(repo: RepoState, ref: string): Map<string, ForgeFile> | null {
@@ -159,6 +168,7 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
         const account = flags.get(user.login.toLowerCase()) ?? defaultAccountFlags()
         // The forge refuses every call of such an account, whatever the token (docs/forgejo.md §2.1).
         if (!account.active) throw appError('forbidden', `account ${user.login} is not active`)
+        if (account.prohibitLogin) throw appError('forbidden', `account ${user.login} is prohibited from signing in`)
         if (account.mustChangePassword) throw appError('forbidden', `account ${user.login} must change its password`)
         if (!owned.scopes.includes(scope) && !owned.scopes.includes('all')) {
           throw appError('forbidden', `token does not have the required scope ${scope}`)
@@ -320,7 +330,8 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
     },
     async ensureServiceAccountLimits(login) {
       await call()
-      flags.set(requireUser(login).login.toLowerCase(), serviceAccountFlags())
+      const key = requireUser(login).login.toLowerCase()
+      flags.set(key, serviceAccountFlags(flags.get(key)))
     },
     async listTokens(login) {
       await call()
@@ -374,6 +385,10 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
     accountFlags(login) {
       const found = flags.get(login.toLowerCase())
       return found === undefined ? null : { ...found }
+    },
+    changeAccount(login, changes) {
+      const key = requireUser(login).login.toLowerCase()
+      flags.set(key, { ...(flags.get(key) ?? defaultAccountFlags()), ...changes })
     },
     simulateFailure(error) {
       failure = error

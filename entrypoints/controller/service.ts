@@ -18,7 +18,7 @@ import type { Logger } from '../../ports/logger.ts'
 import type { QueueLink, RunQueue } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { createControllerApp } from './http/app.ts'
-import { problemResponse } from './http/problem.ts'
+import { HttpProblem, problemResponse } from './http/problem.ts'
 import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
 import { rulesRoutes } from './http/routes/rules.ts'
@@ -26,7 +26,13 @@ import { tryOutRoutes } from './http/routes/try-out.ts'
 import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
 import { createOpenPr } from './usecases/open-pr.ts'
 import { forgeCheck, queueCheck, secretStoreCheck } from './usecases/readiness.ts'
-import { createReviewPipeline, type ReviewPipeline } from './usecases/review-pipeline.ts'
+import {
+  createReviewPipeline,
+  DRAIN_POST_MARGIN_MS,
+  type DrainReport,
+  type ReviewPipeline,
+  settlesWithin,
+} from './usecases/review-pipeline.ts'
 import { createKvRunStore } from './usecases/run-store.ts'
 import { createServiceAccountProvisioner } from './usecases/service-account.ts'
 import { createKvSettingsStore } from './usecases/settings-store.ts'
@@ -45,6 +51,10 @@ export type ControllerDeps = {
   webhookSecret: string | null
   /** `RUN_TIMEOUT_S` in milliseconds: how long a run may take before the controller gives up on its reply. */
   runTimeoutMs: number
+  /** `DRAIN_TIMEOUT_S` in milliseconds: how long `drain` lets the running reviews go on. */
+  drainTimeoutMs: number
+  /** After the drain bound, how long the no-verdict comments may take; default the pipeline's. */
+  drainPostMarginMs?: number
 }
 
 export type Controller = {
@@ -57,6 +67,17 @@ export type Controller = {
   start(): void
   /** Stops the provisioning schedule (a pass in hand finishes). */
   stop(): void
+  /**
+   * On SIGTERM (docs/decisions.md, "The run"): no new review or try-out
+   * starts; the running reviews get `drainTimeoutMs` to finish, and those
+   * still running then post a no-verdict comment; the waiting ones are
+   * dropped, each named in the log; a delivery meanwhile gets the stopping
+   * comment. Try-outs in hand are dropped: they post nothing, and their
+   * result lives only in this process. `closeHttp` stops the server once the
+   * reviews are done, and a delivery it let in still gets its comment.
+   * `null` without a forge (no reviews to drain).
+   */
+  drain(closeHttp?: () => Promise<unknown>): Promise<DrainReport | null>
 }
 
 export function createController(deps: ControllerDeps): Controller {
@@ -67,6 +88,18 @@ export function createController(deps: ControllerDeps): Controller {
   const api = forge?.api ?? null
 
   const tryOuts = createTryOuts({ queue: queue.runQueue, runs, clock, ids, logger, exchange })
+  let stopping = false
+  // A try-out started now would be dropped with the process: refuse it, and the page can try again.
+  const tryOutsWhileUp: TryOuts = {
+    ...tryOuts,
+    start(input) {
+      if (stopping) throw new HttpProblem(503, 'the controller is stopping (a restart or shutdown): try again shortly')
+      return tryOuts.start(input)
+    },
+  }
+  const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })
+  // Nothing is posted or pushed as an account an admin stopped (service-account.ts).
+  const serviceAccount = provisioner === null ? {} : { serviceAccount: provisioner }
   const pipeline =
     api === null
       ? null
@@ -80,12 +113,12 @@ export function createController(deps: ControllerDeps): Controller {
           ids,
           logger,
           exchange,
+          ...serviceAccount,
         })
-  const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger })
-  const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })
+  const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger, ...serviceAccount })
 
   const routes: AnyElysia[] = [
-    tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts, logger }),
+    tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts: tryOutsWhileUp, logger }),
     rulesRoutes({ forge: api, logger }),
     pullsRoutes({ forge: api, logger }),
     openPrRoutes({ openPr }),
@@ -128,6 +161,18 @@ export function createController(deps: ControllerDeps): Controller {
     stop() {
       schedule?.stop()
       schedule = null
+    },
+    async drain(closeHttp) {
+      stopping = true
+      const drainOptions = {
+        boundMs: deps.drainTimeoutMs,
+        ...(deps.drainPostMarginMs === undefined ? {} : { postMarginMs: deps.drainPostMarginMs }),
+      }
+      const report = pipeline === null ? null : await pipeline.drain(drainOptions)
+      await closeHttp?.()
+      // What came in while the server closed; bounded like the rest of the drain's comments.
+      if (pipeline !== null) await settlesWithin(pipeline.idle(), deps.drainPostMarginMs ?? DRAIN_POST_MARGIN_MS)
+      return report
     },
   }
 }

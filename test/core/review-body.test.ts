@@ -60,6 +60,171 @@ function expectedFlat(text: string): string {
   return out.replace(/ +/gu, ' ').trim()
 }
 
+/** Whether flattened text shows nothing: empty, or only the two joiners (which flattening keeps) and spaces. */
+function showsNothing(flat: string): boolean {
+  return /^(?:\u200C|\u200D| )*$/u.test(flat)
+}
+
+/** Every text node's value: what a forge's post-processor searches once the Markdown is rendered. */
+function textValues(node: Nodes): string[] {
+  if (node.type === 'text') return [node.value]
+  if (!('children' in node)) return []
+  return node.children.flatMap((child) => textValues(child))
+}
+
+/**
+ * A Go (RE2) pattern as a JS RegExp that matches the same strings here: RE2's
+ * `\s` and `\S` are ASCII only (`[\t\n\f\r ]`), JS's are Unicode; `(?P<n>`
+ * is `(?<n>`. `\w`, `\d` and `\b` are ASCII in both.
+ */
+function goRegExp(source: string): RegExp {
+  const space = '\\t\\n\\f\\r '
+  let out = ''
+  let inClass = false
+  for (let i = 0; i < source.length; i += 1) {
+    const char = source[i]
+    if (char === '\\') {
+      const next = source[i + 1] ?? ''
+      i += 1
+      if (next === 's') out += inClass ? space : `[${space}]`
+      else if (next === 'S' && !inClass) out += `[^${space}]`
+      else if (next === 'S') throw new Error('\\S in a class has no JS spelling here')
+      else out += `\\${next}`
+      continue
+    }
+    if (char === '[' && !inClass) inClass = true
+    else if (char === ']' && inClass) inClass = false
+    out += char
+  }
+  return new RegExp(out.replaceAll('(?P<', '(?<'))
+}
+
+const APP_URL = 'https://forge.example/'
+
+/**
+ * Forgejo's own patterns for what its markup post-processor and its reference
+ * search turn into a link, an image, a mention, a reference or a notification,
+ * found in the rendered text of a comment. Ported from Forgejo v15.0.3 (the
+ * upstream mirror github.com/rohitkumarankam/forgejo, tag v15.0.3), as written
+ * there; `APP_URL` stands for the forge's `setting.AppURL`. Left out, as
+ * core/review-body.ts says why: `hashCurrentPattern`, `issueAlphanumericPattern`
+ * and `EmojiShortCodeRegex`, which link nowhere the text can choose.
+ */
+const forgejoPatterns: ReadonlyArray<[string, RegExp]> = [
+  // modules/markup/html.go
+  ['shortLinkPattern', goRegExp(String.raw`\[\[(.*?)\]\](\w*)`)],
+  [
+    'anyHashPattern',
+    goRegExp(
+      String.raw`https?://[^\s/]+/(\S+/(?:commit|tree|blob))/([0-9a-f]{7,64})(/[-+~_%.a-zA-Z0-9/]+)?(\?[-+~_%\.a-zA-Z0-9=&]+)?(#[-+~_%.a-zA-Z0-9]+)?`,
+    ),
+  ],
+  [
+    'comparePattern',
+    goRegExp(
+      String.raw`https?://[^\s/]+/(?:\S+/)?([^\s/]+/[^\s/]+)/compare/([0-9a-f]{7,64})(\.\.\.?)([0-9a-f]{7,64})?(\?[-+~_%\.a-zA-Z0-9=&/]+)?(#[-+~_%.a-zA-Z0-9]+)?`,
+    ),
+  ],
+  [
+    'pullReviewCommitPattern',
+    goRegExp(
+      String.raw`https?://[^\s/]+/(?:\S+/)?([^\s/]+/[^\s/]+)/pulls/(\d+)/commits/([0-9a-f]{7,64})(#[-+~_%.a-zA-Z0-9]+)?`,
+    ),
+  ],
+  [
+    'emailRegex',
+    goRegExp(
+      "(?:\\s|^|\\(|\\[)([a-zA-Z0-9.!#$%&'*+\\/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9]{2,}(?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+)(?:\\s|$|\\)|\\]|;|,|\\?|!|\\.(\\s|$))",
+    ),
+  ],
+  [
+    'fediRegex',
+    goRegExp(
+      "(?:\\s|^|\\(|\\[)([@!]([a-zA-Z0-9.!#$%&'*+\\/=?^_`{|}~-]+)@([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9]{2,}(?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+))(?:\\s|$|\\)|\\]|;|,|\\?|!|\\.(\\s|$))",
+    ),
+  ],
+  [
+    'issueFullPattern',
+    goRegExp(
+      APP_URL.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') +
+        String.raw`(?P<user>[\w_.-]+)\/(?P<repo>[\w_.-]+)\/(?:issues|pulls)\/(?P<num>(?:\w{1,10}-)?[1-9][0-9]*)(?P<subpath>\/[\w_.-]+)?(?:(?P<comment>#(?:issue|issuecomment)-\d+)|(?:[\?#](?:\S+)?))?\b`,
+    ),
+  ],
+  // linkProcessor's common.LinkRegex is xurls.StrictMatchingScheme("https?://") (modules/markup/common/html.go): the scheme it requires, any case.
+  ['LinkRegex (its scheme)', /https?:\/\//i],
+  // modules/markup/file_preview.go
+  [
+    'filePreviewPattern',
+    goRegExp(String.raw`https?://((?:\S+/){3})src/commit/([0-9a-f]{4,64})/(\S+)#(L\d+(?:-L?\d+)?)`),
+  ],
+  // modules/references/references.go
+  [
+    'mentionPattern',
+    goRegExp(
+      String.raw`(?:\s|^|\(|\[)(@[0-9a-zA-Z-_]+|@[0-9a-zA-Z-_]+\/?[0-9a-zA-Z-_]+|@[0-9a-zA-Z-_][0-9a-zA-Z-_.]+\/?[0-9a-zA-Z-_.]+[0-9a-zA-Z-_])(?:'|\s|[:,;.?!]\s|[:,;.?!]?$|\)|\])`,
+    ),
+  ],
+  [
+    'issueNumericPattern',
+    goRegExp(String.raw`(?:\s|^|\(|\[|\'|\")([#!][0-9]+)(?:\s|$|\)|\]|\'|\"|[:;,.?!]\s|[:;,.?!]$)`),
+  ],
+  [
+    'crossReferenceIssueNumericPattern',
+    goRegExp(
+      String.raw`(?:\s|^|\(|\[)([0-9a-zA-Z-_\.]+/[0-9a-zA-Z-_\.]+[#!][0-9]+)(?:\s|$|\)|\]|[:;,.?!]\s|[:;,.?!]$)`,
+    ),
+  ],
+  [
+    'crossReferenceCommitPattern',
+    goRegExp(
+      String.raw`(?:\s|^|\(|\[)([0-9a-zA-Z-_\.]+)/([0-9a-zA-Z-_\.]+)@([0-9a-f]{7,64})(?:\s|$|\)|\]|[:;,.?!]\s|[:;,.?!]$)`,
+    ),
+  ],
+  [
+    'timeLogPattern',
+    goRegExp(String.raw`(?:\s|^|\(|\[)(@([0-9]+([\.,][0-9]+)?(w|d|m|h))+)(?:\s|$|\)|\]|[:;,.?!]\s|[:;,.?!]$)`),
+  ],
+  [
+    'giteaIssuePullPattern',
+    goRegExp(
+      String.raw`(\s|^|\(|\[)` +
+        APP_URL.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') +
+        String.raw`([0-9a-zA-Z-_\.]+/[0-9a-zA-Z-_\.]+)/((?:issues)|(?:pulls))/([0-9]+)(?:\s|$|\)|\]|[:;,.?!]\s|[:;,.?!]$)`,
+    ),
+  ],
+]
+
+describe("Forgejo's patterns, ported", () => {
+  // Each must still find what it is for, or a test that it finds nothing would prove nothing.
+  const examples: Record<string, string> = {
+    shortLinkPattern: '[[Click here|https://evil.example/login]]',
+    anyHashPattern: 'https://\u200Bevil.example/o/r/commit/abcdef1',
+    comparePattern: 'https://\u200Bevil.example/o/r/compare/abcdef1...abcdef2',
+    pullReviewCommitPattern: 'https://\u200Bevil.example/o/r/pulls/1/commits/abcdef1',
+    emailRegex: 'mail a@b.co now',
+    fediRegex: 'ask @a@b.co now',
+    issueFullPattern: 'https://forge.example/o/r/issues/12',
+    'LinkRegex (its scheme)': 'HTTPS://x.y',
+    filePreviewPattern: 'https://forge.example/o/r/src/commit/abcd/f.go#L1-L2',
+    mentionPattern: 'hi @alice.',
+    issueNumericPattern: 'closes #12',
+    crossReferenceIssueNumericPattern: 'see o/r!12',
+    crossReferenceCommitPattern: 'see o/r@abcdef1',
+    timeLogPattern: 'spent @1h',
+    giteaIssuePullPattern: 'see https://forge.example/o/r/pulls/3',
+  }
+  for (const [name, pattern] of forgejoPatterns) {
+    it(`${name} finds its own example`, () => {
+      expect(examples[name]).toBeDefined()
+      expect(pattern.test(examples[name] ?? '')).toBe(true)
+    })
+  }
+  it('read \\s as ASCII only, as RE2 does: a zero-width space passes for a host character', () => {
+    expect(goRegExp(String.raw`^[^\s/]+$`).test('\u200Bevil.example')).toBe(true)
+    expect(goRegExp(String.raw`^\s$`).test('\u00A0')).toBe(false)
+  })
+})
+
 describe('escapeTableCell', () => {
   const cases: Array<{ name: string; input: string; expected: string }> = [
     {
@@ -73,7 +238,11 @@ describe('escapeTableCell', () => {
       expected: 'a b c d e f',
     },
     { name: 'escapes a pipe', input: 'a | b', expected: 'a &#124; b' },
-    { name: 'escapes backticks and brackets', input: '`x` [y](z)', expected: '&#96;x&#96; &#91;y&#93;&#40;z&#41;' },
+    {
+      name: 'escapes backticks and brackets',
+      input: '`x` [y](z)',
+      expected: `&#96;x&#96; &#91;${ZWSP}y&#93;&#40;z&#41;`,
+    },
     { name: 'escapes HTML', input: '<a href="x">y</a>', expected: '&lt;a href="x"&gt;y&lt;/a&gt;' },
     {
       name: 'escapes an entity so it stays literal',
@@ -91,7 +260,18 @@ describe('escapeTableCell', () => {
       input: 'owner/repo#12 !3',
       expected: `owner/repo&#35;${ZWSP}12 &#33;${ZWSP}3`,
     },
-    { name: 'breaks a URL', input: 'see https://x.y', expected: `see https&#58;//${ZWSP}x.y` },
+    {
+      name: 'breaks a URL between its colon and its slashes',
+      input: 'see https://x.y',
+      expected: `see https&#58;${ZWSP}//x.y`,
+    },
+    {
+      name: "breaks Forgejo's short link",
+      input: '[[Click here|https://evil.example/login]] [[https://e.com/i.png]]',
+      expected:
+        `&#91;${ZWSP}&#91;${ZWSP}Click here&#124;https&#58;${ZWSP}//evil.example/login&#93;&#93; ` +
+        `&#91;${ZWSP}&#91;${ZWSP}https&#58;${ZWSP}//e.com/i.png&#93;&#93;`,
+    },
     { name: 'breaks www. in any case', input: 'WwW.x.y', expected: `WwW${ZWSP}&#46;${ZWSP}x.y` },
     { name: 'breaks an email address', input: 'a@b.co', expected: `a&#64;${ZWSP}b.co` },
     { name: 'drops bidi overrides and isolates', input: 'a\u202Eb\u2066c\u2069d\u202Ae', expected: 'abcde' },
@@ -174,6 +354,21 @@ describe('renderReviewTable', () => {
   it('shows an error kind alone when the detail is empty', () => {
     const row = anUnansweredRow({ error: aRowError({ kind: 'timeout', detail: '' }) })
     expect(renderReviewTable([row], 'no-verdict')).toContain('| no | no answer &#40;timeout&#41; |')
+  })
+
+  // The joiners are the only invisible characters flattening keeps: a detail of nothing else shows nothing.
+  for (const detail of ['\u200D', '\u200C\u200D', ' \u200D \t\u200C\n', '\u200B\u200D\uFEFF']) {
+    it(`shows an error kind alone, with no dangling colon, for a detail of ${JSON.stringify(detail)}`, () => {
+      const row = anUnansweredRow({ error: aRowError({ kind: 'runtime', detail }) })
+      expect(renderReviewTable([row], 'no-verdict').split('\n')[2]).toBe(
+        '| datetime | positive | — | — | 80 | no | no answer &#40;runtime error&#41; |',
+      )
+    })
+  }
+
+  it('keeps a detail whose joiners sit in visible text', () => {
+    const row = anUnansweredRow({ error: aRowError({ kind: 'runtime', detail: '👨‍👩‍👧 exited' }) })
+    expect(renderReviewTable([row], 'no-verdict')).toContain('| no answer &#40;runtime error&#41;: 👨‍👩‍👧 exited |')
   })
 
   const overallLines: Array<[Overall, string]> = [
@@ -331,6 +526,25 @@ describe('escapeTableCell in a real GFM parser', () => {
     ':smile:',
     'x',
     '9',
+    // Forgejo's rendered-text processors (see forgejoPatterns below).
+    '[[',
+    ']]',
+    '[[Click here|https://evil.example/login]]',
+    '[[https://e.com/i.png]]',
+    '[[x]]',
+    'https://e.com/o/r/commit/abcdef1',
+    'https://e.com/o/r/compare/abcdef1...abcdef2',
+    'https://e.com/o/r/pulls/1/commits/abcdef1',
+    'https://forge.example/o/r/src/commit/abcd/f.go#L1-L2',
+    'https://forge.example/o/r/issues/12',
+    '@a@b.co',
+    '!a@b.co',
+    'o/r@abcdef1',
+    'o/r!12',
+    '@1h',
+    'closes #12',
+    'deadbeef',
+    'ABC-12',
   )
   const anyChar = fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })
   const cellText = fc.string({
@@ -380,8 +594,30 @@ describe('escapeTableCell in a real GFM parser', () => {
             const text = visibleText(cell)
             expect(text).not.toMatch(/@[\p{L}\p{N}_]/u)
             expect(text).not.toMatch(/[#!][\p{L}\p{N}_]/u)
-            expect(text).not.toMatch(/:\/\/(?!\u200B)/u)
+            expect(text).not.toMatch(/:\/\//u)
             expect(text).not.toMatch(/www\./iu)
+          }
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("leaves nothing Forgejo's post-processor or reference search would act on in any rendered text", () => {
+    const reasons = fc.oneof(cellText, fc.constant('[[Click here|https://evil.example/login]]'))
+    fc.assert(
+      fc.property(rows, reasons, (tableRows, reason) => {
+        const bodies = [
+          renderReviewTable(tableRows, 'approve'),
+          renderNoVerdictBody(reason, { rows: tableRows, overall: 'no-verdict' }),
+        ]
+        for (const body of bodies) {
+          // In the source too, where goldmark's linkify looks (modules/markup/common/linkify.go).
+          expect(body).not.toMatch(/:\/\/|www\./iu)
+          for (const text of textValues(parseGfm(body))) {
+            for (const [name, pattern] of forgejoPatterns) {
+              if (pattern.test(text)) throw new Error(`${name} matches the rendered text ${JSON.stringify(text)}`)
+            }
           }
         }
       }),
@@ -404,7 +640,7 @@ describe('escapeTableCell in a real GFM parser', () => {
           if (row.error === null) expect(shownReason).toBe(expectedFlat(reason))
           else
             expect(shownReason).toBe(
-              `no answer (runtime error)${expectedFlat(reason) === '' ? '' : `: ${expectedFlat(reason)}`}`,
+              `no answer (runtime error)${showsNothing(expectedFlat(reason)) ? '' : `: ${expectedFlat(reason)}`}`,
             )
         })
       }),

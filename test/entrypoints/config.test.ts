@@ -136,6 +136,7 @@ describe('parseControllerConfig', () => {
       webhookSecret: null,
       noreplyDomain: null,
       runTimeoutMs: 900_000,
+      drainTimeoutMs: 30_000,
     })
   })
 
@@ -147,6 +148,7 @@ describe('parseControllerConfig', () => {
       FORGE_WEBHOOK_SECRET: 'hook-secret',
       FORGE_NOREPLY_DOMAIN: 'Users.Example.Org',
       RUN_TIMEOUT_S: '60',
+      DRAIN_TIMEOUT_S: '5',
     })
     expect(config).toMatchObject({
       swarm: 'blue',
@@ -155,6 +157,7 @@ describe('parseControllerConfig', () => {
       webhookSecret: 'hook-secret',
       noreplyDomain: 'users.example.org',
       runTimeoutMs: 60_000,
+      drainTimeoutMs: 5_000,
     })
   })
 
@@ -170,6 +173,10 @@ describe('parseControllerConfig', () => {
     expect(controller({ PORT: '0' }).port).toBe(0)
   })
 
+  it('accepts a drain of 0 s: the running reviews are stopped at once', () => {
+    expect(controller({ DRAIN_TIMEOUT_S: '0' }).drainTimeoutMs).toBe(0)
+  })
+
   it.each([
     [{ PORT: '65536' }, 'PORT'],
     [{ PORT: 'http' }, 'PORT'],
@@ -179,6 +186,8 @@ describe('parseControllerConfig', () => {
     [{ FORGE_NOREPLY_DOMAIN: '-bad.example' }, 'FORGE_NOREPLY_DOMAIN'],
     [{ RUN_TIMEOUT_S: '0' }, 'RUN_TIMEOUT_S'],
     [{ RUN_TIMEOUT_S: '15m' }, 'RUN_TIMEOUT_S'],
+    [{ DRAIN_TIMEOUT_S: '3601' }, 'DRAIN_TIMEOUT_S'],
+    [{ DRAIN_TIMEOUT_S: '-1' }, 'DRAIN_TIMEOUT_S'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
   ])('refuses %p with one line naming the variable', (env, variable) => {
     const message = refusal(env)

@@ -154,8 +154,23 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
         login: 'alice',
         fullName: 'Alice Example',
         email: 'alice@example.org',
+        active: true,
+        prohibitLogin: false,
       })
       expect(await harness.forge.getUser('nobody')).toBeNull()
+    })
+
+    it.each([
+      ['deactivated', { active: false }, { active: false, prohibitLogin: false }],
+      ['prohibited from signing in', { prohibitLogin: true }, { active: true, prohibitLogin: true }],
+    ] as const)('reads an account an admin %s as such', async (_, flags, expected) => {
+      await harness.cleanup()
+      const seed = contractForgeSeed()
+      harness = await make({
+        ...seed,
+        users: (seed.users ?? []).map((u) => (u.login === 'alice' ? { ...u, flags } : u)),
+      })
+      expect(await harness.forge.getUser('alice')).toMatchObject(expected)
     })
   })
 }

@@ -19,7 +19,13 @@ import {
 } from './forge.fixtures.ts'
 
 /** What `ensureServiceAccountLimits` (and `createUser`) leave on an account. */
-const LIMITED = { active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false }
+const LIMITED = {
+  active: true,
+  prohibitLogin: false,
+  mustChangePassword: false,
+  maxRepoCreation: 0,
+  allowCreateOrganization: false,
+}
 
 const NEW_RULES = `${RULES_TEXT}  - name: no-ads\n    description: No AI advertising.\n    polarity: negative\n    threshold: 90\n`
 
@@ -253,6 +259,8 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
         login: 'classifier-2',
         fullName: 'Classifier Two',
         email: 'c2@services.hyperhive.local',
+        active: true,
+        prohibitLogin: false,
       })
       expect(await harness.forge.getUser('classifier-2')).toEqual(created)
     })
@@ -269,6 +277,7 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
     it('puts the limits on an existing account that lacks them, and a second call changes nothing', async () => {
       expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual({
         active: true,
+        prohibitLogin: false,
         mustChangePassword: false,
         maxRepoCreation: -1,
         allowCreateOrganization: true,
@@ -282,6 +291,8 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
         login: SERVICE_LOGIN,
         fullName: 'Review classifier',
         email: 'review-classifier@services.hyperhive.local',
+        active: true,
+        prohibitLogin: false,
       })
       await harness.forge
         .forAccount(SERVICE_TOKEN)
@@ -289,12 +300,10 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
       expect((await harness.reviews(WIDGETS, 42)).map((r) => r.user)).toEqual([SERVICE_LOGIN])
     })
 
-    it.each([
-      ['must change its password', { mustChangePassword: true }],
-      ['was deactivated', { active: false }],
-    ] as const)('makes an account that %s usable again', async (_, flags) => {
+    it('makes an account that must change its password usable again', async () => {
       await harness.cleanup()
       const seed = contractForgeSeed()
+      const flags = { mustChangePassword: true }
       harness = await make({
         ...seed,
         users: (seed.users ?? []).map((u) => (u.login === SERVICE_LOGIN ? { ...u, flags } : u)),
@@ -305,6 +314,24 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
       expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual(LIMITED)
       await harness.forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, review)
       expect(await harness.reviews(WIDGETS, 42)).toHaveLength(1)
+    })
+
+    it.each([
+      ['deactivated', { active: false }],
+      ['prohibited from signing in', { prohibitLogin: true }],
+    ] as const)('leaves an account an admin %s as it is, and the forge refuses its token', async (_, flags) => {
+      await harness.cleanup()
+      const seed = contractForgeSeed()
+      harness = await make({
+        ...seed,
+        users: (seed.users ?? []).map((u) => (u.login === SERVICE_LOGIN ? { ...u, flags } : u)),
+      })
+      const review = { event: 'COMMENT', body: 'x', commitId: HEAD_42 } as const
+      expect(await codeOf(harness.forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, review))).toBe('forbidden')
+      await harness.forge.ensureServiceAccountLimits(SERVICE_LOGIN)
+      expect(await harness.accountFlags(SERVICE_LOGIN)).toEqual({ ...LIMITED, ...flags })
+      expect(await codeOf(harness.forge.forAccount(SERVICE_TOKEN).createReview(WIDGETS, 42, review))).toBe('forbidden')
+      expect(await harness.reviews(WIDGETS, 42)).toEqual([])
     })
 
     it('refuses to limit an unknown user with not_found', async () => {

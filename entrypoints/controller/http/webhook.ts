@@ -116,6 +116,9 @@ export function webhookRoutes(config: WebhookRoutesConfig) {
       admission,
     })
     // A duplicate changes nothing; the rest are taken in (a full queue gets its comment in the background).
+    // So is a request while the controller stops (`stopping`): it gets its no-verdict comment at once,
+    // in the background too. Not a 503: Forgejo retries no delivery, so a refusal would only mark it
+    // failed in the hook's history, while the comment is what tells the requester to ask again.
     return json(admission === 'duplicate' ? 200 : 202, { status: admission })
   }
 
@@ -130,7 +133,9 @@ export function webhookRoutes(config: WebhookRoutesConfig) {
           status: t.Union([t.Literal('ignored'), t.Literal('duplicate')]),
           reason: t.Optional(t.String()),
         }),
-        202: t.Object({ status: t.Union([t.Literal('started'), t.Literal('waiting'), t.Literal('queue-full')]) }),
+        202: t.Object({
+          status: t.Union([t.Literal('started'), t.Literal('waiting'), t.Literal('queue-full'), t.Literal('stopping')]),
+        }),
         400: ProblemSchema,
         401: ProblemSchema,
         413: ProblemSchema,
@@ -139,7 +144,8 @@ export function webhookRoutes(config: WebhookRoutesConfig) {
       detail: {
         summary: "Forgejo's pull_request_review_request hook; signed with the hook secret",
         description:
-          'A request of review-classifier starts a run in the background and answers 202 at once; any other delivery is ignored with 200.',
+          'A request of review-classifier starts a run in the background and answers 202 at once; any other delivery is ignored with 200. ' +
+          'While the controller stops, a request answers 202 stopping and gets a no-verdict comment instead of a run.',
         tags: ['webhook'],
       },
     },

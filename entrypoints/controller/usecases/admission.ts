@@ -12,11 +12,17 @@
  * handed out only after a fresh read. When that read shows fewer places
  * than forecast, reviews that no longer fit the eight waiting places are
  * turned away then, newest first, so the bounds always hold.
+ *
+ * When the controller stops, `close` ends the admission: no place is granted
+ * again, the waiting reviews are dropped (docs/behaviour.md says a restart
+ * drops them), and the running ones go on to finish or be stopped by the
+ * pipeline.
  */
 import { MAX_CONCURRENT_REVIEWS } from '../../../core/settings.ts'
 import type { Logger } from '../../../ports/logger.ts'
 
-export type AdmissionResult = 'started' | 'waiting' | 'duplicate' | 'queue-full'
+/** `closed`: the admission is closed and the request isn't running; the caller answers it. */
+export type AdmissionResult = 'started' | 'waiting' | 'duplicate' | 'queue-full' | 'closed'
 
 /** What to do with a request once the admission has decided. Neither may reject; a rejection is logged. */
 export type AdmissionTask = {
@@ -24,6 +30,8 @@ export type AdmissionTask = {
   run(): Promise<void>
   /** Tells the requester there was no place (posts the queue-full comment). */
   turnAway(): Promise<void>
+  /** Called instead of `run` when the admission closes with the request still waiting; must not throw. */
+  drop?(): void
 }
 
 export type AdmissionCounts = {
@@ -39,6 +47,12 @@ export type Admission = {
   /** Resolves once nothing runs, waits or is being turned away (tests, shutdown). */
   idle(): Promise<void>
   counts(): AdmissionCounts
+  /**
+   * Grants no place from now on: every waiting task is dropped (its `drop`
+   * called) and the running ones go on. A request submitted after it is
+   * `duplicate` while it runs, else `closed`, and none of its task is called.
+   */
+  close(): void
 }
 
 export type AdmissionConfig = {
@@ -64,6 +78,7 @@ export function createAdmission(config: AdmissionConfig): Admission {
   let knownLimit = MAX_CONCURRENT_REVIEWS
   let pumping: Promise<void> | null = null
   let pumpAgain = false
+  let closed = false
 
   function track(work: () => Promise<void>, what: string): Promise<void> {
     const promise = (async () => {
@@ -108,7 +123,7 @@ export function createAdmission(config: AdmissionConfig): Admission {
   async function grantPlaces(): Promise<void> {
     do {
       pumpAgain = false
-      if (waiting.length === 0) return
+      if (waiting.length === 0 || closed) return
       knownLimit = await readLimit()
       while (waiting.length > 0 && running.size < knownLimit) {
         const next = waiting.shift()
@@ -137,6 +152,7 @@ export function createAdmission(config: AdmissionConfig): Admission {
   return {
     submit(key, task) {
       if (running.has(key) || waiting.some((entry) => entry.key === key)) return 'duplicate'
+      if (closed) return 'closed'
       const free = Math.max(0, knownLimit - running.size)
       if (waiting.length >= waitingPlaces + free) {
         void track(() => task.turnAway(), 'turn-away')
@@ -155,6 +171,16 @@ export function createAdmission(config: AdmissionConfig): Admission {
     },
     counts() {
       return { running: running.size, waiting: waiting.length, limit: knownLimit }
+    },
+    close() {
+      closed = true
+      for (const entry of waiting.splice(0)) {
+        try {
+          entry.task.drop?.()
+        } catch (error) {
+          config.logger?.error('review admission task failed', { task: 'drop', error })
+        }
+      }
     },
   } satisfies Admission
 }

@@ -30,7 +30,7 @@ import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
-import { readServiceToken } from './service-token.ts'
+import { readServiceToken, type ServiceAccountGate } from './service-token.ts'
 
 /** What opening a PR needs of the forge. */
 export type OpenPrForge = {
@@ -49,6 +49,8 @@ export type OpenPrDeps = {
   /** The branch's 8 hex digits. */
   ids: Pick<Ids, 'hex8'>
   logger: Logger
+  /** Whether the service account may push (an admin may have stopped it); none: the forge's refusal alone says. */
+  serviceAccount?: ServiceAccountGate
 }
 
 export type OpenPr = {
@@ -133,7 +135,7 @@ export function createOpenPr(deps: OpenPrDeps): OpenPr {
   }
 
   async function serviceToken(): Promise<string> {
-    const token = await readServiceToken(deps.secrets)
+    const token = await readServiceToken(deps.secrets, deps.serviceAccount)
     if (token.ok) return token.value
     if (token.error.kind === 'unreadable')
       logger.warn('review classifier open-pr token read failed', { error: token.error.detail })

@@ -6,6 +6,7 @@
  * reach the port: never a secret, never a token.
  */
 import { isAppError } from '../../../core/errors.ts'
+import { serviceAccountStopped } from '../../../core/service-account.ts'
 import { capText } from '../../../core/text.ts'
 import type { ForgeReader } from '../../../ports/forge.ts'
 import type { QueueLink } from '../../../ports/queue.ts'
@@ -68,11 +69,16 @@ export type ForgeCheckDeps = {
   forge: Pick<ForgeReader, 'getUser'> | null
   /** Whether the controller's own forge token is in the secret store; without one the forge can't be asked. */
   hasToken(): Promise<boolean>
-  /** The account to look up, a cheap authenticated call; an unknown account still proves the forge answers. */
+  /**
+   * The service account, looked up as a cheap authenticated call: an unknown
+   * account still proves the forge answers; one an admin deactivated or
+   * prohibited from signing in makes the check fail, since nothing is posted
+   * as it.
+   */
   login: string
 }
 
-/** The forge: configured, with the controller's token, and answering an authenticated call. */
+/** The forge: configured, with the controller's token, answering an authenticated call, and the service account usable. */
 export function forgeCheck(deps: ForgeCheckDeps): ReadinessCheck {
   return {
     name: 'forge',
@@ -81,8 +87,9 @@ export function forgeCheck(deps: ForgeCheckDeps): ReadinessCheck {
       if (!(await deps.hasToken())) {
         return { state: 'not_configured', reason: "the controller's forge token isn't in the secret store yet" }
       }
-      await deps.forge.getUser(deps.login)
-      return { state: 'ok' }
+      const account = await deps.forge.getUser(deps.login)
+      const stopped = account === null ? null : serviceAccountStopped(account)
+      return stopped === null ? { state: 'ok' } : { state: 'failing', reason: stopped }
     },
   }
 }

@@ -15,6 +15,7 @@ import {
   describeStatusProblems,
   PENDING_STATUS,
   QUEUE_FULL_STATUS,
+  STOPPING_STATUS,
   type StatusProblem,
   type StatusText,
   verdictStatus,
@@ -39,7 +40,7 @@ import { WAITING_PLACES } from './admission.ts'
 import { describeError, type PullRead, readPullAtOneHead } from './pull-read.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
-import { readServiceToken } from './service-token.ts'
+import { readServiceToken, type ServiceAccountGate } from './service-token.ts'
 import type { RunStore, SettingsStore } from './stores.ts'
 
 export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
@@ -66,13 +67,36 @@ export type ReviewRunDeps = {
   logger: Logger
   /** `RUN_TIMEOUT_S` in milliseconds, and what the reply's wait adds to it (run-exchange.ts). */
   exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
+  /** Whether the service account may act (an admin may have stopped it); none: the forge's refusal alone says. */
+  serviceAccount?: ServiceAccountGate
+}
+
+/**
+ * Why a review was stopped before its verdict (the controller is stopping):
+ * the abort reason {@link ReviewRunner.review}'s signal carries, and the
+ * no-verdict's text.
+ */
+export class ReviewStopped extends Error {
+  override readonly name = 'ReviewStopped'
+}
+
+export type ReviewOptions = {
+  /**
+   * Stops the review before its verdict: the wait for the classifier ends,
+   * nothing more is sent, and the review posts a no-verdict with the abort
+   * reason's text (a {@link ReviewStopped}) instead of whatever the run would
+   * have concluded. A verdict already being posted is posted.
+   */
+  signal?: AbortSignal
 }
 
 export type ReviewRunner = {
   /** Runs one review that has its place; resolves with the recorded run, never rejects for an outside failure. */
-  review(request: ReviewRequest): Promise<RunRecord>
+  review(request: ReviewRequest, options?: ReviewOptions): Promise<RunRecord>
   /** Posts the queue-full comment for a request that got no place and records it. */
   queueFull(request: ReviewRequest): Promise<RunRecord>
+  /** Posts a no-verdict comment with `reason` for a request that gets no run (the controller is stopping) and records it. */
+  noRun(request: ReviewRequest, reason: string): Promise<RunRecord>
 }
 
 type Table = { rows: Row[]; overall: Overall }
@@ -95,6 +119,10 @@ function newProgress(): Progress {
 
 function noVerdict(reason: string, table: Table | null = null): Conclusion {
   return { kind: 'no-verdict', reason, table }
+}
+
+function stoppedReason(signal: AbortSignal): string {
+  return signal.reason instanceof ReviewStopped ? signal.reason.message : 'the review was stopped'
 }
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
@@ -134,8 +162,8 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     }
   }
 
-  function requestRun(request: RunRequest): Promise<Result<string, string>> {
-    return sendRunRequest(deps.queue, request, deps.exchange)
+  function requestRun(request: RunRequest, signal: AbortSignal | undefined): Promise<Result<string, string>> {
+    return sendRunRequest(deps.queue, request, signal === undefined ? deps.exchange : { ...deps.exchange, signal })
   }
 
   /** The reply, re-checked against what was sent: its own `counted`, `fails` and `overall` are never trusted. */
@@ -155,7 +183,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     return { kind: 'verdict', overall: checked.overall, rows: checked.rows }
   }
 
-  async function conclude(id: string, request: ReviewRequest, progress: Progress): Promise<Conclusion> {
+  async function conclude(
+    id: string,
+    request: ReviewRequest,
+    progress: Progress,
+    signal: AbortSignal | undefined,
+  ): Promise<Conclusion> {
     const read = await readPull(request, progress)
     if (!read.ok) return noVerdict(read.error)
     // Pending as soon as the head is settled, before anything is asked of the classifier.
@@ -177,14 +210,16 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       classifications: rules.value,
       ...settingsForRunRequest(settings.value),
     }
-    const reply = await requestRun(runRequest)
+    // A review stopped while it read sends no run: the classifier would work for nobody.
+    if (signal?.aborted) return noVerdict(stoppedReason(signal))
+    const reply = await requestRun(runRequest, signal)
     if (!reply.ok) return noVerdict(reply.error)
     return concludeReply(id, rules.value, reply.value, progress)
   }
 
   /** Posts as the service account, with its token read from the store for this post. */
   async function post(repo: RepoRef, pr: number, review: NewReview): Promise<Result<PostedReview, string>> {
-    const token = await readServiceToken(deps.secrets)
+    const token = await readServiceToken(deps.secrets, deps.serviceAccount)
     if (!token.ok) return err(`the review couldn't be posted: ${token.error.detail}`)
     try {
       return ok(await forge.forAccount(token.value).createReview(repo, pr, review))
@@ -280,11 +315,34 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     return record
   }
 
+  /**
+   * The run's conclusion, or, once `signal` aborts first, the stopped
+   * no-verdict with what the run had learnt by then: a read still going on
+   * may finish, and change nothing that is posted or recorded.
+   */
+  function concludeUnlessStopped(
+    id: string,
+    request: ReviewRequest,
+    progress: Progress,
+    signal: AbortSignal | undefined,
+  ): Promise<{ conclusion: Conclusion; progress: Progress }> {
+    const running = conclude(id, request, progress, signal).then((conclusion) => ({ conclusion, progress }))
+    if (signal === undefined) return running
+    return new Promise((resolve, reject) => {
+      const stop = (): void => resolve({ conclusion: noVerdict(stoppedReason(signal)), progress: { ...progress } })
+      if (signal.aborted) stop()
+      else signal.addEventListener('abort', stop, { once: true })
+      running.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop))
+    })
+  }
+
   return {
-    async review(request) {
+    async review(request, options = {}) {
       const base = { id: deps.ids.runId(), started_unix: unixNow() }
-      const progress = newProgress()
-      const conclusion = await conclude(base.id, request, progress)
+      // An account an admin stopped posts nothing: nothing is read or run for it either.
+      const stopped = (await deps.serviceAccount?.whyStopped()) ?? null
+      if (stopped !== null) return finish(base, request, 'post-failed', err(stopped), null, newProgress())
+      const { conclusion, progress } = await concludeUnlessStopped(base.id, request, newProgress(), options.signal)
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
@@ -312,6 +370,15 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       const progress = newProgress()
       await setStatus(request, request.headSha, QUEUE_FULL_STATUS, statusTarget(posted, progress), progress)
       return finish(base, request, 'queue-full', posted, QUEUE_FULL_REASON, progress)
+    },
+
+    async noRun(request, reason) {
+      const base = { id: deps.ids.runId(), started_unix: unixNow() }
+      // As for a full queue: the PR isn't read, the comment and its error status go on the head the delivery named.
+      const posted = await post(request.repo, request.pr, newReview(noVerdict(reason), request.headSha))
+      const progress = newProgress()
+      await setStatus(request, request.headSha, STOPPING_STATUS, statusTarget(posted, progress), progress)
+      return finish(base, request, 'no-verdict', posted, reason, progress)
     },
   } satisfies ReviewRunner
 }

@@ -30,6 +30,8 @@ export type RunExchangeOptions = {
   replyMarginMs?: number
   /** Each row as the classifier finishes it, before the reply (a try-out shows them as they come). */
   onRow?: (row: Row) => void
+  /** Stops the wait (the controller is stopping); the reason's message is the result's error. Nothing is sent once it has aborted. */
+  signal?: AbortSignal
 }
 
 /** Why the wait was stopped: the classifier fell silent. */
@@ -51,6 +53,7 @@ export async function sendRunRequest(
   options: RunExchangeOptions,
 ): Promise<Result<string, string>> {
   const waitMs = options.runTimeoutMs + (options.replyMarginMs ?? RUN_REPLY_MARGIN_MS)
+  if (options.signal?.aborted) return err(describeError(options.signal.reason))
   const stop = new AbortController()
   let watchdog: ReturnType<typeof setTimeout> | undefined
   let silenceMs: number | null = null
@@ -63,7 +66,7 @@ export async function sendRunRequest(
   try {
     return ok(
       await queue.request(request, waitMs, {
-        signal: stop.signal,
+        signal: options.signal === undefined ? stop.signal : AbortSignal.any([stop.signal, options.signal]),
         onProgress(event) {
           if (event.id !== request.id) return
           if (event.kind === 'taken') silenceMs = event.heartbeat_ms * MISSED_HEARTBEATS
@@ -73,6 +76,7 @@ export async function sendRunRequest(
       }),
     )
   } catch (error) {
+    if (options.signal?.aborted) return err(describeError(options.signal.reason))
     if (error instanceof ClassifierSilent) {
       return err(
         `the classifier stopped answering: it took the run, then sent nothing for ${seconds(error.silentMs)} s ` +

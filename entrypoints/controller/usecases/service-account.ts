@@ -1,26 +1,34 @@
 /**
  * Keeps the forge account `review-classifier` and its one token in place:
  * a pass at start and every five minutes creates the account when it's
- * missing, puts its limits (no repo creation, active, no password change
- * due) back on an existing one, and mints `swarm-review-classifier` into the
- * secret store when the stored token is missing or no longer matches the
- * forge.
+ * missing, puts its limits (no repo creation, no password change due) back
+ * on an existing one, and mints `swarm-review-classifier` into the secret
+ * store when the stored token is missing or no longer matches the forge.
+ *
+ * An account an admin deactivated or prohibited from signing in is left as
+ * the admin left it: the pass warns, edits nothing and mints nothing, and
+ * {@link ServiceAccountProvisioner.whyStopped} tells the rest of the
+ * controller to post nothing as it (the forge would refuse it anyway,
+ * docs/forgejo.md §2.1).
  *
  * The token never reaches a log, an error or a result: only its name and
  * the forge's id for it do.
  */
 import { isAppError } from '../../../core/errors.ts'
-import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../core/service-account.ts'
+import { SERVICE_ACCOUNT, SERVICE_TOKEN, serviceAccountStopped } from '../../../core/service-account.ts'
 import type { Clock } from '../../../ports/clock.ts'
 import type { ForgeAdmin, ForgeReader, ForgeUser } from '../../../ports/forge.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
+import type { ServiceAccountGate } from './service-token.ts'
 
 export const DEFAULT_PROVISION_INTERVAL_MS = 5 * 60_000
 
 export const PROVISION_MESSAGES = {
   accountCreated: 'review classifier service account created',
   emailMismatch: 'review classifier service account refused: an account by that name has another email',
+  stopped:
+    'review classifier service account deactivated or prohibited from signing in by an admin: left as it is, no token minted, nothing posted as it',
   limitsFailed: 'review classifier service account limits could not be applied; retrying at the next pass',
   tokenMinted: 'review classifier service account token minted',
   staleTokenDeleted: 'stale review classifier service account token deleted',
@@ -36,6 +44,8 @@ export type ProvisionResult =
     }
   /** An account by that name with another email: nothing is done as it. */
   | { outcome: 'refused'; detail: string }
+  /** An admin deactivated the account or prohibited its sign-in: left so, nothing edited or minted. */
+  | { outcome: 'stopped'; detail: string }
   /** The forge or the secret store failed; the next pass tries again. */
   | { outcome: 'failed'; step: ProvisionStep; detail: string }
 
@@ -57,7 +67,7 @@ export type ServiceAccountProvisionerDeps = {
   clock?: Clock
 }
 
-export type ServiceAccountProvisioner = {
+export type ServiceAccountProvisioner = ServiceAccountGate & {
   /** One pass; while one runs, a second call joins it instead of starting another. Never throws. */
   runOnce(): Promise<ProvisionResult>
   /** A pass now and one every `intervalMs`, none overlapping; `stop()` ends the schedule (a running pass finishes). */
@@ -89,6 +99,8 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
   const { forge, secrets, logger, clock } = deps
   const { login } = SERVICE_ACCOUNT
   let running: Promise<ProvisionResult> | null = null
+  /** Why the last pass found the account stopped by an admin; `null` otherwise, and before any pass. */
+  let stopped: string | null = null
 
   async function ensureAccount(): Promise<{ user: ForgeUser; created: boolean }> {
     const existing = await step('read-account', () => forge.getUser(login))
@@ -168,6 +180,13 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
         })
         return { outcome: 'refused', detail }
       }
+      const stoppedBy = serviceAccountStopped(user)
+      if (stoppedBy !== null) {
+        stopped = stoppedBy
+        logger.warn(PROVISION_MESSAGES.stopped, { login, active: user.active, prohibit_login: user.prohibitLogin })
+        return { outcome: 'stopped', detail: stoppedBy }
+      }
+      stopped = null
       // `createUser` has just set them, or thrown.
       if (!created) await ensureLimits()
       const token = await ensureToken()
@@ -211,6 +230,22 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
 
   return {
     runOnce,
+    /**
+     * Per the last pass; when it found the account stopped, the forge is
+     * asked again, so an admin's re-activation counts at once (and a pass
+     * puts the limits and the token back). A failed read keeps the last word.
+     */
+    async whyStopped() {
+      if (stopped === null) return null
+      try {
+        const user = await forge.getUser(login)
+        stopped = user === null ? null : serviceAccountStopped(user)
+      } catch {
+        return stopped
+      }
+      if (stopped === null) void runOnce()
+      return stopped
+    },
     start(intervalMs = DEFAULT_PROVISION_INTERVAL_MS) {
       void runOnce()
       const timer = setInterval(() => void runOnce(), intervalMs)

@@ -8,10 +8,25 @@ import { err, ok, type Result } from '../../../core/result.ts'
 import { SERVICE_TOKEN } from '../../../core/service-account.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 
-/** Why there is no token to act with: the store failed, or nothing is minted yet. */
-export type ServiceTokenProblem = { kind: 'unreadable' | 'missing'; detail: string }
+/**
+ * Why there is no token to act with: the store failed, nothing is minted
+ * yet, or an admin stopped the account on the forge (`disabled`).
+ */
+export type ServiceTokenProblem = { kind: 'unreadable' | 'missing' | 'disabled'; detail: string }
 
-export async function readServiceToken(secrets: SecretStore): Promise<Result<string, ServiceTokenProblem>> {
+/** Whether the service account may act: the provisioner's answer (service-account.ts). */
+export type ServiceAccountGate = {
+  /** Why nothing may be done as the account right now, or `null`. */
+  whyStopped(): Promise<string | null>
+}
+
+/** The token, unless `account` says the account may not act; nothing is read from the store then. */
+export async function readServiceToken(
+  secrets: SecretStore,
+  account?: ServiceAccountGate,
+): Promise<Result<string, ServiceTokenProblem>> {
+  const stopped = (await account?.whyStopped()) ?? null
+  if (stopped !== null) return err({ kind: 'disabled', detail: stopped })
   const { path, field } = SERVICE_TOKEN.secret
   let token: string | null
   try {

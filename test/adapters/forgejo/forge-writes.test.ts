@@ -18,8 +18,8 @@ setDefaultTimeout(60_000)
 
 const V16 = '16.0.0+gitea-1.22.0'
 /** The whole admin edit body for the service account's limits: nothing else of the account is touched. */
+/** No `active` (nor `prohibit_login`): an admin's deactivation stays. */
 const LIMITS_BODY = {
-  active: true,
   must_change_password: false,
   max_repo_creation: 0,
   allow_create_organization: false,
@@ -220,16 +220,20 @@ describe('createForgejoForge: provisioning the service account', () => {
     })
   })
 
-  it('leaves a login ban a site admin set by hand in place', async () => {
+  it.each([
+    ['a login ban', { prohibit_login: true }, { prohibitLogin: true }],
+    ['a deactivation', { active: false }, { active: false }],
+  ] as const)('leaves %s a site admin set by hand in place, and reads it back', async (_, edit, flags) => {
     const { fake, forge } = await start(contractForgeSeed())
     const ban = await fetch(`${fake.url}/api/v1/admin/users/${SERVICE_LOGIN}`, {
       method: 'PATCH',
       headers: { Authorization: `token ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ prohibit_login: true }),
+      body: JSON.stringify(edit),
     })
     expect(ban.status).toBe(200)
     await forge.ensureServiceAccountLimits(SERVICE_LOGIN)
-    expect(fake.flags(SERVICE_LOGIN)?.prohibitLogin).toBe(true)
+    expect(fake.flags(SERVICE_LOGIN)).toMatchObject(flags)
+    expect(await forge.getUser(SERVICE_LOGIN)).toMatchObject(flags)
   })
 
   it('refuses to limit an account without admin rights as forbidden, and a forge error as unavailable', async () => {
@@ -246,7 +250,7 @@ describe('createForgejoForge: provisioning the service account', () => {
     fake.failNext('PATCH', '/admin/users/{username}', { status: 500 })
     const newUser = { login: 'classifier-2', email: 'c2@services.hyperhive.local', fullName: 'Classifier Two' }
     expect(await codeOf(forge.createUser(newUser))).toBe('unavailable')
-    expect(await forge.getUser('classifier-2')).toEqual(newUser)
+    expect(await forge.getUser('classifier-2')).toEqual({ ...newUser, active: true, prohibitLogin: false })
     expect(fake.flags('classifier-2')).toMatchObject({
       mustChangePassword: false,
       maxRepoCreation: -1,

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../adapters/forgejo/forge.ts'
+import { FORGE_LOG_MESSAGES } from '../../../adapters/forgejo/http.ts'
 import type { ForgeSeed, SeedRepo } from '../../../adapters/memory/forge.ts'
+import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { isAppError } from '../../../core/errors.ts'
 import { BUSY, codeOf, contractForgeSeed, fullName, MANY, WIDGETS } from '../../ports/forge.fixtures.ts'
 import { ADMIN_TOKEN, type ForgejoHarness, startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
@@ -74,6 +76,52 @@ describe('createForgejoForge: statuses and failures', () => {
     const error = await errorOf(forge.getRepository(WIDGETS))
     expect(isAppError(error, 'timeout')).toBe(true)
     expect(everythingIn(error)).not.toContain(ADMIN_TOKEN)
+  })
+
+  it('logs a request still unanswered after slowMs, then its timeout, naming the forge and the request', async () => {
+    const { fake } = await start(contractForgeSeed())
+    const logger = createRecordingLogger()
+    const forge = createForgejoForge({
+      baseUrl: fake.url,
+      token: async () => ADMIN_TOKEN,
+      timeoutMs: 300,
+      slowMs: 20,
+      logger,
+    })
+    fake.failNext('GET', REPO_TEMPLATE, 'hang')
+    expect(isAppError(await errorOf(forge.getRepository(WIDGETS)), 'timeout')).toBe(true)
+    const host = new URL(fake.url).host
+    expect(logger.entries.map(({ level, msg, fields }) => ({ level, msg, fields }))).toEqual([
+      {
+        level: 'warn',
+        msg: FORGE_LOG_MESSAGES.slow,
+        fields: { forge: host, request: 'GET /repos/acme/widgets', waited_ms: 20, timeout_ms: 300 },
+      },
+      {
+        level: 'warn',
+        msg: FORGE_LOG_MESSAGES.timedOut,
+        fields: { forge: host, request: 'GET /repos/acme/widgets', timeout_ms: 300 },
+      },
+    ])
+    expect(JSON.stringify(logger.entries)).not.toContain(ADMIN_TOKEN)
+  })
+
+  it('logs a slow request that is answered after all, and nothing for one answered in time', async () => {
+    const { fake } = await start(contractForgeSeed(), { latencyMs: 100 })
+    const logger = createRecordingLogger()
+    const slow = createForgejoForge({ baseUrl: fake.url, token: async () => ADMIN_TOKEN, slowMs: 20, logger })
+    await slow.getRepository(WIDGETS)
+    expect(logger.entries.map((entry) => entry.msg)).toEqual([
+      FORGE_LOG_MESSAGES.slow,
+      FORGE_LOG_MESSAGES.answeredSlowly,
+    ])
+    expect(logger.entries[1]?.fields).toMatchObject({ request: 'GET /repos/acme/widgets', status: 200 })
+
+    const quiet = createRecordingLogger()
+    const patient = createForgejoForge({ baseUrl: fake.url, token: async () => ADMIN_TOKEN, logger: quiet })
+    await patient.getRepository(WIDGETS)
+    // Answered: its watch is cleared, so nothing can be logged for it any more.
+    expect(quiet.entries).toEqual([])
   })
 
   it('is unavailable with "no forge token yet" while the token provider has none, and calls nothing', async () => {

@@ -32,7 +32,7 @@ export type AccountFlags = {
 }
 
 /** An account's flags as seeded (`SeedUser.flags`), Forgejo's defaults for what the seed leaves out. */
-export function seededFlags(flags: Partial<Omit<AccountFlags, 'prohibitLogin'>> = {}): AccountFlags {
+export function seededFlags(flags: Partial<AccountFlags> = {}): AccountFlags {
   return {
     active: true,
     mustChangePassword: false,

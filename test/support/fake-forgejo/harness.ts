@@ -51,8 +51,8 @@ export async function startForgejoHarness(
     async accountFlags(login) {
       const flags = fake.flags(login)
       if (flags === null) return null
-      const { active, mustChangePassword, maxRepoCreation, allowCreateOrganization } = flags
-      return { active, mustChangePassword, maxRepoCreation, allowCreateOrganization }
+      const { active, prohibitLogin, mustChangePassword, maxRepoCreation, allowCreateOrganization } = flags
+      return { active, prohibitLogin, mustChangePassword, maxRepoCreation, allowCreateOrganization }
     },
     cleanup: () => fake.stop(),
   }

@@ -134,6 +134,25 @@ describe('/readyz', () => {
     })
   })
 
+  it.each([
+    [{ active: false }, 'deactivated'],
+    [{ prohibitLogin: true }, 'prohibited from signing in'],
+    [{ active: false, prohibitLogin: true }, 'deactivated and prohibited from signing in'],
+  ] as const)('reports the forge failing while an admin has stopped the service account (%p)', async (flags, how) => {
+    const { checks, forge } = theUsualChecks()
+    const app = anApp(checks)
+    await forge.createUser({ login: SERVICE_ACCOUNT.login, email: SERVICE_ACCOUNT.email, fullName: '' })
+    expect((await app.handle(aRequest('/readyz'))).status).toBe(200)
+    forge.changeAccount(SERVICE_ACCOUNT.login, flags)
+    const response = await app.handle(aRequest('/readyz'))
+    expect(response.status).toBe(503)
+    expect((await readiness(response)).checks[1]).toEqual({
+      name: 'forge',
+      state: 'failing',
+      reason: `the forge account review-classifier is ${how} by an admin, so nothing is posted as it until that is undone`,
+    })
+  })
+
   it('reports a secret store that fails, without any secret it holds', async () => {
     const { checks, secrets } = theUsualChecks({ adminToken: 'admin-token-sk-9f8e7d' })
     secrets.simulateFailure(appError('unavailable', 'the store is sealed'))

@@ -17,6 +17,7 @@ import type { Classification, RepoRef } from '../../../../core/types.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
 import { OPEN_PR_PATH, openPrRoutes } from '../../../../entrypoints/controller/http/routes/open-pr.ts'
 import { createOpenPr, type OpenPrForge } from '../../../../entrypoints/controller/usecases/open-pr.ts'
+import type { ServiceAccountGate } from '../../../../entrypoints/controller/usecases/service-token.ts'
 import type { Ids } from '../../../../ports/ids.ts'
 import type { SecretStore } from '../../../../ports/secret-store.ts'
 import { type ForgejoHarness, startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
@@ -150,6 +151,8 @@ type WorldOptions = {
   ids?: Ids
   /** The adapter's per-request deadline; two minutes unless a test needs a hang to end sooner. */
   timeoutMs?: number
+  /** What the provisioner says of the service account; none: nothing. */
+  serviceAccount?: ServiceAccountGate
 }
 
 async function aWorld(options: WorldOptions = {}): Promise<World> {
@@ -201,7 +204,13 @@ async function aWorld(options: WorldOptions = {}): Promise<World> {
         openPr:
           forge === null
             ? null
-            : createOpenPr({ forge, secrets: counted, ids: options.ids ?? createSequenceIds(), logger }),
+            : createOpenPr({
+                forge,
+                secrets: counted,
+                ids: options.ids ?? createSequenceIds(),
+                logger,
+                ...(options.serviceAccount === undefined ? {} : { serviceAccount: options.serviceAccount }),
+              }),
       }),
     ],
   })
@@ -505,6 +514,14 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
   it("answers 503 when the service account's token isn't minted yet, and pushes nothing", async () => {
     const { harness: h, app } = await aWorld({ token: null })
     await expectProblem(await app.handle(openPr(bodyFor(BLANK))), 503, /the service account's token isn't minted yet/)
+    expect(h.fake.pushedCommits(BLANK)).toEqual([])
+  })
+
+  it('answers 503 when an admin stopped the service account, and reads no token and pushes nothing', async () => {
+    const reason = 'the forge account review-classifier is deactivated by an admin, so nothing is posted as it'
+    const { harness: h, app, tokenReads } = await aWorld({ serviceAccount: { whyStopped: async () => reason } })
+    await expectProblem(await app.handle(openPr(bodyFor(BLANK))), 503, /is deactivated by an admin/)
+    expect(tokenReads()).toBe(0)
     expect(h.fake.pushedCommits(BLANK)).toEqual([])
   })
 

@@ -9,26 +9,25 @@ import {
   WEBHOOK_BODY_MAX_BYTES,
   webhookRoutes,
 } from '../../../../entrypoints/controller/http/webhook.ts'
-import type { AdmissionResult } from '../../../../entrypoints/controller/usecases/admission.ts'
-import { createReviewPipeline } from '../../../../entrypoints/controller/usecases/review-pipeline.ts'
+import { createReviewPipeline, type SubmitResult } from '../../../../entrypoints/controller/usecases/review-pipeline.ts'
 import { deliveryHeaders, goJson, reviewRequestPayload, signBody, signedDelivery } from '../../../support/webhook.ts'
 import { approveAll, createWorld, gate, REPO, until } from '../review-world.ts'
 
 const SECRET = 'hook-secret-0b7d5e'
 
 /** A pipeline that only remembers what it was handed. */
-function recordingPipeline(answer: AdmissionResult = 'started') {
+function recordingPipeline(answer: SubmitResult = 'started') {
   const submitted: ReviewRequest[] = []
   return {
     submitted,
-    submit(request: ReviewRequest): AdmissionResult {
+    submit(request: ReviewRequest): SubmitResult {
       submitted.push(request)
       return answer
     },
   }
 }
 
-function anApp(options: { secret?: string | null; answer?: AdmissionResult } = {}) {
+function anApp(options: { secret?: string | null; answer?: SubmitResult } = {}) {
   const pipeline = recordingPipeline(options.answer)
   const logger = createRecordingLogger()
   const secret = options.secret === undefined ? SECRET : options.secret

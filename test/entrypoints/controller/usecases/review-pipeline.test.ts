@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'bun:test'
+import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
 import { appError } from '../../../../core/errors.ts'
-import { renderNoVerdictBody } from '../../../../core/review-body.ts'
+import { RETRY_HINT, renderNoVerdictBody } from '../../../../core/review-body.ts'
+import { RUN_FINISHED_MESSAGE } from '../../../../core/run-record.ts'
 import type { RunReply, RunRequest } from '../../../../core/types.ts'
-import { createReviewPipeline } from '../../../../entrypoints/controller/usecases/review-pipeline.ts'
+import {
+  createReviewPipeline,
+  DRAIN_MESSAGES,
+  STOPPING_REASON,
+  stoppedAtBoundReason,
+} from '../../../../entrypoints/controller/usecases/review-pipeline.ts'
 import { QUEUE_FULL_REASON } from '../../../../entrypoints/controller/usecases/review-run.ts'
+import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run-store.ts'
 import { aSeedPull, aSeedRepo } from '../../../builders.ts'
+import { expectNothingFor } from '../../../support/waits.ts'
 import {
   approveAll,
   createWorld,
@@ -152,5 +161,155 @@ describe('createReviewPipeline', () => {
     await pipeline.idle()
     expect(world.runs.records.map((r) => r.outcome)).toEqual(['no-verdict', 'no-verdict', 'approved'])
     expect(world.forge.reviews(REPO, 3)[0]?.body).toContain("the settings couldn't be read")
+  })
+})
+
+describe('draining the pipeline (SIGTERM)', () => {
+  /** The world with the real KV run store, whose `review classifier run finished` events land in the world's log. */
+  function drainWorld(limit: number) {
+    const world = worldWithPulls(limit)
+    const runs = createKvRunStore({ buckets: createMemoryKv(), logger: world.logger })
+    return { world, runs, deps: { ...world.deps, runs } }
+  }
+
+  function finishedEvents(world: World, pr: number) {
+    return world.logger.withMessage(RUN_FINISHED_MESSAGE).filter((entry) => entry.fields.pr === pr)
+  }
+
+  it('lets the running reviews finish within the bound, drops the waiting ones naming each, and comments at once on a request meanwhile', async () => {
+    const { world, runs, deps } = drainWorld(1)
+    const classifier = heldClassifier()
+    await world.serve(classifier.script)
+    const pipeline = createReviewPipeline(deps)
+    const [first, second, third, late] = await Promise.all([1, 2, 3, 4].map((pr) => requestFor(world, { pr })))
+    if (first === undefined || second === undefined || third === undefined || late === undefined) throw new Error()
+    for (const request of [first, second, third]) pipeline.submit(request)
+    await until(() => classifier.holding() === 1, 'the first run at the classifier')
+    expect(pipeline.counts()).toMatchObject({ running: 1, waiting: 2, limit: 1 })
+
+    let drained = false
+    const draining = pipeline.drain({ boundMs: 60_000 }).finally(() => {
+      drained = true
+    })
+    // The waiting ones are gone at once, each named so an operator can request it again.
+    expect(pipeline.counts()).toMatchObject({ running: 1, waiting: 0 })
+    const dropped = world.logger.withMessage(DRAIN_MESSAGES.dropped)
+    expect(dropped.map((entry) => entry.fields)).toEqual([
+      { repo: 'acme/widgets', pr: 2, head_sha: second.headSha, requester: 'alice' },
+      { repo: 'acme/widgets', pr: 3, head_sha: third.headSha, requester: 'alice' },
+    ])
+    expect(dropped.every((entry) => entry.level === 'warn')).toBe(true)
+
+    // A request during the drain gets the comment at once, while the running review still runs.
+    expect(pipeline.submit(late)).toBe('stopping')
+    expect(pipeline.submit(first)).toBe('duplicate')
+    await until(() => world.forge.reviews(REPO, 4).length === 1, 'the stopping comment on PR 4')
+    expect(drained).toBe(false)
+    const [comment] = world.forge.reviews(REPO, 4)
+    expect(comment).toMatchObject({ event: 'COMMENT', commitId: late.headSha, user: 'review-classifier' })
+    expect(comment?.body).toBe(renderNoVerdictBody(STOPPING_REASON, null))
+    expect(comment?.body).toEndWith(RETRY_HINT)
+
+    classifier.release(1)
+    expect(await draining).toEqual({ finished: 1, stopped: 0, dropped: 2, refused: 1, complete: true })
+    expect(world.forge.reviews(REPO, 1).map((r) => r.event)).toEqual(['APPROVED'])
+    expect(world.forge.reviews(REPO, 2)).toEqual([])
+    expect(world.forge.reviews(REPO, 3)).toEqual([])
+    expect(world.requests.map((r) => r.pr)).toEqual([1])
+
+    // What was posted is recorded, and logged as a finished run; the dropped ones posted nothing and aren't.
+    const recorded = await runs.list()
+    expect(recorded.map((r) => [r.pr, r.outcome])).toEqual([
+      [1, 'approved'],
+      [4, 'no-verdict'],
+    ])
+    expect(recorded.find((r) => r.pr === 4)).toMatchObject({ detail: STOPPING_REASON, requester: 'alice' })
+    expect(recorded.find((r) => r.pr === 4)?.head_sha).toBeUndefined()
+    expect(finishedEvents(world, 4).map((e) => e.fields.outcome)).toEqual(['no-verdict'])
+    expect(finishedEvents(world, 2)).toEqual([])
+    expect(finishedEvents(world, 3)).toEqual([])
+  })
+
+  it('stops a review still running at the bound with the no-verdict and the retry hint, and never posts its verdict', async () => {
+    const { world, runs, deps } = drainWorld(2)
+    const classifier = heldClassifier()
+    await world.serve(classifier.script)
+    const pipeline = createReviewPipeline(deps)
+    const request = await requestFor(world, { pr: 1 })
+    pipeline.submit(request)
+    await until(() => classifier.holding() === 1, 'the run at the classifier')
+
+    // The classifier holds the run until the test lets go, so it is still running at any bound.
+    const report = await pipeline.drain({ boundMs: 20 })
+    expect(report).toEqual({ finished: 0, stopped: 1, dropped: 0, refused: 0, complete: true })
+    const reason = stoppedAtBoundReason(20)
+    expect(reason).toContain('the controller was stopping')
+    const [comment] = world.forge.reviews(REPO, 1)
+    expect(comment).toMatchObject({ event: 'COMMENT', commitId: request.headSha })
+    expect(comment?.body).toBe(renderNoVerdictBody(reason, null))
+    expect(comment?.body).toEndWith(RETRY_HINT)
+    const [record] = await runs.list()
+    expect(record).toMatchObject({ pr: 1, outcome: 'no-verdict', detail: reason, head_sha: request.headSha })
+    expect(finishedEvents(world, 1).map((e) => e.fields.detail)).toEqual([reason])
+    expect(world.logger.withMessage(DRAIN_MESSAGES.boundReached)).toHaveLength(1)
+
+    // The classifier answers after all: the wait for it was stopped, so the answer goes nowhere.
+    classifier.release(1)
+    await until(() => classifier.holding() === 0, 'the classifier to answer')
+    await expectNothingFor(() => world.forge.reviews(REPO, 1).length > 1, 'a second review on PR 1', 100)
+    expect(await runs.list()).toHaveLength(1)
+  })
+
+  it('stops a review still reading the PR at the bound, and sends no run once the read ends', async () => {
+    const { world, deps } = drainWorld(2)
+    await world.serve(approveAll)
+    const diffRead = gate()
+    let diffAsked = false
+    const forge = {
+      ...world.forge,
+      async getPullDiff(repo: typeof REPO, pr: number) {
+        diffAsked = true
+        await diffRead.wait
+        return world.forge.getPullDiff(repo, pr)
+      },
+    }
+    const pipeline = createReviewPipeline({ ...deps, forge })
+    const request = await requestFor(world, { pr: 1 })
+    pipeline.submit(request)
+    await until(() => diffAsked, 'the diff read')
+
+    expect(await pipeline.drain({ boundMs: 20 })).toMatchObject({ stopped: 1, complete: true })
+    const [comment] = world.forge.reviews(REPO, 1)
+    expect(comment?.body).toBe(renderNoVerdictBody(stoppedAtBoundReason(20), null))
+
+    diffRead.open()
+    await expectNothingFor(() => world.requests.length > 0, 'a run request after the bound', 100)
+    expect(world.forge.reviews(REPO, 1)).toHaveLength(1)
+  })
+
+  it('ends the drain after the margin when the forge holds a comment, and says so', async () => {
+    const { world, deps } = drainWorld(1)
+    const held = gate()
+    const forge = {
+      ...world.forge,
+      forAccount(token: string) {
+        const writer = world.forge.forAccount(token)
+        return {
+          ...writer,
+          createReview: async (...args: Parameters<typeof writer.createReview>) => {
+            await held.wait
+            return writer.createReview(...args)
+          },
+        }
+      },
+    }
+    const pipeline = createReviewPipeline({ ...deps, forge })
+    const report = pipeline.drain({ boundMs: 20, postMarginMs: 20 })
+    expect(pipeline.submit(await requestFor(world, { pr: 1 }))).toBe('stopping')
+    expect(await report).toMatchObject({ refused: 1, complete: false })
+    expect(world.logger.withMessage(DRAIN_MESSAGES.unfinished)).toHaveLength(1)
+    held.open()
+    await pipeline.idle()
+    expect(world.forge.reviews(REPO, 1)).toHaveLength(1)
   })
 })

@@ -3,8 +3,9 @@ import { checkReplyRows } from '../../../../core/aggregate.ts'
 import { appError } from '../../../../core/errors.ts'
 import { RETRY_HINT, renderNoVerdictBody, renderReviewBody } from '../../../../core/review-body.ts'
 import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../../core/rules-file.ts'
-import { SERVICE_TOKEN } from '../../../../core/service-account.ts'
+import { SERVICE_ACCOUNT, SERVICE_TOKEN, serviceAccountStopped } from '../../../../core/service-account.ts'
 import { createReviewRunner, QUEUE_FULL_REASON } from '../../../../entrypoints/controller/usecases/review-run.ts'
+import { createServiceAccountProvisioner } from '../../../../entrypoints/controller/usecases/service-account.ts'
 import { aSeedRepo } from '../../../builders.ts'
 import {
   answeredRow,
@@ -422,3 +423,48 @@ async function run(world: World): Promise<World> {
   await createReviewRunner(world.deps).review(await requestFor(world))
   return world
 }
+
+describe('a service account an admin stopped', () => {
+  function stoppedWorld(flags: { active?: boolean; prohibitLogin?: boolean }): World {
+    return createWorld({
+      seed: {
+        users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email, flags }, { login: 'alice' }],
+        tokens: [{ login: 'review-classifier', name: 'swarm-review-classifier', token: SERVICE_ACCOUNT_TOKEN }],
+        repos: [aSeedRepo()],
+      },
+    })
+  }
+
+  it.each([
+    [{ active: false }, { active: false, prohibitLogin: false }],
+    [{ prohibitLogin: true }, { active: true, prohibitLogin: true }],
+  ] as const)('runs nothing and posts nothing as it (%p), and records why', async (flags, account) => {
+    const world = stoppedWorld(flags)
+    await world.serve(approveAll)
+    const provisioner = createServiceAccountProvisioner({
+      forge: world.forge,
+      secrets: world.secrets,
+      logger: world.logger,
+    })
+    expect((await provisioner.runOnce()).outcome).toBe('stopped')
+    const runner = createReviewRunner({ ...world.deps, serviceAccount: provisioner })
+    const request = await requestFor(world)
+    const reason = serviceAccountStopped(account) ?? 'not stopped'
+
+    expect(await runner.review(request)).toMatchObject({ outcome: 'post-failed', detail: reason })
+    expect(world.requests).toEqual([])
+    expect((await runner.queueFull(request)).detail).toContain(reason)
+    expect((await runner.noRun(request, 'stopping')).detail).toContain(reason)
+    expect(world.forge.reviews(REPO, 42)).toEqual([])
+    expect(world.runs.records.map((r) => r.outcome)).toEqual(['post-failed', 'post-failed', 'post-failed'])
+  })
+
+  it("posts nothing without the provisioner's word either: the forge refuses the account's token", async () => {
+    const world = stoppedWorld({ active: false })
+    await world.serve(approveAll)
+    const record = await createReviewRunner(world.deps).review(await requestFor(world))
+    expect(record.outcome).toBe('post-failed')
+    expect(record.detail).toContain('not active')
+    expect(world.forge.reviews(REPO, 42)).toEqual([])
+  })
+})

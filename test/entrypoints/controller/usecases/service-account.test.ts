@@ -31,9 +31,27 @@ function aWorld(
   return { forge, secrets, logger, ...provisioner }
 }
 
-const theAccount = { login: SERVICE_ACCOUNT.login, email: SERVICE_ACCOUNT.email, fullName: SERVICE_ACCOUNT.fullName }
-const LIMITED = { active: true, mustChangePassword: false, maxRepoCreation: 0, allowCreateOrganization: false }
-const UNLIMITED = { active: true, mustChangePassword: false, maxRepoCreation: -1, allowCreateOrganization: true }
+const theAccount = {
+  login: SERVICE_ACCOUNT.login,
+  email: SERVICE_ACCOUNT.email,
+  fullName: SERVICE_ACCOUNT.fullName,
+  active: true,
+  prohibitLogin: false,
+}
+const LIMITED = {
+  active: true,
+  prohibitLogin: false,
+  mustChangePassword: false,
+  maxRepoCreation: 0,
+  allowCreateOrganization: false,
+}
+const UNLIMITED = {
+  active: true,
+  prohibitLogin: false,
+  mustChangePassword: false,
+  maxRepoCreation: -1,
+  allowCreateOrganization: true,
+}
 
 function storedToken(world: World): Promise<string | null> {
   return world.secrets.read(SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field)
@@ -133,6 +151,72 @@ describe('createServiceAccountProvisioner', () => {
     expect(world.forge.reviews({ owner: 'acme', name: 'widgets' }, 1).map((r) => r.user)).toEqual([
       SERVICE_ACCOUNT.login,
     ])
+  })
+
+  it.each([
+    ['deactivated', { active: false }],
+    ['prohibited from signing in', { prohibitLogin: true }],
+  ] as const)(
+    'leaves an account an admin %s as it is: warns, edits nothing, mints nothing, and says why',
+    async (how, flags) => {
+      const world = aWorld({ users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email, flags }] })
+      let edits = 0
+      const ensure = world.forge.ensureServiceAccountLimits.bind(world.forge)
+      world.forge.ensureServiceAccountLimits = async (login) => {
+        edits += 1
+        await ensure(login)
+      }
+      const detail = `the forge account review-classifier is ${how} by an admin, so nothing is posted as it until that is undone`
+      expect(await world.whyStopped()).toBeNull()
+      for (let pass = 0; pass < 2; pass += 1) {
+        expect(await world.runOnce()).toEqual({ outcome: 'stopped', detail })
+        expect(world.forge.accountFlags(SERVICE_ACCOUNT.login)).toEqual({ ...UNLIMITED, ...flags })
+      }
+      expect(edits).toBe(0)
+      expect(await world.forge.listTokens(SERVICE_ACCOUNT.login)).toEqual([])
+      expect(await storedToken(world)).toBeNull()
+      const warnings = world.logger.withMessage(PROVISION_MESSAGES.stopped)
+      expect(warnings.map((w) => w.level)).toEqual(['warn', 'warn'])
+      const { active, prohibitLogin } = { ...UNLIMITED, ...flags }
+      expect(warnings[0]?.fields).toEqual({ login: SERVICE_ACCOUNT.login, active, prohibit_login: prohibitLogin })
+      expect(await world.whyStopped()).toBe(detail)
+      expect(world.logger.withMessage(PROVISION_MESSAGES.tokenMinted)).toEqual([])
+
+      // The admin undoes it: the next question sees it at once, and a pass puts the limits and the token back.
+      world.forge.changeAccount(SERVICE_ACCOUNT.login, { active: true, prohibitLogin: false })
+      expect(await world.whyStopped()).toBeNull()
+      await waitFor(() => world.logger.withMessage(PROVISION_MESSAGES.tokenMinted).length === 1, 'the token minted')
+      expect(world.forge.accountFlags(SERVICE_ACCOUNT.login)).toEqual(LIMITED)
+    },
+  )
+
+  it('keeps the last word on a stopped account while the forge cannot be asked', async () => {
+    const world = aWorld({
+      users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email, flags: { active: false } }],
+    })
+    expect(await world.runOnce()).toMatchObject({ outcome: 'stopped' })
+    world.forge.simulateFailure(appError('unavailable', 'the forge answered 502'))
+    expect(await world.whyStopped()).toContain('is deactivated by an admin')
+  })
+
+  it('leaves a deactivated account alone through the Forgejo adapter: no admin edit, no token request', async () => {
+    const harness = await startForgejoHarness({
+      users: [{ login: SERVICE_ACCOUNT.login, email: SERVICE_ACCOUNT.email, flags: { active: false } }],
+    })
+    try {
+      const secrets = createMemorySecretStore()
+      const provisioner = createServiceAccountProvisioner({
+        forge: harness.forge,
+        secrets,
+        logger: createRecordingLogger(),
+      })
+      expect(await provisioner.runOnce()).toMatchObject({ outcome: 'stopped' })
+      expect(harness.fake.requests.map((r) => `${r.method} ${r.template}`)).toEqual(['GET /users/{username}'])
+      expect(harness.fake.flags(SERVICE_ACCOUNT.login)).toMatchObject({ active: false, maxRepoCreation: -1 })
+      expect(await secrets.read(SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field)).toBeNull()
+    } finally {
+      await harness.cleanup()
+    }
   })
 
   it('logs a failed limits edit as a warning and still keeps or mints the token', async () => {
