@@ -238,6 +238,21 @@ describe('review run commit status (memory forge)', () => {
     ])
   })
 
+  it('leaves its own error status for a delivery turned away while the controller stops, where its comment went', async () => {
+    const world = createWorld()
+    const request = await requestFor(world)
+    const record = await createReviewRunner(world.deps).noRun(request, 'the controller is stopping')
+    const [comment] = world.forge.reviews(REPO, 42)
+    expect(record.outcome).toBe('no-verdict')
+    expect(world.forge.statuses(REPO, request.headSha)).toEqual([
+      status(request.headSha, {
+        state: 'error',
+        description: 'No verdict: the controller was stopping, so no run started',
+        targetUrl: comment?.htmlUrl ?? 'no comment',
+      }),
+    ])
+  })
+
   it('logs a status the forge refuses and records it in the detail; the review posts and the outcome stays', async () => {
     // Read access is enough for a review, not for a status (docs/forgejo.md §3.17).
     const world = createWorld({ seed: seed('read') })
