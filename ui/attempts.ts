@@ -393,15 +393,16 @@ export type Attempts = {
 export function createAttempts(config: UiConfig): Attempts {
   const area = h('div', { class: 'attempts' })
   const empty = h('p', { class: 'muted' }, 'No run yet. Fill in a pull request and classifications, then run them.')
+  const hint = h(
+    'p',
+    { class: 'hint', hidden: true },
+    'The newest attempt is shown beside the one before it; a verdict that changed between them is marked “changed”.',
+  )
   const element = h(
     'section',
     { class: 'results', 'aria-labelledby': 'results-title' },
     h('h2', { id: 'results-title' }, 'Results'),
-    h(
-      'p',
-      { class: 'hint' },
-      'The newest attempt is shown beside the one before it; a verdict that changed between them is marked “changed”.',
-    ),
+    hint,
     empty,
     area,
   )
@@ -412,6 +413,7 @@ export function createAttempts(config: UiConfig): Attempts {
     const latest = attempts.at(-1) ?? null
     const previous = attempts.at(-2) ?? null
     empty.hidden = latest !== null
+    hint.hidden = previous === null
     if (latest === null) return
     const key = (attempt: Attempt | null) => JSON.stringify(attempt === null ? null : [attempt.view, attempt.lost])
     const signature = `${latest.number}:${key(latest)}|${previous?.number ?? ''}:${key(previous)}`

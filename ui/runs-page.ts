@@ -24,6 +24,12 @@ const OUTCOMES = [
   ['failed', 'try-out failed'],
 ] as const satisfies ReadonlyArray<readonly [RunRecord['outcome'], string]>
 
+const OVERALL_LABEL = {
+  approve: 'would approve',
+  'request-changes': 'would request changes',
+  'no-verdict': 'no verdict',
+} as const
+
 function outcomeLabel(outcome: RunRecord['outcome']): string {
   return OUTCOMES.find(([value]) => value === outcome)?.[1] ?? outcome
 }
@@ -118,6 +124,10 @@ export function createRunsPage(config: UiConfig): RunsPage {
       { type: 'button', class: 'card-toggle', 'aria-expanded': 'false', 'aria-controls': rowsId },
       h('span', { class: 'card-title' }, `${record.repo} #${record.pr}`),
       h('span', { class: `badge badge--${record.outcome}` }, outcomeLabel(record.outcome)),
+      // A try-out's outcome says only whether it ran; its verdict is the overall.
+      record.trigger === 'try-out' && record.overall !== undefined
+        ? h('span', { class: `badge badge--overall-${record.overall}` }, OVERALL_LABEL[record.overall])
+        : null,
       fresh ? h('span', { class: 'badge badge--new' }, 'new') : null,
       h('span', { class: 'card-more' }, 'Show rows'),
     )
