@@ -37,6 +37,8 @@ export type Attempt = {
   view: TryOutView | null
   /** Why the result can't be read any more (expired, or the controller restarted). */
   lost: string | null
+  /** Why the last read failed, while the page keeps trying. */
+  trouble: string | null
 }
 
 type VerdictKey = string
@@ -77,6 +79,13 @@ function edits(current: Attempt, previous: Attempt | null): string[] {
 function statusLine(attempt: Attempt): HTMLElement {
   const view = attempt.view
   if (attempt.lost !== null) return h('p', { class: 'attempt-status status--failed', role: 'alert' }, attempt.lost)
+  if (attempt.trouble !== null) {
+    return h(
+      'p',
+      { class: 'attempt-status status--failed', role: 'status' },
+      `The result can't be read right now (${attempt.trouble}); trying again.`,
+    )
+  }
   if (view === null) return h('p', { class: 'attempt-status' }, 'Starting…')
   if (view.status === 'running') {
     return h(
@@ -387,7 +396,7 @@ export function renderAttempt(
 export type Attempts = {
   element: HTMLElement
   /** Adds an attempt the POST accepted and reads it until it ends. */
-  add(attempt: Omit<Attempt, 'number' | 'view' | 'lost'>): void
+  add(attempt: Omit<Attempt, 'number' | 'view' | 'lost' | 'trouble'>): void
 }
 
 export function createAttempts(config: UiConfig): Attempts {
@@ -415,7 +424,8 @@ export function createAttempts(config: UiConfig): Attempts {
     empty.hidden = latest !== null
     hint.hidden = previous === null
     if (latest === null) return
-    const key = (attempt: Attempt | null) => JSON.stringify(attempt === null ? null : [attempt.view, attempt.lost])
+    const key = (attempt: Attempt | null) =>
+      JSON.stringify(attempt === null ? null : [attempt.view, attempt.lost, attempt.trouble])
     const signature = `${latest.number}:${key(latest)}|${previous?.number ?? ''}:${key(previous)}`
     if (shown.get(0) === signature) return
     shown.set(0, signature)
@@ -429,8 +439,10 @@ export function createAttempts(config: UiConfig): Attempts {
   async function follow(attempt: Attempt): Promise<void> {
     for (;;) {
       const answer = await getJson<TryOutView>(`api/review-classifier/try-out/${encodeURIComponent(attempt.id)}`)
+      attempt.trouble = null
       if (answer.ok) attempt.view = answer.value
       else if (answer.problem.status === 404) attempt.lost = `The result is gone: ${answer.problem.detail}`
+      else attempt.trouble = answer.problem.detail
       render()
       if (attempt.lost !== null || (attempt.view !== null && attempt.view.status !== 'running')) return
       await new Promise((resolve) => setTimeout(resolve, ATTEMPT_POLL_MS))
@@ -440,7 +452,7 @@ export function createAttempts(config: UiConfig): Attempts {
   return {
     element,
     add(started) {
-      const attempt: Attempt = { ...started, number: attempts.length + 1, view: null, lost: null }
+      const attempt: Attempt = { ...started, number: attempts.length + 1, view: null, lost: null, trouble: null }
       attempts.push(attempt)
       render()
       if (attempts.length === 1) element.scrollIntoView({ block: 'nearest' })

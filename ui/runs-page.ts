@@ -248,10 +248,15 @@ export function createRunsPage(config: UiConfig): RunsPage {
     if (!visible) return
     timer = setTimeout(async () => {
       timer = null
-      await refresh()
+      // A tab in the background reads nothing; it catches up when it shows again.
+      if (!document.hidden) await refresh()
       schedule()
     }, RUNS_REFRESH_MS)
   }
+
+  document.addEventListener('visibilitychange', () => {
+    if (visible && !document.hidden) void refresh()
+  })
 
   return {
     element,

@@ -392,6 +392,27 @@ describe('try-out', () => {
     await page.close()
   })
 
+  it('shows each row as soon as it has finished, the others still running', async () => {
+    const { page, errors } = await openTryOut()
+    await fillPull(page, 2)
+    await loadRules(page)
+    // Each answer takes a while; the first rule is asked alone (warm first), so its row is in well before the other's.
+    world.ai.setMode({ delayMs: 1_500 })
+    try {
+      await page.click('#try-run')
+      const attempt = page.locator('.attempt--latest[data-attempt="1"]')
+      await attempt.locator('table.rows tbody tr:not(.row--pending)').first().waitFor({ timeout: 60_000 })
+      expect(await attempt.locator('.row--pending').count()).toBe(1)
+      expect(await attempt.locator('.status--running').textContent()).toContain('1 of 2 classifications finished')
+      await attempt.locator('.status--done').waitFor({ timeout: 60_000 })
+      expect(await attempt.locator('.row--pending').count()).toBe(0)
+    } finally {
+      world.ai.setMode({ delayMs: 0 })
+    }
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
   it('shows a threshold of 101, an empty name, a name used twice and an eleventh rule as errors, and sends nothing', async () => {
     const { page, errors } = await openTryOut()
     const posts: string[] = []
