@@ -451,7 +451,21 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
             else await ask(slot, runRequest(runId, input, pull.number, read.value))
           })
           // Each PR is a run of its own in the store, under its own id, as soon as it ends.
-          await record(runId, input, pull.number, slot, startedMs, deps.clock.nowMs(), slot.ended?.detail ?? null)
+          await record(
+            runId,
+            input,
+            pull.number,
+            slot,
+            startedMs,
+            deps.clock.nowMs(),
+            slot.ended?.detail ?? null,
+          ).catch((error: unknown) => {
+            // `RunStore.record` never throws by contract; one that does must not stop the other PRs.
+            deps.logger.error('review classifier try-out could not be recorded', {
+              id: runId,
+              kind: error instanceof Error ? error.name : typeof error,
+            })
+          })
         })
         entry.finishedMs = deps.clock.nowMs()
       })
