@@ -141,6 +141,20 @@ export function checkReplyRows(sent: readonly Classification[], rows: readonly R
   return aggregateVerdict(sent, rows.map(resultFromReplyRow))
 }
 
+/**
+ * A row the classifier sent as progress before its reply (docs/decisions.md,
+ * "Run progress"), re-checked as a reply row is: recomputed from the sent
+ * classification's polarity and threshold and the row's answer alone, an
+ * incomplete answer read as malformed, no `usage`. `null` for a row whose
+ * name wasn't sent. It is for display only: the reply's rows replace it.
+ */
+export function checkProgressRow(sent: readonly Classification[], row: Row): Row | null {
+  const classification = sent.find((candidate) => candidate.name === row.name)
+  if (classification === undefined) return null
+  const { answer, error } = resultFromReplyRow(row)
+  return rowFromAnswer(classification, answer, error)
+}
+
 function resultFromReplyRow(row: Row): ClassificationResult {
   if (row.error !== null) {
     return {

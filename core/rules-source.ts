@@ -1,6 +1,6 @@
 /**
  * The two rules file formats read into one small source tree, so the rules
- * of "Repo configuration" are checked once (in rules-file.ts) with the same
+ * of "Repo configuration" are checked once (in rules-check.ts) with the same
  * messages whatever the format. Structural problems (syntax, anchors, tags,
  * duplicate keys, several documents) are reported here.
  */
@@ -8,25 +8,7 @@
 import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml'
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, visit } from 'yaml'
 import { err, ok, type Result } from './result.ts'
-import type { RulesProblem } from './rules-file.ts'
-
-/**
- * A format-neutral view of the parsed document. `text` is the value as
- * written (`0x50`, `80.0`), since the written form decides some errors;
- * `alsoReadAs` is set for an unquoted YAML scalar a YAML 1.1 reader would
- * take as another type (`yes` as a bool), so a file means one thing to every
- * YAML tool that may read it.
- */
-export type SourceNode =
-  | { kind: 'map'; entries: { key: SourceNode; value: SourceNode }[] }
-  | { kind: 'list'; items: SourceNode[] }
-  | { kind: 'scalar'; value: unknown; text: string; alsoReadAs: string | null }
-
-/**
- * Validation looks at most this deep (file → list → entry → value), so deeper
- * collections are kept as empty shells: describing them needs only the kind.
- */
-const INSPECTED_DEPTH = 4
+import { INSPECTED_DEPTH, type RulesProblem, type SourceNode } from './rules-check.ts'
 
 function position(lines: LineCounter, offset: number): string {
   const { line, col } = lines.linePos(offset)
@@ -165,26 +147,6 @@ function fromYamlNode(node: unknown, alsoReadAs: ReadonlyMap<number, string>, de
   }
   // A missing value (`name:` with nothing after it) has no node at all.
   return { kind: 'scalar', value: null, text: '', alsoReadAs: null }
-}
-
-export function fromPlainValue(value: unknown, depth: number): SourceNode {
-  if (Array.isArray(value)) {
-    return {
-      kind: 'list',
-      items: depth >= INSPECTED_DEPTH ? [] : value.map((item: unknown) => fromPlainValue(item, depth + 1)),
-    }
-  }
-  if (typeof value === 'object' && value !== null) {
-    const entries = depth >= INSPECTED_DEPTH ? [] : Object.entries(value)
-    return {
-      kind: 'map',
-      entries: entries.map(([key, item]) => ({
-        key: fromPlainValue(key, depth + 1),
-        value: fromPlainValue(item, depth + 1),
-      })),
-    }
-  }
-  return { kind: 'scalar', value, text: typeof value === 'string' ? value : String(value), alsoReadAs: null }
 }
 
 class JsonSyntaxError extends Error {

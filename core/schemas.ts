@@ -11,6 +11,7 @@
  * TypeBox's own, which unlike Elysia's `t.Integer` takes no numeric strings.
  */
 import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
+import { REPEAT_MAX, REPLAY_MAX } from './try-out-runs.ts'
 
 /** One literal schema per value of a tuple, as a tuple, so each keeps its own type. */
 type LiteralSchemas<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> }
@@ -39,6 +40,7 @@ export const RUN_TRIGGERS = ['review', 'try-out'] as const
 export const REVIEW_OUTCOMES = ['approved', 'changes-requested', 'no-verdict', 'queue-full', 'post-failed'] as const
 export const TRY_OUT_OUTCOMES = ['done', 'failed'] as const
 export const TRY_OUT_STATUSES = ['running', ...TRY_OUT_OUTCOMES] as const
+export const REPLAY_LINE_STATUSES = ['waiting', ...TRY_OUT_STATUSES] as const
 
 export const PolaritySchema = literals(
   POLARITIES,
@@ -188,23 +190,117 @@ export const RunRecordSchema = Type.Object({
   review_url: Type.Optional(Type.String({ description: 'The posted review, when the forge names its URL.' })),
 })
 
-/** `POST /api/review-classifier/try-out`, for the document: the body itself is read by `parseTryOutBody`. */
-export const TryOutRequestSchema = Type.Object(
-  {
-    repo: Type.String({ description: 'owner/name' }),
-    pr: Type.Integer({ minimum: 1, description: 'The PR number; an open, closed or merged PR all work.' }),
-    classifications: Type.Array(ClassificationSchema, {
-      minItems: 1,
-      maxItems: 10,
-      description: "In the rules file's shape, with the same checks.",
-    }),
-  },
-  { description: 'The classifications to run against the PR.' },
+const TryOutClassificationsSchema = Type.Array(ClassificationSchema, {
+  minItems: 1,
+  maxItems: 10,
+  description: "In the rules file's shape, with the same checks.",
+})
+
+/**
+ * `POST /api/review-classifier/try-out`, for the document: the body itself
+ * is read by `parseTryOutBody`. One PR (`pr`, optionally asked `repeat`
+ * times), or the repo's last `replay` PRs instead of `pr`.
+ */
+export const TryOutRequestSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        repo: Type.String({ description: 'owner/name' }),
+        pr: Type.Integer({ minimum: 1, description: 'The PR number; an open, closed or merged PR all work.' }),
+        repeat: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            maximum: REPEAT_MAX,
+            description: 'Ask every classification this many times on the PR, to see how stable its answer is.',
+          }),
+        ),
+        classifications: TryOutClassificationsSchema,
+      },
+      { description: 'The classifications to run against one PR.' },
+    ),
+    Type.Object(
+      {
+        repo: Type.String({ description: 'owner/name' }),
+        replay: Type.Integer({
+          minimum: 1,
+          maximum: REPLAY_MAX,
+          description: "Instead of pr: run against the repo's last this many PRs, open or merged, newest first.",
+        }),
+        classifications: TryOutClassificationsSchema,
+      },
+      { description: "The classifications to run against the repo's recent PRs." },
+    ),
+  ],
+  { description: 'The classifications to run against a PR, or against the repo’s recent PRs.' },
 )
 
 export const TryOutAcceptedSchema = Type.Object({
   id: Type.String({ description: 'Read the result at /api/review-classifier/try-out/{id}.' }),
 })
+
+/** How many of a classification's answers came out each way. */
+export const VerdictCountsSchema = Type.Object({
+  match: Type.Integer({ minimum: 0 }),
+  'no-match': Type.Integer({ minimum: 0 }),
+  'not-applicable': Type.Integer({ minimum: 0 }),
+  unanswered: Type.Integer({ minimum: 0 }),
+})
+
+/** One classification of a repeated try-out: its answers in the order asked, and what they add up to. */
+export const RepeatedClassificationSchema = Type.Object({
+  name: Type.String(),
+  answers: Type.Array(RecordedRowSchema, {
+    description: 'One per run, in the order asked; while the try-out runs, the ones heard so far.',
+  }),
+  flips: Type.Integer({
+    minimum: 0,
+    description:
+      'How many times the verdict changed from one answer to the next (unanswered ones skipped); 0 for a stable rule.',
+  }),
+  verdicts: VerdictCountsSchema,
+  certainty: nullable(
+    Type.Object({
+      min: Percent(),
+      median: Type.Number({ minimum: 0, maximum: 100 }),
+      max: Percent(),
+    }),
+    'Over the answered ones; null when none was answered.',
+  ),
+})
+
+export const TryOutRepeatSchema = Type.Object(
+  {
+    count: Type.Integer({
+      minimum: 1,
+      maximum: REPEAT_MAX,
+      description: 'How many times each classification is asked.',
+    }),
+    classifications: Type.Array(RepeatedClassificationSchema, { description: 'In the order posted.' }),
+  },
+  { description: 'Present when the POST had repeat.' },
+)
+
+/** One PR of a replayed try-out. */
+export const ReplayLineSchema = Type.Object({
+  pr: Type.Integer(),
+  title: Type.String(),
+  url: Type.String({ description: "The PR's page on the forge." }),
+  status: literals(REPLAY_LINE_STATUSES, 'waiting: not started yet; then as a try-out’s status.'),
+  head_sha: nullable(Type.String(), 'The head the run read; the one the listing named until then.'),
+  rows: nullable(Type.Array(RecordedRowSchema), 'The rows finished so far while running, then the reply’s.'),
+  overall: nullable(OverallSchema),
+  detail: nullable(Type.String(), "Why this PR's run failed (its PR couldn't be read, no classifier answered, …)."),
+})
+
+export const TryOutReplaySchema = Type.Object(
+  {
+    count: Type.Integer({ minimum: 1, maximum: REPLAY_MAX, description: 'How many PRs were asked for.' }),
+    pulls: Type.Array(ReplayLineSchema, {
+      description: 'Newest first; fewer than count when the repo has fewer open or merged PRs.',
+    }),
+  },
+  { description: 'Present when the POST had replay.' },
+)
 
 /** `GET /api/review-classifier/try-out/{id}`. */
 export const TryOutViewSchema = Type.Object(
@@ -212,11 +308,19 @@ export const TryOutViewSchema = Type.Object(
     id: Type.String(),
     status: literals(TRY_OUT_STATUSES),
     repo: Type.String({ description: 'owner/name' }),
-    pr: Type.Integer(),
-    head_sha: nullable(Type.String(), 'The head the run read; the one the POST read while it starts.'),
-    rows: nullable(Type.Array(RecordedRowSchema), 'Once the classifier answered.'),
+    pr: nullable(Type.Integer(), 'null for a replay.'),
+    head_sha: nullable(
+      Type.String(),
+      'The head the run read; the one the POST read while it starts; null for a replay.',
+    ),
+    rows: nullable(
+      Type.Array(RecordedRowSchema),
+      'While running, the rows finished so far (null until the first); then the reply’s. A repeat’s first run; null for a replay.',
+    ),
     overall: nullable(OverallSchema),
     detail: nullable(Type.String(), 'Why the try-out failed.'),
+    repeat: Type.Optional(TryOutRepeatSchema),
+    replay: Type.Optional(TryOutReplaySchema),
   },
   { description: 'A try-out, kept for an hour after it finishes.' },
 )

@@ -1,18 +1,24 @@
 /**
  * The try-out POST's body (docs/behaviour.md, "Try-out"; docs/decisions.md,
  * "Wire formats"): read by hand rather than by the route's schema so that a
- * 400 says every problem at once, in the rules file's words.
+ * 400 says every problem at once, in the rules file's words. One PR (`pr`,
+ * optionally asked `repeat` times), or the repo's last `replay` PRs.
  */
 import { isRecord, parseJsonText } from './decode.ts'
 import { parseRepoValue } from './repo.ts'
 import { err, ok, type Result } from './result.ts'
 import { formatRulesProblems, validateClassifications } from './rules-file.ts'
 import { capText } from './text.ts'
+import { REPEAT_MAX, REPLAY_MAX } from './try-out-runs.ts'
 import type { Classification, RepoRef } from './types.ts'
 
-export type TryOutBody = { repo: RepoRef; pr: number; classifications: Classification[] }
+/** One PR; `repeat` only when the body asked for it. */
+export type OnePrTryOutBody = { repo: RepoRef; pr: number; repeat?: number; classifications: Classification[] }
+/** The repo's last `replay` PRs, instead of one. */
+export type ReplayTryOutBody = { repo: RepoRef; replay: number; classifications: Classification[] }
+export type TryOutBody = OnePrTryOutBody | ReplayTryOutBody
 
-/** The fields the body must hold; others are ignored (docs/decisions.md, "Wire formats"). */
+/** The fields the body must hold (`pr`, or `replay` instead); others are ignored (docs/decisions.md, "Wire formats"). */
 const BODY_KEYS = ['repo', 'pr', 'classifications'] as const
 const SHOWN_CHARS = 100
 
@@ -30,10 +36,18 @@ function prProblem(value: unknown): string | null {
   return `pr must be a positive whole number, got ${describeBodyValue(value)}`
 }
 
+/** An optional count's problem: a whole number from 1 to `max`, or absent. */
+function countProblem(key: 'repeat' | 'replay', value: unknown, max: number, what: string): string | null {
+  if (value === undefined) return null
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= max) return null
+  return `${key} must be a whole number from 1 to ${max} (${what}), got ${describeBodyValue(value)}`
+}
+
 /**
- * The POST body, every problem at once: the repo, the PR number and the
- * classifications (1–10, the rules file's checks and words, entries named
- * by index and name).
+ * The POST body, every problem at once: the repo, the PR number (or
+ * `replay`, 1–{@link REPLAY_MAX}, instead), `repeat` (1–{@link REPEAT_MAX},
+ * one PR only) and the classifications (1–10, the rules file's checks and
+ * words, entries named by index and name).
  */
 export function parseTryOutBody(text: string): Result<TryOutBody, string> {
   const parsed = parseJsonText(text, 'the body')
@@ -42,20 +56,30 @@ export function parseTryOutBody(text: string): Result<TryOutBody, string> {
   if (!isRecord(body)) {
     return err(`the body must be a JSON object { repo, pr, classifications }, got ${describeBodyValue(body)}`)
   }
-  const missing = BODY_KEYS.filter((key) => !(key in body))
+  const replaying = 'replay' in body
+  const missing = BODY_KEYS.filter((key) => !(key in body) && !(key === 'pr' && replaying))
   if (missing.length > 0) {
-    return err(`missing field${missing.length > 1 ? 's' : ''} ${missing.map((key) => `"${key}"`).join(', ')}`)
+    const named = missing.map((key) => (key === 'pr' ? '"pr" (or "replay")' : `"${key}"`))
+    return err(`missing field${missing.length > 1 ? 's' : ''} ${named.join(', ')}`)
   }
   const repo = parseRepoValue(body.repo)
-  const pr = prProblem(body.pr)
+  const repeat = countProblem('repeat', body.repeat, REPEAT_MAX, 'how many times to ask each classification')
+  const replay = countProblem('replay', body.replay, REPLAY_MAX, 'how many of the repo’s last PRs to run against')
+  const target = replaying
+    ? [
+        'pr' in body ? 'send pr (one PR) or replay (the last N PRs), not both' : null,
+        'repeat' in body ? 'repeat asks one PR several times: send it with pr, not with replay' : null,
+        replay,
+      ]
+    : [prProblem(body.pr), repeat]
   const classifications = validateClassifications(body.classifications, 'the body')
-  if (repo.ok && pr === null && classifications.ok) {
-    return ok({ repo: repo.value, pr: Number(body.pr), classifications: classifications.value })
-  }
   const problems = [
     repo.ok ? null : repo.error,
-    pr,
+    ...target,
     classifications.ok ? null : formatRulesProblems(classifications.error),
-  ]
-  return err(problems.filter((problem) => problem !== null).join('\n'))
+  ].filter((problem) => problem !== null)
+  if (!repo.ok || !classifications.ok || problems.length > 0) return err(problems.join('\n'))
+  const common = { repo: repo.value, classifications: classifications.value }
+  if (replaying) return ok({ ...common, replay: Number(body.replay) })
+  return ok({ ...common, pr: Number(body.pr), ...(body.repeat === undefined ? {} : { repeat: Number(body.repeat) }) })
 }

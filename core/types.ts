@@ -14,6 +14,8 @@ import type {
   OverallSchema,
   PolaritySchema,
   RecordedRowSchema,
+  RepeatedClassificationSchema,
+  ReplayLineSchema,
   RowErrorSchema,
   RowSchema,
   RunProgressSchema,
@@ -21,6 +23,8 @@ import type {
   RunRequestSchema,
   RuntimeSchema,
   SettingsSchema,
+  TryOutRepeatSchema,
+  TryOutReplaySchema,
   TryOutViewSchema,
   UsageSchema,
   VerdictSchema,
@@ -86,6 +90,11 @@ export type RunProgress = Static<typeof RunProgressSchema>
 /** What `GET /api/review-classifier/try-out/{id}` answers. */
 export type TryOutView = Static<typeof TryOutViewSchema>
 export type TryOutStatus = TryOutView['status']
+export type TryOutRepeat = Static<typeof TryOutRepeatSchema>
+export type RepeatedClassification = Static<typeof RepeatedClassificationSchema>
+export type TryOutReplay = Static<typeof TryOutReplaySchema>
+export type ReplayLine = Static<typeof ReplayLineSchema>
+export type ReplayLineStatus = ReplayLine['status']
 
 export type OpenPrAnswer = Static<typeof OpenPrAnswerSchema>
 

@@ -1,16 +1,22 @@
 /**
  * One-machine launcher, the README's run command: starts a local nats-server with
  * JetStream (store under .data/) unless NATS_URL is given, then the services,
- * and stops everything together on SIGINT/SIGTERM.
+ * then the identity proxy for the operator's pages (127.0.0.1:UI_PORT, default
+ * 8081, naming UI_USER or the OS user in `Remote-User`), and stops everything
+ * together on SIGINT/SIGTERM.
  */
 import { mkdirSync } from 'node:fs'
 import { connect } from 'node:net'
 import { resolve } from 'node:path'
+import { type IdentityProxy, proxyUser, startIdentityProxy } from './identity-proxy.ts'
 
 type Child = { name: string; proc: ReturnType<typeof Bun.spawn> }
 
 /** The service entrypoints this build has; each runs as its own Bun process. */
 const SERVICES: readonly string[] = ['classifier', 'controller']
+/** The controller's `PORT` default, and the identity proxy's (`UI_PORT`), the address to open in a browser. */
+const DEFAULT_CONTROLLER_PORT = 8080
+const DEFAULT_UI_PORT = 8081
 
 function log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
   console.log(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }))
@@ -83,10 +89,26 @@ async function main(): Promise<void> {
     return
   }
 
+  let proxy: IdentityProxy | null = null
+  if (SERVICES.includes('controller')) {
+    const controllerPort = Number(env.PORT ?? DEFAULT_CONTROLLER_PORT)
+    const uiPort = Number(env.UI_PORT ?? DEFAULT_UI_PORT)
+    const user = proxyUser(env)
+    try {
+      proxy = startIdentityProxy({ target: `http://127.0.0.1:${controllerPort}`, user, port: uiPort })
+      log('info', 'operator pages: open this address in a browser', { url: `${proxy.url}/ui/`, remote_user: user })
+    } catch {
+      log('error', `port ${uiPort} is taken, so the operator pages have no proxy; set UI_PORT to another port`, {
+        port: uiPort,
+      })
+    }
+  }
+
   // Services first, so they drain while the queue is still up; the queue last.
   let stopping: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      await proxy?.stop()
       const services = children.filter((c) => c.name !== 'nats-server')
       for (const child of services) child.proc.kill('SIGTERM')
       await Promise.all(services.map((c) => c.proc.exited))

@@ -156,6 +156,13 @@ export type ForgeReader = {
   listReposWithOpenPulls(): Promise<RepoRef[]>
   /** The repo's open PRs, all pages, highest number first; `not_found` for an unknown repo. */
   listOpenPulls(repo: RepoRef): Promise<ForgePullSummary[]>
+  /**
+   * The repo's newest `count` PRs that are open or merged, newest created
+   * first (a PR closed without merging is skipped, and counts for nothing),
+   * reading as many pages as that takes; fewer when the repo has fewer.
+   * `not_found` for an unknown repo.
+   */
+  listRecentPulls(repo: RepoRef, count: number): Promise<ForgePullRequest[]>
   /** An account by login, or `null` when the forge has none. */
   getUser(login: string): Promise<ForgeUser | null>
 }

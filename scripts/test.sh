@@ -10,6 +10,7 @@ echo "== nix (parse only, when nix is installed)"
 bash scripts/check-nix.sh
 echo "== typecheck"
 tsc --noEmit
+tsc --noEmit -p ui/tsconfig.json
 echo "== tests"
 # Suites that start real processes (nats-server, claude, opencode) need more than the 5 s default;
 # bun 1.4 does not read a test timeout from bunfig.toml, so it is set here.

@@ -4,7 +4,8 @@
  * I/O; ports import core only; adapters never import entrypoints; the
  * services (the controller's use cases and HTTP, the classifier) reach
  * adapters only through the ports their entrypoint file wires; HTTP never
- * reaches an adapter directly.
+ * reaches an adapter directly; the browser client (ui/) imports core and
+ * itself only, so what it bundles is ours.
  *
  * Type-only imports count too: a type pulled across a boundary is a
  * dependency as much as a value is.
@@ -76,13 +77,17 @@ const RULES: Record<string, Rule> = {
     files: under('entrypoints/controller/http'),
     allows: (to) => to.kind === 'package' || !under('adapters')(to.path),
   },
+  'the browser client imports only core and itself, no package': {
+    files: under('ui'),
+    allows: (to) => to.kind === 'ours' && (under('core')(to.path) || under('ui')(to.path)),
+  },
   'createController and createClassifier take their adapters as ports': {
     files: (path) => path === 'entrypoints/controller/service.ts' || under('entrypoints/classifier')(path),
     allows: (to) => to.kind === 'package' || !under('adapters')(to.path),
   },
 }
 
-const FILES = ['core', 'ports', 'adapters', 'entrypoints'].flatMap(sourceFiles)
+const FILES = ['core', 'ports', 'adapters', 'entrypoints', 'ui'].flatMap(sourceFiles)
 
 describe('import directions', () => {
   it('has the layers to check', () => {

@@ -36,6 +36,7 @@ import {
   toTokenInfo,
   toUser,
 } from './mappers.ts'
+import type { PullRequestBody } from './schemas.ts'
 
 export type ForgejoForgeConfig = {
   /** The forge's root URL, e.g. `https://forge.example`; the API is under `/api/v1`. */
@@ -160,6 +161,16 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
       const auth = await admin()
       const pulls = await collectPages((page) => client.listPulls(auth, repo, 'open', page))
       return pulls.map(toPullSummary).sort((a, b) => b.number - a.number)
+    },
+    async listRecentPulls(repo, count) {
+      const auth = await admin()
+      // `state=all` without `sort` lists every PR newest created first (docs/forgejo.md §3.10, §6.1).
+      const wanted = (p: PullRequestBody) => p.state === 'open' || p.merged
+      const pulls = await collectPages(
+        (page) => client.listPulls(auth, repo, 'all', page),
+        (all) => all.filter(wanted).length >= count,
+      )
+      return pulls.filter(wanted).slice(0, count).map(toPullRequest)
     },
     async getUser(login) {
       const user = await client.getUser(await admin(), login)

@@ -210,15 +210,19 @@ function hasNextLink(answer: Answer): boolean | null {
  * Every item across pages, in page order. Follows `Link: rel="next"` when the
  * forge sends it, else `X-Total-Count`, else pages on until one comes back
  * shorter than the first (the forge may clamp `limit` below what was asked).
+ * `enough`, when given, stops the paging once the items so far satisfy it.
  */
-export async function collectPages<T>(fetchPage: (page: number) => Promise<Page<T>>): Promise<T[]> {
+export async function collectPages<T>(
+  fetchPage: (page: number) => Promise<Page<T>>,
+  enough?: (collected: readonly T[]) => boolean,
+): Promise<T[]> {
   const all: T[] = []
   let pageSize = 0
   for (let page = 1; page <= MAX_PAGES; page += 1) {
     const { items, answer } = await fetchPage(page)
     all.push(...items)
     if (page === 1) pageSize = items.length
-    if (!morePages(answer, items.length, pageSize, all.length)) return all
+    if (enough?.(all) === true || !morePages(answer, items.length, pageSize, all.length)) return all
   }
   throw appError('unavailable', `the forge kept answering more pages after ${MAX_PAGES}`)
 }

@@ -302,6 +302,16 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
         .sort((a, b) => b.number - a.number)
         .map((p) => ({ number: p.number, title: p.title, headSha: p.headSha }))
     },
+    async listRecentPulls(repo, count) {
+      await call()
+      const found = requireRepo(repo)
+      // Numbers stand for creation order here: the newest PR has the highest.
+      return [...found.pulls.values()]
+        .filter((p) => p.state === 'open' || p.merged)
+        .sort((a, b) => b.number - a.number)
+        .slice(0, count)
+        .map((p) => toPull(found, p))
+    },
     async getUser(login) {
       await call()
       const user = state.users.get(login.toLowerCase())

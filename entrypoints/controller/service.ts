@@ -23,6 +23,7 @@ import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
 import { rulesRoutes } from './http/routes/rules.ts'
 import { tryOutRoutes } from './http/routes/try-out.ts'
+import { uiRoutes } from './http/routes/ui.ts'
 import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
 import { createOpenPr } from './usecases/open-pr.ts'
 import { forgeCheck, queueCheck, secretStoreCheck } from './usecases/readiness.ts'
@@ -58,7 +59,7 @@ export type ControllerDeps = {
 }
 
 export type Controller = {
-  /** The HTTP app: webhook, admin API, health, OpenAPI. */
+  /** The HTTP app: webhook, admin API, health, OpenAPI, and the operator's pages under /ui/. */
   app: AnyElysia
   /** The requested-review pipeline; `null` without a forge. */
   pipeline: ReviewPipeline | null
@@ -122,6 +123,7 @@ export function createController(deps: ControllerDeps): Controller {
     rulesRoutes({ forge: api, logger }),
     pullsRoutes({ forge: api, logger }),
     openPrRoutes({ openPr }),
+    uiRoutes({ forgeUrl: forge?.webUrl ?? null, logger }),
     pipeline === null
       ? new Elysia({ name: 'webhook-unconfigured' }).post(WEBHOOK_PATH, () =>
           problemResponse(503, 'the forge is not configured: set FORGE_URL'),

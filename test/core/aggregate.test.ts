@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { aggregateVerdict, type ClassificationResult, checkReplyRows, rowFromAnswer } from '../../core/aggregate.ts'
+import {
+  aggregateVerdict,
+  type ClassificationResult,
+  checkProgressRow,
+  checkReplyRows,
+  rowFromAnswer,
+} from '../../core/aggregate.ts'
 import type { Classification, Overall, Polarity, Row, RowError, Verdict } from '../../core/types.ts'
 import { aClassification, anAnswer, anAnsweredRow, anUnansweredRow, aRowError } from './verdict-builders.ts'
 
@@ -329,5 +335,43 @@ describe('checkReplyRows', () => {
       anAnsweredRow({ name: 'no-ads', usage }),
     ])
     expect(result.rows.some((row) => 'usage' in row)).toBe(false)
+  })
+})
+
+describe('checkProgressRow', () => {
+  const sent = [
+    aClassification({ name: 'datetime', polarity: 'positive', threshold: 80 }),
+    aClassification({ name: 'no-ads', polarity: 'negative', threshold: 90 }),
+  ]
+
+  it('re-checks a row heard before the reply as a reply row: the sent rule decides, usage goes', () => {
+    const usage = { input: 1, output: 2, cache_read: 3, cache_write: 4 }
+    const heard = anAnsweredRow({
+      name: 'no-ads',
+      polarity: 'positive',
+      threshold: 0,
+      verdict: 'match',
+      certainty: 95,
+      counted: false,
+      fails: false,
+      usage,
+    })
+    const { usage: _usage, ...answered } = heard
+    expect(checkProgressRow(sent, heard)).toEqual({
+      ...answered,
+      polarity: 'negative',
+      threshold: 90,
+      counted: true,
+      fails: true,
+    })
+    expect('usage' in (checkProgressRow(sent, heard) ?? {})).toBe(false)
+  })
+
+  it('reads an incomplete answer as malformed, keeps an error, and drops a row for a name not sent', () => {
+    expect(checkProgressRow(sent, anAnsweredRow({ name: 'datetime', certainty: 101 }))?.error?.kind).toBe(
+      'malformed-answer',
+    )
+    expect(checkProgressRow(sent, anUnansweredRow({ name: 'datetime' }))?.error).toEqual(aRowError())
+    expect(checkProgressRow(sent, anAnsweredRow({ name: 'other' }))).toBeNull()
   })
 })

@@ -698,3 +698,50 @@ describe('validateClassifications', () => {
     )
   })
 })
+
+describe('where a problem is (for an editor that shows it next to the field)', () => {
+  it('names the entry and the key of each problem about one, and neither for the list', () => {
+    const entry = (overrides: Record<string, unknown>) => ({
+      name: 'a',
+      description: 'd',
+      threshold: 80,
+      polarity: 'positive',
+      ...overrides,
+    })
+    const result = validateClassifications(
+      [
+        entry({ threshold: 101 }),
+        entry({ name: '' }),
+        entry({ name: 'a', polarity: 'up' }),
+        entry({ description: undefined, extra: 1 }),
+        ...Array.from({ length: 7 }, (_, i) => entry({ name: `n${i}` })),
+      ].map((value) => JSON.parse(JSON.stringify(value))),
+      'the page',
+    )
+    const places = result.ok ? [] : result.error.map(({ entry, key, detail }) => ({ entry, key, detail }))
+    expect(places).toEqual([
+      { entry: undefined, key: undefined, detail: 'has 11 classifications; at most 10 are allowed' },
+      { entry: 0, key: 'threshold', detail: 'threshold must be a whole number 0–100, got 101 (a number)' },
+      { entry: 1, key: 'name', detail: 'name is empty' },
+      { entry: 2, key: 'polarity', detail: 'polarity must be "positive" or "negative", got "up" (a string)' },
+      { entry: 2, key: 'name', detail: 'the name is already used by classifications[0]; names must be unique' },
+      {
+        entry: 3,
+        key: undefined,
+        detail: 'unknown key "extra"; an entry has exactly the keys name, description, threshold, polarity',
+      },
+      { entry: 3, key: 'description', detail: 'missing key "description"' },
+      { entry: 3, key: 'name', detail: 'the name is already used by classifications[0]; names must be unique' },
+    ])
+  })
+
+  it('keeps the checks free of the YAML reader, so the page can bundle them', async () => {
+    const built = await Bun.build({
+      entrypoints: [join(import.meta.dir, '../../core/rules-check.ts')],
+      target: 'browser',
+    })
+    expect(built.success).toBe(true)
+    const [output] = built.outputs
+    expect(await output?.text()).not.toContain('LineCounter')
+  })
+})

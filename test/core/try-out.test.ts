@@ -45,3 +45,43 @@ describe('parseTryOutBody', () => {
     if (!parsed.ok) expect(parsed.error.length).toBeLessThan(300)
   })
 })
+
+describe('parseTryOutBody: repeat and replay', () => {
+  it('takes repeat with one PR, and replay instead of pr', () => {
+    expect(parseTryOutBody(aBody({ repeat: 5 }))).toEqual({
+      ok: true,
+      value: { repo: { owner: 'acme', name: 'widgets' }, pr: 42, repeat: 5, classifications: [aClassification()] },
+    })
+    const replay = JSON.stringify({ repo: 'acme/widgets', replay: 20, classifications: [aClassification()] })
+    expect(parseTryOutBody(replay)).toEqual({
+      ok: true,
+      value: { repo: { owner: 'acme', name: 'widgets' }, replay: 20, classifications: [aClassification()] },
+    })
+  })
+
+  it.each([
+    ['a repeat of 0', aBody({ repeat: 0 }), 'repeat must be a whole number from 1 to 10'],
+    ['a repeat of 11', aBody({ repeat: 11 }), 'got 11'],
+    ['a fractional repeat', aBody({ repeat: 2.5 }), 'got 2.5'],
+    ['a repeat as a string', aBody({ repeat: '3' }), 'got "3" (a string)'],
+    ['a replay of 0', aBody({ pr: undefined, replay: 0 }), 'replay must be a whole number from 1 to 20'],
+    ['a replay of 21', aBody({ pr: undefined, replay: 21 }), 'got 21'],
+    ['a null replay', aBody({ pr: undefined, replay: null }), 'got null'],
+    ['pr and replay', aBody({ replay: 3 }), 'send pr (one PR) or replay (the last N PRs), not both'],
+    ['repeat with replay', aBody({ pr: undefined, replay: 3, repeat: 2 }), 'send it with pr, not with replay'],
+    ['neither pr nor replay', aBody({ pr: undefined }), 'missing field "pr" (or "replay")'],
+  ])('refuses %s', (_label, text, expected) => {
+    const parsed = parseTryOutBody(text)
+    expect(parsed.ok).toBe(false)
+    if (!parsed.ok) expect(parsed.error).toContain(expected)
+  })
+
+  it('names every problem at once, repeat among them', () => {
+    const parsed = parseTryOutBody(aBody({ repo: 'widgets', repeat: 12, classifications: [] }))
+    expect(parsed.ok ? [] : parsed.error.split('\n').map((line) => line.split(' ')[0])).toEqual([
+      'repo',
+      'repeat',
+      'the',
+    ])
+  })
+})

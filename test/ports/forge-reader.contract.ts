@@ -53,6 +53,7 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
       ['listPullCommits', (h: ForgeHarness) => h.forge.listPullCommits(WIDGETS, 999)],
       ['getPullDiff', (h: ForgeHarness) => h.forge.getPullDiff(WIDGETS, 999)],
       ['listOpenPulls', (h: ForgeHarness) => h.forge.listOpenPulls(MISSING)],
+      ['listRecentPulls', (h: ForgeHarness) => h.forge.listRecentPulls(MISSING, 5)],
     ])('answers not_found from %s', async (_, callIt) => {
       expect(await codeOf(callIt(harness))).toBe('not_found')
     })
@@ -147,6 +148,22 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
       expect(pulls.map((p) => p.number)).toEqual(expected)
       expect(pulls[0]).toMatchObject({ number: MANY, title: `Busy ${MANY}` })
       expect(pulls[0]?.headSha).toMatch(/^[0-9a-f]{40}$/)
+    })
+
+    it('lists the newest open or merged PRs, newest first, each as getPullRequest reads it', async () => {
+      const pulls = await harness.forge.listRecentPulls(WIDGETS, 20)
+      expect(pulls.map((p) => p.number)).toEqual([44, 43, 42, 7])
+      expect(pulls[2]).toEqual(await harness.forge.getPullRequest(WIDGETS, 42))
+      expect(pulls[3]).toMatchObject({ number: 7, title: 'Old and merged', state: 'closed', merged: true })
+      expect((await harness.forge.listRecentPulls(WIDGETS, 2)).map((p) => p.number)).toEqual([44, 43])
+    })
+
+    it('skips PRs closed without merging, across pages, and lists none for a repo with only those', async () => {
+      // Every third of BUSY's PRs is closed and unmerged: 1, 4, 7, …, 118.
+      const open = Array.from({ length: MANY }, (_, i) => MANY - i).filter((n) => (n - 1) % 3 !== 0)
+      expect((await harness.forge.listRecentPulls(BUSY, 5)).map((p) => p.number)).toEqual([120, 119, 117, 116, 114])
+      expect((await harness.forge.listRecentPulls(BUSY, 70)).map((p) => p.number)).toEqual(open.slice(0, 70))
+      expect(await harness.forge.listRecentPulls(QUIET, 20)).toEqual([])
     })
 
     it('reads a user with the real email, and null for an unknown login', async () => {

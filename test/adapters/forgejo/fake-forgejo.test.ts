@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import {
+  BUSY,
   codeOf,
   contractForgeSeed,
   EMPTY,
@@ -150,6 +151,7 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     await forge.getBranchHead(EMPTY, 'main')
     await forge.listReposWithOpenPulls()
     await forge.listOpenPulls(WIDGETS)
+    await forge.listRecentPulls(BUSY, 40)
     await forge.getUser('alice')
     await forge.getUser('nobody')
     await forge.createUser({ login: 'classifier-2', email: 'c2@example.org', fullName: 'C2' })

@@ -203,6 +203,15 @@ describe('createForgejoForge: reads', () => {
     expect(calls.every((r) => r.query.state === 'open' && r.query.limit === '50')).toBe(true)
   })
 
+  it('lists recent PRs with state=all and no sort (newest created first), and stops paging once it has enough', async () => {
+    const { fake, forge } = await start(contractForgeSeed())
+    expect(await forge.listRecentPulls(BUSY, 20)).toHaveLength(20)
+    const calls = fake.requests.filter((r) => r.template === '/repos/{owner}/{repo}/pulls')
+    expect(calls.map((r) => r.query)).toEqual([{ state: 'all', page: '1', limit: '50' }])
+    expect(await forge.listRecentPulls(BUSY, 60)).toHaveLength(60)
+    expect(fake.requests.filter((r) => r.template === '/repos/{owner}/{repo}/pulls')).toHaveLength(1 + 2)
+  })
+
   it.each([
     ['Link and X-Total-Count', 'both'],
     ['X-Total-Count only', 'count'],

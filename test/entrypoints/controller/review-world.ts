@@ -21,6 +21,7 @@ import type { ReviewRequest } from '../../../core/webhook.ts'
 import { decodeRunRequest } from '../../../core/wire-decode.ts'
 import type { ReviewRunDeps } from '../../../entrypoints/controller/usecases/review-run.ts'
 import type { RunStore, SettingsStore } from '../../../entrypoints/controller/usecases/stores.ts'
+import type { RunTell } from '../../../ports/queue.ts'
 import { aSeedRepo } from '../../builders.ts'
 
 export const SERVICE_ACCOUNT_TOKEN = 'rc-svc-token-3d9a7c51e2b8'
@@ -75,8 +76,8 @@ export function createTestRunStore(): TestRunStore {
   } satisfies TestRunStore
 }
 
-/** A classifier answer per rule name; rules not listed match with certainty 95. */
-export type Script = (request: RunRequest) => RunReply | Promise<RunReply>
+/** A classifier answer per rule name; rules not listed match with certainty 95. `tell` reports progress before the reply. */
+export type Script = (request: RunRequest, tell: RunTell) => RunReply | Promise<RunReply>
 
 export function answeredRow(request: RunRequest, name: string, overrides: Partial<Row> = {}): Row {
   const rule = request.classifications.find((c) => c.name === name)
@@ -163,11 +164,11 @@ export function createWorld(
     deps,
     requests,
     async serve(script) {
-      await queue.serve(async (text) => {
+      await queue.serve(async (text, tell) => {
         const decoded = decodeRunRequest(text)
         if (!decoded.ok) throw new Error(decoded.error)
         requests.push(decoded.value)
-        return script(decoded.value)
+        return script(decoded.value, tell)
       })
     },
   }

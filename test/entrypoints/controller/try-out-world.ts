@@ -27,8 +27,11 @@ export type TryOutWorld = World & {
   link: { up: boolean }
   /** Every forge method the try-out routes called, in order. */
   forgeCalls: string[]
-  /** `onCall` runs before each forge call the try-out routes make; a test sets it to change the forge at that point. */
-  forgeHooks: { onCall: (method: string) => void }
+  /**
+   * `onCall` runs before each forge call the try-out routes make, with the PR it is about (null for a list); a
+   * test sets it to change the forge at that point, or throws from it to fail the call.
+   */
+  forgeHooks: { onCall: (method: string, pr: number | null) => void }
 }
 
 export type TryOutWorldOptions = Parameters<typeof createWorld>[0] & {
@@ -43,23 +46,28 @@ export function createTryOutWorld(options: TryOutWorldOptions = {}): TryOutWorld
   const world = createWorld(options)
   const link = { up: true }
   const forgeCalls: string[] = []
-  const forgeHooks = { onCall: (_method: string): void => undefined }
+  const forgeHooks = { onCall: (_method: string, _pr: number | null): void => undefined }
   // Only what the try-out routes may call; anything else would be a type error here.
   const forge: TryOutForge = {
     getPullRequest(repo, pr) {
       forgeCalls.push('getPullRequest')
-      forgeHooks.onCall('getPullRequest')
+      forgeHooks.onCall('getPullRequest', pr)
       return world.forge.getPullRequest(repo, pr)
     },
     listPullCommits(repo, pr) {
       forgeCalls.push('listPullCommits')
-      forgeHooks.onCall('listPullCommits')
+      forgeHooks.onCall('listPullCommits', pr)
       return world.forge.listPullCommits(repo, pr)
     },
     getPullDiff(repo, pr) {
       forgeCalls.push('getPullDiff')
-      forgeHooks.onCall('getPullDiff')
+      forgeHooks.onCall('getPullDiff', pr)
       return world.forge.getPullDiff(repo, pr)
+    },
+    listRecentPulls(repo, count) {
+      forgeCalls.push('listRecentPulls')
+      forgeHooks.onCall('listRecentPulls', null)
+      return world.forge.listRecentPulls(repo, count)
     },
   }
   const tryOuts = createTryOuts({

@@ -5,11 +5,12 @@
  * result back (the use case is usecases/try-outs.ts).
  *
  * The POST does what can be answered in a request before its `202`: the
- * body, the settings (read now, as the spec says), and the PR's head with
- * the controller's token, so an unknown repo or PR is a 404 and a forge
- * that's down a 503, not a try-out that fails later where nobody asked. The
- * commits and the diff are read in the background with the run: they're
- * the slow part, and the run reads the head again around them anyway.
+ * body, the settings (read now, as the spec says), and the PR's head (or,
+ * for a replay, the list of the repo's last PRs) with the controller's
+ * token, so an unknown repo or PR is a 404 and a forge that's down a 503,
+ * not a try-out that fails later where nobody asked. The commits and the
+ * diff are read in the background with the run: they're the slow part, and
+ * the run reads the head again around them anyway.
  *
  * The body is read by core, not by Elysia, so a 400's detail is core's
  * message naming the entry and the problem.
@@ -21,6 +22,7 @@ import { TryOutAcceptedSchema, TryOutRequestSchema, TryOutViewSchema } from '../
 import { capText } from '../../../../core/text.ts'
 import { parseTryOutBody } from '../../../../core/try-out.ts'
 import type { RepoRef, Settings } from '../../../../core/types.ts'
+import type { ForgePullRequest } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
 import type { SettingsStore } from '../../usecases/stores.ts'
@@ -61,6 +63,22 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
     }
   }
 
+  async function listRecent(forge: TryOutForge, repo: RepoRef, count: number): Promise<ForgePullRequest[]> {
+    let pulls: ForgePullRequest[]
+    try {
+      pulls = await forge.listRecentPulls(repo, count)
+    } catch (error) {
+      if (isAppError(error, 'not_found')) {
+        throw new HttpProblem(404, `the forge has no repo ${repoName(repo)} that this host can read`)
+      }
+      throw forgeFailure(error, `the recent pull requests of ${repoName(repo)}`, logger)
+    }
+    if (pulls.length === 0) {
+      throw new HttpProblem(404, `${repoName(repo)} has no open or merged pull request to replay`)
+    }
+    return pulls
+  }
+
   async function readHead(forge: TryOutForge, repo: RepoRef, pr: number): Promise<string> {
     const name = `${repoName(repo)}#${pr}`
     try {
@@ -86,24 +104,25 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
           const user = requireRemoteUser(request, 'a try-out')
           const parsed = parseTryOutBody(typeof body === 'string' ? body : '')
           if (!parsed.ok) throw new HttpProblem(400, parsed.error)
-          const { repo, pr, classifications } = parsed.value
+          const asked = parsed.value
+          const { repo, classifications } = asked
           requireQueue(queue)
           const forge = requireForge(deps.forge)
           const settingsNow = await readSettings()
-          const headSha = await readHead(forge, repo, pr)
-          const id = tryOuts.start({
-            forge,
-            repo,
-            pr,
-            headSha,
-            classifications,
-            settings: settingsNow,
-            requester: user,
-          })
+          const common = { forge, repo, classifications, settings: settingsNow, requester: user }
+          let id: string
+          if ('replay' in asked) {
+            const pulls = await listRecent(forge, repo, asked.replay)
+            id = tryOuts.startReplay({ ...common, count: asked.replay, pulls })
+          } else {
+            const headSha = await readHead(forge, repo, asked.pr)
+            const repeat = asked.repeat === undefined ? {} : { repeat: asked.repeat }
+            id = tryOuts.start({ ...common, pr: asked.pr, headSha, ...repeat })
+          }
           logger.info('review classifier try-out started', {
             id,
             repo: repoName(repo),
-            pr,
+            ...('replay' in asked ? { replay: asked.replay } : { pr: asked.pr, repeat: asked.repeat ?? 1 }),
             requester: user,
             classifications: classifications.length,
           })
@@ -122,9 +141,12 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
             503: ProblemSchema,
           },
           detail: {
-            summary: 'Run classifications against a PR; nothing is posted to the forge',
+            summary: "Run classifications against a PR, repeatedly, or against the repo's last PRs; nothing is posted",
             description:
-              'Answers at once with the id to read the result at. 404 for a repo or PR the forge does not know; ' +
+              'Answers at once with the id to read the result at. repeat (1–10) asks every classification that many ' +
+              'times on the PR; replay (1–20), instead of pr, runs them against the repo’s last PRs, open or merged. ' +
+              '400 for a body that breaks a rule (a repeat or replay out of range among them); ' +
+              '404 for a repo or PR the forge does not know, or a repo with no PR to replay; ' +
               '503 without a swarm queue, without a forge or its token, or with the forge down.',
             tags: ['try-out'],
             requestBody: {
@@ -147,7 +169,14 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
         {
           params: t.Object({ id: t.String() }),
           response: { 200: TryOutViewSchema, 404: ProblemSchema },
-          detail: { summary: 'A try-out’s status and result, kept for an hour after it finishes', tags: ['try-out'] },
+          detail: {
+            summary: 'A try-out’s status and result, kept for an hour after it finishes',
+            description:
+              'While it runs, rows holds the rows finished so far (re-checked, for display only); the reply’s rows ' +
+              'replace them. A repeat adds repeat (each classification’s answers and flips), a replay adds replay ' +
+              '(one line per PR).',
+            tags: ['try-out'],
+          },
         },
       )
   )

@@ -395,7 +395,11 @@ describe('POST /api/review-classifier/try-out: refused', () => {
     expect(extra.status).toBe(202)
     const { classifications: _, ...noRules } = aTryOutBody()
     await expectProblem(await world.app.handle(postTryOut(noRules)), 400, 'missing field "classifications"')
-    await expectProblem(await world.app.handle(postTryOut({})), 400, 'missing fields "repo", "pr", "classifications"')
+    await expectProblem(
+      await world.app.handle(postTryOut({})),
+      400,
+      'missing fields "repo", "pr" (or "replay"), "classifications"',
+    )
   })
 
   it('answers 400 for a repo that is not owner/name', async () => {

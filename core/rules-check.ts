@@ -1,0 +1,256 @@
+/**
+ * The checks of "Repo configuration" (docs/behaviour.md) on a format-neutral
+ * source tree: what a rules file (read by rules-file.ts through
+ * rules-source.ts) and a request body's classifications are both held to,
+ * with the same messages. No parser here, so the try-out page bundles these
+ * very checks for its editor without the YAML reader (ui/).
+ *
+ * A problem with one entry also says which entry (0-based) and, when it is
+ * about one key, which key, so an editor can show it next to the field.
+ */
+import { err, ok, type Result } from './result.ts'
+import type { Classification, Polarity } from './types.ts'
+
+export const MAX_CLASSIFICATIONS = 10
+
+export const CLASSIFICATION_KEYS = ['name', 'description', 'threshold', 'polarity'] as const
+export type ClassificationKey = (typeof CLASSIFICATION_KEYS)[number]
+
+export type RulesProblem = {
+  /** The file the problem is in (both files for "both present"). */
+  file: string
+  /** Where: `line 3, column 5`, `classifications[1] (name "no-ads")`, or null for the whole file. */
+  at: string | null
+  /** What is wrong, in words a person fixing the file can act on. */
+  detail: string
+  /** The entry of the list the problem is about (0-based); absent for the list or the file as a whole. */
+  entry?: number
+  /** The entry's key the problem is about; absent when it's about the entry as a whole (or an unknown key). */
+  key?: ClassificationKey
+}
+
+export function formatRulesProblem(problem: RulesProblem): string {
+  return [problem.file, problem.at, problem.detail].filter((part) => part !== null).join(': ')
+}
+
+export function formatRulesProblems(problems: readonly RulesProblem[]): string {
+  return problems.map(formatRulesProblem).join('\n')
+}
+
+/**
+ * A format-neutral view of the parsed document. `text` is the value as
+ * written (`0x50`, `80.0`), since the written form decides some errors;
+ * `alsoReadAs` is set for an unquoted YAML scalar a YAML 1.1 reader would
+ * take as another type (`yes` as a bool), so a file means one thing to every
+ * YAML tool that may read it.
+ */
+export type SourceNode =
+  | { kind: 'map'; entries: { key: SourceNode; value: SourceNode }[] }
+  | { kind: 'list'; items: SourceNode[] }
+  | { kind: 'scalar'; value: unknown; text: string; alsoReadAs: string | null }
+
+/**
+ * Validation looks at most this deep (file → list → entry → value), so deeper
+ * collections are kept as empty shells: describing them needs only the kind.
+ */
+export const INSPECTED_DEPTH = 4
+
+export function fromPlainValue(value: unknown, depth: number): SourceNode {
+  if (Array.isArray(value)) {
+    return {
+      kind: 'list',
+      items: depth >= INSPECTED_DEPTH ? [] : value.map((item: unknown) => fromPlainValue(item, depth + 1)),
+    }
+  }
+  if (typeof value === 'object' && value !== null) {
+    const entries = depth >= INSPECTED_DEPTH ? [] : Object.entries(value)
+    return {
+      kind: 'map',
+      entries: entries.map(([key, item]) => ({
+        key: fromPlainValue(key, depth + 1),
+        value: fromPlainValue(item, depth + 1),
+      })),
+    }
+  }
+  return { kind: 'scalar', value, text: typeof value === 'string' ? value : String(value), alsoReadAs: null }
+}
+
+/**
+ * Checks an already-parsed value (a request body's `classifications`) with
+ * the same rules and messages as the file; `label` names it in messages.
+ */
+export function validateClassifications(value: unknown, label: string): Result<Classification[], RulesProblem[]> {
+  return collect((problems) => checkList(label, 'classifications', fromPlainValue(value, 0), problems))
+}
+
+function collect(check: (problems: RulesProblem[]) => Classification[]): Result<Classification[], RulesProblem[]> {
+  const problems: RulesProblem[] = []
+  const classifications = check(problems)
+  return problems.length > 0 ? err(problems) : ok(classifications)
+}
+
+/** Checks a parsed file against "Repo configuration". */
+export function validateRulesTree(file: string, root: SourceNode): Result<Classification[], RulesProblem[]> {
+  return collect((problems) => {
+    const top = (detail: string): void => {
+      problems.push({ file, at: 'top level', detail })
+    }
+    if (root.kind !== 'map') {
+      top(`must be a mapping with the one key "classifications", got ${describe(root)}`)
+      return []
+    }
+    let list: SourceNode | null = null
+    for (const { key, value } of root.entries) {
+      if (key.kind === 'scalar' && key.value === 'classifications') list = value
+      else top(`unknown key ${describeKey(key)}; the only key allowed is "classifications"`)
+    }
+    if (list === null) {
+      top('missing key "classifications"')
+      return []
+    }
+    return checkList(file, 'classifications', list, problems)
+  })
+}
+
+function checkList(file: string, label: string, list: SourceNode, problems: RulesProblem[]): Classification[] {
+  const problem = (
+    at: string,
+    detail: string,
+    where: { entry: number; key: ClassificationKey | null } | null = null,
+  ) => {
+    const place = where === null ? {} : { entry: where.entry, ...(where.key === null ? {} : { key: where.key }) }
+    problems.push({ file, at, detail, ...place })
+  }
+  if (list.kind !== 'list') {
+    problem(label, `must be a list of 1 to ${MAX_CLASSIFICATIONS} classifications, got ${describe(list)}`)
+    return []
+  }
+  if (list.items.length === 0) problem(label, `is empty; it needs 1 to ${MAX_CLASSIFICATIONS} classifications`)
+  if (list.items.length > MAX_CLASSIFICATIONS) {
+    problem(label, `has ${list.items.length} classifications; at most ${MAX_CLASSIFICATIONS} are allowed`)
+  }
+  const valid: Classification[] = []
+  const firstIndexByName = new Map<string, number>()
+  list.items.forEach((item, index) => {
+    const name = usableName(item)
+    const at = `${label}[${index}]${name === null ? '' : ` (name ${JSON.stringify(name)})`}`
+    const entryProblems: EntryProblem[] = []
+    const entry = checkEntry(item, entryProblems)
+    if (name !== null) {
+      const first = firstIndexByName.get(name)
+      if (first === undefined) firstIndexByName.set(name, index)
+      else
+        entryProblems.push({
+          detail: `the name is already used by ${label}[${first}]; names must be unique`,
+          key: 'name',
+        })
+    }
+    for (const { detail, key } of entryProblems) problem(at, detail, { entry: index, key })
+    if (entry !== null && entryProblems.length === 0) valid.push(entry)
+  })
+  return valid
+}
+
+function usableName(entry: SourceNode): string | null {
+  if (entry.kind !== 'map') return null
+  const name = entry.entries.find(({ key }) => key.kind === 'scalar' && key.value === 'name')?.value
+  if (name?.kind !== 'scalar' || typeof name.value !== 'string' || name.value.trim() === '') return null
+  return name.value
+}
+
+/** One entry's problem, and the key it is about (null: the entry as a whole). */
+type EntryProblem = { detail: string; key: ClassificationKey | null }
+
+/** Where a check of one value puts its problems. */
+type ProblemSink = { push(detail: string): unknown }
+
+function checkEntry(entry: SourceNode, entryProblems: EntryProblem[]): Classification | null {
+  const about = (key: ClassificationKey | null): ProblemSink => ({
+    push: (detail: string) => entryProblems.push({ detail, key }),
+  })
+  const problems = about(null)
+  if (entry.kind !== 'map') {
+    problems.push(`must be a mapping with the keys ${CLASSIFICATION_KEYS.join(', ')}, got ${describe(entry)}`)
+    return null
+  }
+  const values = new Map<string, SourceNode>()
+  for (const { key, value } of entry.entries) {
+    const known = CLASSIFICATION_KEYS.find((name) => key.kind === 'scalar' && key.value === name)
+    if (known === undefined) {
+      problems.push(`unknown key ${describeKey(key)}; an entry has exactly the keys ${CLASSIFICATION_KEYS.join(', ')}`)
+    } else {
+      values.set(known, value)
+    }
+  }
+  for (const key of CLASSIFICATION_KEYS) {
+    if (!values.has(key)) about(key).push(`missing key "${key}"`)
+  }
+  const name = checkText('name', values.get('name'), about('name'))
+  const description = checkText('description', values.get('description'), about('description'))
+  const threshold = checkThreshold(values.get('threshold'), about('threshold'))
+  const polarity = checkPolarity(values.get('polarity'), about('polarity'))
+  if (name === null || description === null || threshold === null || polarity === null) return null
+  return { name, description, threshold, polarity }
+}
+
+function checkText(key: 'name' | 'description', node: SourceNode | undefined, problems: ProblemSink): string | null {
+  if (node === undefined) return null
+  if (node.kind !== 'scalar' || typeof node.value !== 'string') {
+    problems.push(`${key} must be a string, got ${describe(node)}`)
+    return null
+  }
+  if (node.alsoReadAs !== null) {
+    problems.push(`${key} is ${node.text} without quotes, which YAML 1.1 reads as ${node.alsoReadAs}; put it in quotes`)
+    return null
+  }
+  if (node.value.trim() === '') {
+    problems.push(`${key} is empty`)
+    return null
+  }
+  return node.value
+}
+
+const DECIMAL_DIGITS = /^(?:0|[1-9][0-9]*)$/
+
+function checkThreshold(node: SourceNode | undefined, problems: ProblemSink): number | null {
+  if (node === undefined) return null
+  const problem = `threshold must be a whole number 0–100, got ${describe(node)}`
+  if (node.kind !== 'scalar' || typeof node.value !== 'number') {
+    problems.push(problem)
+    return null
+  }
+  // `0x50`, `0o120`, `8e1` and `80.0` all read as 80, but no one writes a
+  // percentage that way on purpose; and `0120` is 120 in YAML 1.2 and 80 in
+  // YAML 1.1. Only plain decimal digits mean the same to every reader.
+  if (Number.isInteger(node.value) && node.value >= 0 && node.value <= 100 && !DECIMAL_DIGITS.test(node.text)) {
+    problems.push(`${problem}; write it in plain decimal digits, like ${node.value}`)
+    return null
+  }
+  if (!Number.isInteger(node.value) || node.value < 0 || node.value > 100) {
+    problems.push(problem)
+    return null
+  }
+  return node.value
+}
+
+function checkPolarity(node: SourceNode | undefined, problems: ProblemSink): Polarity | null {
+  if (node === undefined) return null
+  if (node.kind === 'scalar' && (node.value === 'positive' || node.value === 'negative')) return node.value
+  problems.push(`polarity must be "positive" or "negative", got ${describe(node)}`)
+  return null
+}
+
+function describeKey(key: SourceNode): string {
+  return key.kind === 'scalar' && typeof key.value === 'string' ? JSON.stringify(key.value) : describe(key)
+}
+
+function describe(node: SourceNode): string {
+  if (node.kind === 'map') return 'a mapping'
+  if (node.kind === 'list') return 'a list'
+  const { value, text } = node
+  if (typeof value === 'string') return `${JSON.stringify(value)} (a string)`
+  if (value === null || value === undefined) return text === '' ? 'nothing' : `${text} (null)`
+  if (typeof value === 'number' || typeof value === 'bigint') return `${text} (a number)`
+  if (typeof value === 'boolean') return `${text} (a boolean)`
+  return text
+}

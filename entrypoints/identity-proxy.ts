@@ -1,0 +1,102 @@
+/**
+ * The one-machine stand-in for the gateway (docs/behaviour.md, "Swarm UI"):
+ * a small HTTP proxy on 127.0.0.1 in front of the controller that names
+ * one user in `Remote-User` on every request, whatever the browser sent, so
+ * the operator's pages work locally out of the box. The controller itself
+ * still only reads the header. The launcher (`entrypoints/local.ts`) starts
+ * it; it is never a way in from another machine.
+ */
+import { userInfo } from 'node:os'
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones only the proxy may set. */
+const DROPPED_REQUEST_HEADERS = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+  'remote-user',
+]
+const DROPPED_RESPONSE_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length']
+
+export type IdentityProxyOptions = {
+  /** Where the controller listens, e.g. `http://127.0.0.1:8080`. */
+  target: string
+  /** Who the proxy says you are. */
+  user: string
+  /** Default 127.0.0.1: the proxy names anyone who reaches it, so it must not listen beyond this machine. */
+  hostname?: string
+  /** 0 picks a free port. */
+  port: number
+}
+
+export type IdentityProxy = {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string
+  readonly port: number
+  stop(): Promise<void>
+}
+
+/** The user the proxy names: `UI_USER` when set, else the OS user. */
+export function proxyUser(env: Record<string, string | undefined>): string {
+  const fromEnv = env.UI_USER?.trim() ?? ''
+  if (fromEnv !== '') return fromEnv
+  try {
+    return userInfo().username
+  } catch {
+    return env.USER?.trim() || 'admin'
+  }
+}
+
+export function startIdentityProxy(options: IdentityProxyOptions): IdentityProxy {
+  const target = new URL(options.target)
+  const server = Bun.serve({
+    hostname: options.hostname ?? '127.0.0.1',
+    port: options.port,
+    // The try-out pages poll; the controller answers each request at once, so no long idle is needed here.
+    idleTimeout: 30,
+    async fetch(request) {
+      const incoming = new URL(request.url)
+      const upstream = new URL(`${incoming.pathname}${incoming.search}`, target)
+      const headers = new Headers(request.headers)
+      for (const name of DROPPED_REQUEST_HEADERS) headers.delete(name)
+      headers.set('remote-user', options.user)
+      headers.set('x-forwarded-host', incoming.host)
+      headers.set('x-forwarded-proto', incoming.protocol.replace(':', ''))
+      const hasBody = request.method !== 'GET' && request.method !== 'HEAD'
+      let answer: Response
+      try {
+        answer = await fetch(upstream, {
+          method: request.method,
+          headers,
+          redirect: 'manual',
+          ...(hasBody ? { body: await request.arrayBuffer() } : {}),
+        })
+      } catch {
+        return new Response(
+          JSON.stringify({
+            type: 'about:blank',
+            title: 'Bad Gateway',
+            status: 502,
+            detail: `the controller at ${target.origin} doesn't answer`,
+          }),
+          { status: 502, headers: { 'content-type': 'application/problem+json' } },
+        )
+      }
+      const responseHeaders = new Headers(answer.headers)
+      for (const name of DROPPED_RESPONSE_HEADERS) responseHeaders.delete(name)
+      const body = request.method === 'HEAD' ? null : await answer.arrayBuffer()
+      return new Response(body, { status: answer.status, statusText: answer.statusText, headers: responseHeaders })
+    },
+  })
+  const port = server.port ?? options.port
+  return {
+    url: `http://${options.hostname ?? '127.0.0.1'}:${port}`,
+    port,
+    async stop() {
+      await server.stop(true)
+    },
+  }
+}

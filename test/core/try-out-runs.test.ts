@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'bun:test'
+import { join } from 'node:path'
+import {
+  REPEAT_MAX,
+  REPLAY_MAX,
+  repeatRunId,
+  replayRunId,
+  runsAtOnce,
+  summariseAnswers,
+} from '../../core/try-out-runs.ts'
+import type { RecordedRow, Verdict } from '../../core/types.ts'
+import { anAnsweredRow, anUnansweredRow } from './verdict-builders.ts'
+
+function answer(verdict: Verdict, certainty: number): RecordedRow {
+  return anAnsweredRow({ verdict, certainty })
+}
+
+describe('summariseAnswers', () => {
+  it('counts no flip for a stable rule, and the spread of its certainty', () => {
+    expect(summariseAnswers([answer('match', 90), answer('match', 70), answer('match', 80)])).toEqual({
+      flips: 0,
+      verdicts: { match: 3, 'no-match': 0, 'not-applicable': 0, unanswered: 0 },
+      certainty: { min: 70, median: 80, max: 90 },
+    })
+  })
+
+  it('counts each change from one answer to the next, skipping unanswered ones', () => {
+    const answers = [
+      answer('match', 60),
+      answer('no-match', 55),
+      anUnansweredRow(),
+      answer('no-match', 65),
+      answer('match', 90),
+    ]
+    expect(summariseAnswers(answers)).toEqual({
+      flips: 2,
+      verdicts: { match: 2, 'no-match': 2, 'not-applicable': 0, unanswered: 1 },
+      certainty: { min: 55, median: 62.5, max: 90 },
+    })
+  })
+
+  it('has no spread when nothing was answered', () => {
+    expect(summariseAnswers([anUnansweredRow(), anUnansweredRow()])).toMatchObject({ flips: 0, certainty: null })
+    expect(summariseAnswers([])).toMatchObject({ flips: 0, certainty: null })
+  })
+})
+
+describe('the runs of a repeat or a replay', () => {
+  it('starts only as many runs together as keep their sessions within eight, at least one', () => {
+    expect([1, 2, 3, 4, 5, 8, 9, 10].map(runsAtOnce)).toEqual([8, 4, 2, 2, 1, 1, 1, 1])
+    for (let n = 1; n <= 10; n += 1) expect(runsAtOnce(n) * n <= 8 || runsAtOnce(n) === 1).toBe(true)
+  })
+
+  it('gives each run an id of its own that stays one subject token, the first the try-out’s own', () => {
+    const id = '0f9d2c4e-6b1a-4e8f-9c3d-2a7b5e1f0c9d'
+    expect(repeatRunId(id, 1)).toBe(id)
+    expect(repeatRunId(id, REPEAT_MAX)).toBe(`${id}-10`)
+    expect(replayRunId(id, 1234)).toBe(`${id}-pr1234`)
+    for (const runId of [repeatRunId(id, 7), replayRunId(id, 99_999)]) expect(runId).toMatch(/^[A-Za-z0-9_-]{1,128}$/)
+  })
+
+  it('keeps its bounds where the page can bundle them without anything else', async () => {
+    expect([REPEAT_MAX, REPLAY_MAX]).toEqual([10, 20])
+    const built = await Bun.build({ entrypoints: [join(import.meta.dir, '../../core/try-out-runs.ts')] })
+    const [output] = built.outputs
+    expect((await output?.text())?.length).toBeLessThan(4_000)
+  })
+})

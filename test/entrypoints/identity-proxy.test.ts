@@ -1,0 +1,90 @@
+/**
+ * The launcher's identity proxy: every request reaches the controller with
+ * the one `Remote-User` it was started with (a browser's own is replaced),
+ * bodies, statuses and redirects pass as they are, and it listens on
+ * 127.0.0.1 only.
+ */
+import { afterEach, describe, expect, it } from 'bun:test'
+import { type IdentityProxy, proxyUser, startIdentityProxy } from '../../entrypoints/identity-proxy.ts'
+import { cleanUp } from '../support/cleanup.ts'
+
+type Seen = { method: string; path: string; user: string | null; body: string }
+
+let upstream: ReturnType<typeof Bun.serve> | undefined
+let proxy: IdentityProxy | undefined
+const seen: Seen[] = []
+
+afterEach(async () => {
+  await cleanUp(
+    proxy === undefined ? null : () => proxy?.stop(),
+    upstream === undefined ? null : () => upstream?.stop(true),
+  )
+  proxy = undefined
+  upstream = undefined
+  seen.length = 0
+})
+
+function startBoth(user = 'ann'): IdentityProxy {
+  upstream = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(request) {
+      const url = new URL(request.url)
+      seen.push({
+        method: request.method,
+        path: `${url.pathname}${url.search}`,
+        user: request.headers.get('remote-user'),
+        body: await request.text(),
+      })
+      if (url.pathname === '/') return new Response(null, { status: 302, headers: { location: '/ui/' } })
+      if (url.pathname === '/missing') return Response.json({ detail: 'no' }, { status: 404 })
+      return Response.json({ ok: true }, { status: request.method === 'POST' ? 202 : 200 })
+    },
+  })
+  proxy = startIdentityProxy({ target: `http://127.0.0.1:${upstream.port}`, user, port: 0 })
+  return proxy
+}
+
+describe('the identity proxy', () => {
+  it('names its user in Remote-User on every request, replacing whatever the browser sent', async () => {
+    const { url } = startBoth('ann')
+    await fetch(`${url}/api/review-classifier/runs?x=1`)
+    await fetch(`${url}/api/review-classifier/try-out`, {
+      method: 'POST',
+      headers: { 'remote-user': 'mallory', 'content-type': 'application/json' },
+      body: '{"repo":"acme/widgets"}',
+    })
+    expect(seen).toEqual([
+      { method: 'GET', path: '/api/review-classifier/runs?x=1', user: 'ann', body: '' },
+      { method: 'POST', path: '/api/review-classifier/try-out', user: 'ann', body: '{"repo":"acme/widgets"}' },
+    ])
+  })
+
+  it('passes statuses, bodies and redirects back as they are', async () => {
+    const { url } = startBoth()
+    const posted = await fetch(`${url}/x`, { method: 'POST', body: '{}' })
+    expect(posted.status).toBe(202)
+    expect(await posted.json()).toEqual({ ok: true })
+    const missing = await fetch(`${url}/missing`)
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toEqual({ detail: 'no' })
+    const root = await fetch(`${url}/`, { redirect: 'manual' })
+    expect(root.status).toBe(302)
+    expect(root.headers.get('location')).toBe('/ui/')
+  })
+
+  it('listens on 127.0.0.1 and answers 502 problem+json when the controller is down', async () => {
+    const { url } = startBoth()
+    expect(url).toStartWith('http://127.0.0.1:')
+    await upstream?.stop(true)
+    upstream = undefined
+    const answer = await fetch(`${url}/ui/`)
+    expect(answer.status).toBe(502)
+    expect(answer.headers.get('content-type')).toBe('application/problem+json')
+  })
+
+  it('names UI_USER when set, else the OS user', () => {
+    expect(proxyUser({ UI_USER: ' ops ' })).toBe('ops')
+    expect(proxyUser({})).not.toBe('')
+  })
+})

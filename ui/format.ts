@@ -1,0 +1,66 @@
+/** How the pages write values: verdicts as the review table does, times, shas, links to the forge. */
+import { ERROR_KIND_LABEL } from '../core/aggregate.ts'
+import { VERDICT_LABEL } from '../core/review-body.ts'
+import type { RecordedRow, Verdict } from '../core/types.ts'
+
+export function verdictLabel(verdict: Verdict | null): string {
+  return verdict === null ? 'no answer' : VERDICT_LABEL[verdict]
+}
+
+/** The review table's "counted" cell, in words (the review's ✅ and ❌ need an emoji font). */
+export function countedLabel(row: Pick<RecordedRow, 'counted' | 'fails'>): string {
+  if (!row.counted) return 'no'
+  return row.fails ? 'yes, fails' : 'yes, passes'
+}
+
+/** Why a row has no answer, in words. */
+export function rowErrorText(row: RecordedRow): string {
+  if (row.error === null) return ''
+  return `No answer (${ERROR_KIND_LABEL[row.error.kind]}): ${row.error.detail}`
+}
+
+export function shortSha(sha: string | null | undefined): string {
+  return sha === null || sha === undefined || sha === '' ? '—' : sha.slice(0, 7)
+}
+
+const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' })
+
+export function dateTime(unixSeconds: number): string {
+  return TIME.format(new Date(unixSeconds * 1000))
+}
+
+export function clockTime(date: Date): string {
+  return CLOCK.format(date)
+}
+
+/** `45 s`, `3 min`, `2 h`: how long a run took. */
+export function duration(seconds: number): string {
+  if (seconds < 60) return `${Math.max(0, Math.round(seconds))} s`
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`
+  return `${Math.round(seconds / 3600)} h`
+}
+
+function encodePath(...parts: string[]): string {
+  return parts.map((part) => encodeURIComponent(part)).join('/')
+}
+
+/** The forge's page of a PR, when the forge's address is known. */
+export function pullUrl(forgeUrl: string | null, repo: string, pr: number): string | null {
+  if (forgeUrl === null) return null
+  const [owner, name] = repo.split('/')
+  if (owner === undefined || name === undefined) return null
+  return `${forgeUrl.replace(/\/+$/, '')}/${encodePath(owner, name)}/pulls/${pr}`
+}
+
+/** The forge's page of a commit. */
+export function commitUrl(forgeUrl: string | null, repo: string, sha: string): string | null {
+  if (forgeUrl === null) return null
+  const [owner, name] = repo.split('/')
+  if (owner === undefined || name === undefined) return null
+  return `${forgeUrl.replace(/\/+$/, '')}/${encodePath(owner, name)}/commit/${encodeURIComponent(sha)}`
+}
+
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`
+}

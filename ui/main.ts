@@ -1,0 +1,62 @@
+/**
+ * The operator's pages (docs/behaviour.md, "Swarm UI"): recent runs and the
+ * try-out bench, one small framework-free client bundled by the controller
+ * at start (entrypoints/controller/http/routes/ui.ts). The fragment picks the
+ * page (`#runs`, `#try-out`), so both work without the server knowing them.
+ */
+import { loadConfig } from './api.ts'
+import { h } from './dom.ts'
+import { createRunsPage } from './runs-page.ts'
+import { createTryOutPage } from './try-out-page.ts'
+
+async function start(): Promise<void> {
+  const root = document.getElementById('app')
+  if (root === null) return
+  const config = await loadConfig()
+  const runs = createRunsPage(config)
+  const tryOut = createTryOutPage(config)
+  const links = {
+    runs: h('a', { href: '#runs' }, 'Recent runs'),
+    'try-out': h('a', { href: '#try-out' }, 'Try-out'),
+  }
+  const main = h('main', { id: 'main', tabindex: '-1' }, runs.element, tryOut.element)
+  // The fragment names the page, so the skip link moves the focus itself instead of changing it.
+  const skip = h('a', { class: 'skip-link', href: '#main' }, 'Skip to the page')
+  skip.addEventListener('click', (event) => {
+    event.preventDefault()
+    main.focus()
+  })
+  root.replaceChildren(
+    skip,
+    h(
+      'header',
+      { class: 'site-head' },
+      h('p', { class: 'site-name' }, 'review-classifier'),
+      h('nav', { 'aria-label': 'Pages' }, h('ul', {}, h('li', {}, links.runs), h('li', {}, links['try-out']))),
+    ),
+    main,
+  )
+
+  function route(): void {
+    const page = location.hash === '#try-out' ? 'try-out' : 'runs'
+    for (const [name, link] of Object.entries(links)) {
+      if (name === page) link.setAttribute('aria-current', 'page')
+      else link.removeAttribute('aria-current')
+    }
+    if (page === 'try-out') {
+      runs.hide()
+      tryOut.show()
+    } else {
+      tryOut.hide()
+      runs.show()
+    }
+    document.title = `${page === 'try-out' ? 'Try-out' : 'Recent runs'} · review-classifier`
+  }
+  window.addEventListener('hashchange', () => {
+    route()
+    main.focus()
+  })
+  route()
+}
+
+void start()
