@@ -379,7 +379,10 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       say(actionStatus, problemNote(answer.problem, 'The try-out was not started.'))
       return
     }
-    say(actionStatus, h('p', { class: 'muted' }, 'Started: the attempt below fills in as each classification finishes.'))
+    say(
+      actionStatus,
+      h('p', { class: 'muted' }, 'Started: the attempt below fills in as each classification finishes.'),
+    )
     attempts.add({
       id: answer.value.id,
       mode: currentMode,
