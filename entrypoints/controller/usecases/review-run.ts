@@ -189,14 +189,20 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     progress: Progress,
     signal: AbortSignal | undefined,
   ): Promise<Conclusion> {
+    // The settings and the rules don't depend on the PR: all three are read at once. None of the
+    // reads rejects, so one that isn't awaited after a failure above it is simply dropped.
+    const settingsRead = readSettings()
+    const rulesRead = readRules(request.repo)
     const read = await readPull(request, progress)
     if (!read.ok) return noVerdict(read.error)
-    // Pending as soon as the head is settled, before anything is asked of the classifier.
+    // Pending as soon as the head is settled, and set before anything is asked of the classifier.
     progress.pullUrl = read.value.pull.htmlUrl
-    await setStatus(request, read.value.pull.headSha, PENDING_STATUS, progress.pullUrl, progress)
-    const settings = await readSettings()
+    const [settings, rules] = await Promise.all([
+      settingsRead,
+      rulesRead,
+      setStatus(request, read.value.pull.headSha, PENDING_STATUS, progress.pullUrl, progress),
+    ])
     if (!settings.ok) return noVerdict(settings.error)
-    const rules = await readRules(request.repo)
     if (!rules.ok) return noVerdict(rules.error)
 
     const runRequest: RunRequest = {

@@ -15,6 +15,7 @@ import {
   REPO,
   requestFor,
   SERVICE_ACCOUNT_TOKEN,
+  until,
   type World,
 } from '../review-world.ts'
 
@@ -177,6 +178,42 @@ describe('createReviewRunner: verdicts', () => {
     expect(world.requests[0]?.diff).toContain('second head')
     expect(onlyReview(world).commitId).toBe('beef000000000000000000000000000000000002')
     expect(record.head_sha).toBe('beef000000000000000000000000000000000002')
+  })
+
+  it('reads its settings and the rules while it reads the PR, not one after the other', async () => {
+    const world = createWorld()
+    await world.serve(approveAll)
+    const request = await requestFor(world)
+    const pullRead = gate()
+    const reads: string[] = []
+    const getPullRequest = world.forge.getPullRequest.bind(world.forge)
+    const getRepository = world.forge.getRepository.bind(world.forge)
+    const readSettings = world.deps.settings.read.bind(world.deps.settings)
+    const deps = {
+      ...world.deps,
+      forge: Object.assign(Object.create(world.forge), {
+        async getPullRequest(...args: Parameters<typeof getPullRequest>) {
+          await pullRead.wait
+          return getPullRequest(...args)
+        },
+        getRepository(...args: Parameters<typeof getRepository>) {
+          reads.push('rules')
+          return getRepository(...args)
+        },
+      }) as typeof world.forge,
+      settings: {
+        read() {
+          reads.push('settings')
+          return readSettings()
+        },
+      },
+    }
+    const reviewing = createReviewRunner(deps).review(request)
+    // The PR's read is held: the other two have started all the same.
+    await until(() => reads.length === 2, 'the settings and rules reads')
+    expect(reads.sort()).toEqual(['rules', 'settings'])
+    pullRead.open()
+    expect((await reviewing).outcome).toBe('approved')
   })
 
   it('reads the rules from the default branch on every run, with no cache', async () => {
