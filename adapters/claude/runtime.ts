@@ -24,6 +24,7 @@ import type {
   Question,
   SessionSpec,
 } from '../../ports/model-runtime.ts'
+import type { ProcessRecords } from '../shared/process-records.ts'
 import { claudeArgs, claudeEnv, claudeStdinLine, DEFAULT_MAX_RETRIES, type PassEnv } from './invocation.ts'
 import { failureDetail, outcomeOf } from './outcome.ts'
 import { endProcessGroup, feedStdin, readTail, type StopReason, waitForGroupGone } from './process.ts'
@@ -43,6 +44,8 @@ export type ClaudeRuntimeConfig = {
   maxRetries?: number
   /** How long a process group has between SIGTERM and SIGKILL; default 1500 ms. */
   killGraceMs?: number
+  /** Where each live process group is recorded, so a classifier killed with it in hand has it ended at the next start. */
+  records?: ProcessRecords
 }
 
 const STDERR_TAIL_CHARS = 2_000
@@ -158,6 +161,8 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
           // Its own process group, so the deadline ends whatever it started too.
           detached: true,
         })
+        // At once, before anything is awaited: a classifier killed from here on leaves a record.
+        const unrecord = config.records?.add({ pid: child.pid, runtime: 'claude' }) ?? (() => undefined)
         logger.debug('claude session started', { ...fields, pid: child.pid })
         const dir = sessionDir
         const finished = (async () => {
@@ -169,8 +174,8 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
             // Anything the CLI left running in its group goes with it.
             endProcessGroup(child.pid, 'SIGKILL')
           }
-          if (!(await waitForGroupGone(child.pid, GROUP_GONE_WAIT_MS)))
-            logger.warn('claude process group still alive after SIGKILL', { ...fields, pid: child.pid })
+          if (await waitForGroupGone(child.pid, GROUP_GONE_WAIT_MS)) unrecord()
+          else logger.warn('claude process group still alive after SIGKILL', { ...fields, pid: child.pid })
           await removeDir(dir)
           detach()
         })()

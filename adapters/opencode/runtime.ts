@@ -34,6 +34,7 @@ import type {
   Question,
   SessionSpec,
 } from '../../ports/model-runtime.ts'
+import type { ProcessRecords } from '../shared/process-records.ts'
 import { opencodeConfig, type PassEnv, pickPassEnv } from './config.ts'
 import { type OpencodeProcess, startOpencodeProcess } from './process.ts'
 import { initializeAgent, type NewSession, newSession, promptSession } from './session.ts'
@@ -47,6 +48,8 @@ export type OpencodeRuntimeConfig = {
   runsDir?: string
   /** The classifier's environment; only the proxy and CA variables are taken from it. */
   passEnv: Record<string, string | undefined>
+  /** Where each live process group is recorded, so a classifier killed with it in hand has it ended at the next start. */
+  records?: ProcessRecords
 }
 
 /** Longest failure detail; enough for the status and the gist of the message. */
@@ -100,6 +103,7 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
             effort: spec.effort,
           }),
           apiKey: spec.apiKey,
+          ...(config.records === undefined ? {} : { records: config.records }),
         },
         logger,
       )
