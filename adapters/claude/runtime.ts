@@ -79,7 +79,9 @@ type Started = {
   child: Subprocess<'pipe', 'pipe', 'pipe'>
   output: Output
   stderrTail: Promise<string>
-  /** Settles once the process has exited, its group is gone and its directory removed. */
+  /** Settles once the process has exited and its group was sent SIGKILL: the outcome is known. */
+  exited: Promise<void>
+  /** Settles once, after that, the group is gone and the directory removed. */
   finished: Promise<void>
 }
 
@@ -165,7 +167,7 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
         const unrecord = config.records?.add({ pid: child.pid, runtime: 'claude' }) ?? (() => undefined)
         logger.debug('claude session started', { ...fields, pid: child.pid })
         const dir = sessionDir
-        const finished = (async () => {
+        const exited = (async () => {
           try {
             await child.exited
           } finally {
@@ -174,6 +176,10 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
             // Anything the CLI left running in its group goes with it.
             endProcessGroup(child.pid, 'SIGKILL')
           }
+        })()
+        // The clean-up is off the answer's path: `close` waits for it.
+        const finished = (async () => {
+          await exited
           if (await waitForGroupGone(child.pid, GROUP_GONE_WAIT_MS)) unrecord()
           else logger.warn('claude process group still alive after SIGKILL', { ...fields, pid: child.pid })
           await removeDir(dir)
@@ -183,6 +189,7 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
           child,
           output: readOutput(child.stdout),
           stderrTail: readTail(child.stderr, STDERR_TAIL_CHARS),
+          exited,
           finished,
         }
         return started
@@ -202,7 +209,7 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
       if (typeof session === 'string') return err({ kind: 'runtime', detail: session })
       const { child } = session
       if (stopReason !== null) {
-        await session.finished
+        await session.exited
         return err({ kind: 'runtime', detail: 'cancelled' })
       }
       const askedAt = performance.now()
@@ -213,7 +220,7 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
       feedStdin(child.stdin, claudeStdinLine(question.context, question.question))
       logger.debug('claude question sent', { ...fields, pid: child.pid })
       try {
-        await session.finished
+        await session.exited
       } finally {
         clearTimeout(deadline)
       }

@@ -102,6 +102,7 @@ function spawnIn(dirs: RunDirs, config: OpencodeProcessConfig, logger: Logger): 
     child.pid === undefined
       ? () => undefined
       : (config.records?.add({ pid: child.pid, runtime: 'opencode' }) ?? (() => undefined))
+  logger.debug('opencode process spawned', { pid: child.pid ?? null, dir: dirs.root })
   const listeners = new Map<string, SessionUpdateListener>()
   let stderrTail = ''
   let exited = false

@@ -112,6 +112,8 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     tell: (event: RunEvent) => void
     /** Every session opened for the run and not ended yet, with its place, so none outlives the run. */
     opened: Map<ModelSession, Place>
+    /** Sessions being closed in the background once answered; the run waits for them before it ends. */
+    closing: Set<Promise<void>>
   }
 
   /** A session and the place it holds. */
@@ -201,7 +203,10 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
         options,
       )
     } finally {
-      await end(run, held.session)
+      // The clean-up (the process group gone, its directories removed) is off the answer's path:
+      // the next questions are asked at once, and the run's end waits for it.
+      const closing = end(run, held.session)
+      run.closing.add(closing)
     }
     if (!result.ok) {
       return {
@@ -312,6 +317,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       signal,
       tell,
       opened: new Map(),
+      closing: new Set(),
     }
     let results: ClassificationResult[]
     try {
@@ -330,6 +336,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       // Every session ended, answered, failed, aborted or never asked: then
       // the ACP runtime stops the run's process.
       await Promise.all([...inHand.opened.keys()].map((session) => end(inHand, session)))
+      await Promise.all(inHand.closing)
       await inHand.runtime.endRun(runKey)
     }
     const aggregate = aggregateVerdict(request.classifications, results)
