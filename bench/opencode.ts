@@ -326,7 +326,7 @@ async function main(): Promise<void> {
     `Concurrent sessions on one process: with the fake holding each request until ${PROBE_SESSIONS} were held (or ${PROBE_HOLD_MS / 1000} s), ` +
       `${concurrent} of ${PROBE_SESSIONS} sessions started together on one process had their provider request open at once` +
       `${concurrent >= PROBE_SESSIONS ? ': opencode runs the prompts of different sessions concurrently.' : ': opencode did not run them all at once.'} ` +
-      `In B, a classification on the already-started process (every one of a run but its first, call to answer) took ${(median(warmSessionMs) / 1000).toFixed(2)} s, median of ${warmSessionMs.length}.`,
+      `In B, a classification on the already-started process (every one of a run but its first, from its ask to its answer; its \`session/new\` ran ahead, as the session was opened) took ${(median(warmSessionMs) / 1000).toFixed(2)} s, median of ${warmSessionMs.length}.`,
     '',
     opencodeConclusion(rows),
     '',
