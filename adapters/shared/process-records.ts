@@ -167,12 +167,11 @@ export async function endLeftovers(workDir: string, logger: Logger): Promise<Lef
     const sameBoot = !isOwner(owner) || owner.boot_id === thisBoot
     const instancePid = Number(/^(\d+)-/.exec(name)?.[1] ?? 0)
     if (sameBoot) {
-      const records = await readdir(join(claimed, 'sessions')).catch(() => [] as string[])
-      for (const file of records) {
-        const record = readJson(join(claimed, 'sessions', file))
-        if (!isSessionRecord(record)) continue
-        if (await endGroup(record, instancePid, logger)) ended.groups += 1
-      }
+      const files = await readdir(join(claimed, 'sessions')).catch(() => [] as string[])
+      const records = files.map((file) => readJson(join(claimed, 'sessions', file))).filter(isSessionRecord)
+      // All at once: each may take its SIGTERM grace, and the classifier takes no run until they are done.
+      const outcomes = await Promise.all(records.map((record) => endGroup(record, instancePid, logger)))
+      ended.groups += outcomes.filter(Boolean).length
     }
     try {
       await rm(claimed, { recursive: true, force: true })
