@@ -4,7 +4,7 @@
  * One at a time on purpose: they measure the machine, and two at once would
  * measure each other.
  *
- *   bun run bench                          # all of them, as each runs by default (~45 min on 2 cores)
+ *   bun run bench                          # all of them, as each runs by default (~25 min on 2 cores)
  *   bun run bench -- --only start,burst    # some of them
  *   bun run bench -- --quick               # a smoke run: few repetitions, nothing written
  *

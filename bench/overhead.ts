@@ -13,7 +13,7 @@
  *
  * Writes bench/results/overhead.md and prints it.
  *
- *   npx bun run bench/overhead.ts                       # 200 reviews per pass (~20 min on 2 cores)
+ *   npx bun run bench/overhead.ts                       # 200 reviews per pass (~15 min on 2 cores)
  *   npx bun run bench/overhead.ts --reviews 20 --no-write
  *   npx bun run bench/overhead.ts --no-cli              # only the pass without CLI time (~1 min)
  *
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
   try {
     const stackOf = (modules: Modules, runtime: (logger: Logger) => unknown) =>
       startReviewStack({
-        pulls: reviews,
+        pulls: reviews + 1,
         diff: pr.diff,
         commits,
         rulesYaml: rulesYaml(RULES),
@@ -235,25 +235,25 @@ async function main(): Promise<void> {
       await bareCliMs(fake.url, context, question) // untimed: pages the binary in
     }
     const passes: Pass[] = withCli ? ['no-cli', 'cli-after', 'cli-before'] : ['no-cli']
-    // Untimed: one review per pass warms the JIT, the connections and the forge's state.
+    // Untimed: one review per pass (the last PR) warms the JIT, the connections and the forge's state.
     for (const pass of passes) {
       const stack = stacks[pass]
-      if (stack !== undefined) await oneReview(stack, pass, reviews)
+      if (stack !== undefined) await oneReview(stack, pass, reviews + 1)
     }
     // The pass without CLI time alone (it is fast and would be drowned by claude processes next to it), then the two CLI passes review by review.
-    for (let n = 1; n < reviews; n += 1) {
+    for (let n = 1; n <= reviews; n += 1) {
       const stack = stacks['no-cli']
       if (stack !== undefined) results.push(await oneReview(stack, 'no-cli', n))
     }
     if (withCli) {
-      for (let n = 1; n < reviews; n += 1) {
+      for (let n = 1; n <= reviews; n += 1) {
         if (n % FLOOR_EVERY === 1) floorMs.push(await bareCliMs(fake.url, context, question))
         const order: Pass[] = n % 2 === 0 ? ['cli-after', 'cli-before'] : ['cli-before', 'cli-after']
         for (const pass of order) {
           const stack = stacks[pass]
           if (stack !== undefined) results.push(await oneReview(stack, pass, n))
         }
-        if (n % 20 === 0) console.error(`${n}/${reviews - 1} reviews per CLI pass`)
+        if (n % 20 === 0) console.error(`${n}/${reviews} reviews per CLI pass`)
       }
       floorMs.push(await bareCliMs(fake.url, context, question))
     }

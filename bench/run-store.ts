@@ -11,7 +11,7 @@
  *
  * Writes bench/results/run-store.md and prints it.
  *
- *   npx bun run bench/run-store.ts              # 5 rounds per writer count (~30 s)
+ *   npx bun run bench/run-store.ts              # 5 rounds per writer count (a few seconds)
  *   npx bun run bench/run-store.ts --rounds 1 --no-write
  *
  * Not a test: it exits non-zero only if a run was lost.

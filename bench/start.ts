@@ -18,7 +18,7 @@
  *
  * Writes bench/results/start.md and prints it.
  *
- *   npx bun run bench/start.ts                      # the full run (~10 min on 2 cores)
+ *   npx bun run bench/start.ts                      # the full run (~5 min on 2 cores)
  *   npx bun run bench/start.ts --reps 2 --no-write  # a quick look
  *   npx bun run bench/start.ts --only claude        # or acp, or pool
  *
@@ -321,9 +321,18 @@ async function waitingTogether(
 
 // ---- The ACP runtime ------------------------------------------------------------
 
+/** The ACP rows: rules per run, and how long the fake provider holds each answer. */
+const ACP_SHAPES = [
+  { n: 1, answerMs: 0 },
+  { n: 5, answerMs: 0 },
+  { n: 1, answerMs: 2_000 },
+  { n: 5, answerMs: 2_000 },
+] as const
+
 type AcpRun = {
   side: Side
   n: number
+  answerMs: number
   ok: boolean
   wallMs: number
   /** From handing the request in to the spawn (after only), to `initialize` answered, to the first session made, to its answer. */
@@ -335,7 +344,15 @@ type AcpRun = {
   }
 }
 
-async function acpRun(side: Side, modules: Modules, fake: FakeOpenAI, workDir: string, n: number): Promise<AcpRun> {
+async function acpRun(
+  side: Side,
+  modules: Modules,
+  fake: FakeOpenAI,
+  workDir: string,
+  n: number,
+  answerMs: number,
+): Promise<AcpRun> {
+  fake.onRequest(answerMs > 0 ? () => Bun.sleep(answerMs) : null)
   const logger = createTimedLogger()
   const runtime = modules.createOpencodeRuntime(
     {
@@ -376,6 +393,7 @@ async function acpRun(side: Side, modules: Modules, fake: FakeOpenAI, workDir: s
   return {
     side,
     n,
+    answerMs,
     ok: reply.ok && reply.rows.every((row) => row.error === null),
     wallMs,
     steps: {
@@ -472,7 +490,7 @@ function claudeTables(runs: readonly ClaudeRun[], floorMs: readonly number[]): {
     if (!Number.isFinite(after)) continue
     goals.push(
       `(2) ${label}, warm first: ${fmt(after, 2)} × one classification after (${s(wall('after', label))} s against ${s(one('after'))} s), ${fmt(before, 2)} × before; ` +
-        `goal at most 2.1 ×: **${after <= 2.1 ? 'met' : `missed by ${fmt(after - 2.1, 2)} ×`}**.`,
+        `goal at most 2.1 ×: **${after <= 2.1 ? 'met' : `missed by ${fmt(after - 2.1, after - 2.1 < 0.01 ? 3 : 2)} ×`}**.`,
     )
   }
   return {
@@ -665,16 +683,16 @@ async function main(): Promise<void> {
       })
       const acpRuns: AcpRun[] = []
       try {
-        await acpRun('after', modules.after, fake, join(workDir, 'acp-warm'), 1) // untimed: pages the binary in
+        await acpRun('after', modules.after, fake, join(workDir, 'acp-warm'), 1, 0) // untimed: pages the binary in
         for (let rep = 0; rep < acpReps; rep += 1) {
           const order = rep % 2 === 0 ? SIDES : [...SIDES].reverse()
-          for (const n of [1, 5]) {
+          for (const shape of ACP_SHAPES) {
             for (const side of order) {
-              const run = await acpRun(side, modules[side], fake, join(workDir, `acp-${side}`), n)
+              const run = await acpRun(side, modules[side], fake, join(workDir, `acp-${side}`), shape.n, shape.answerMs)
               acpRuns.push(run)
               if (!run.ok) failures += 1
               console.error(
-                `acp rep ${rep + 1}/${acpReps} ${side} N=${n}: ${s(run.wallMs)} s${run.ok ? '' : ' (NOT all answered)'}`,
+                `acp rep ${rep + 1}/${acpReps} ${side} N=${shape.n} answers ${shape.answerMs} ms: ${s(run.wallMs)} s${run.ok ? '' : ' (NOT all answered)'}`,
               )
             }
           }
@@ -683,28 +701,29 @@ async function main(): Promise<void> {
         await fake.stop()
       }
       const keys = await keyLookups()
-      const ofAcp = (side: Side, n: number) => acpRuns.filter((r) => r.side === side && r.n === n)
+      const ofAcp = (side: Side, n: number, answerMs: number) =>
+        acpRuns.filter((r) => r.side === side && r.n === n && r.answerMs === answerMs)
       const step = (set: AcpRun[], key: keyof AcpRun['steps']) => {
         const values = set.map((r) => r.steps[key]).filter((v): v is number => v !== null)
         return values.length === 0 ? '–' : s(median(values))
       }
       const lines = [
-        '| N | side | wall s, median (min–max) | process spawned | `initialize` answered | first `session/new` answered | first answer | runs ok |',
-        '|---:|---|---:|---:|---:|---:|---:|---:|',
+        '| N | answers | side | wall s, median (min–max) | process spawned | `initialize` answered | first `session/new` answered | first answer | runs ok |',
+        '|---:|---|---|---:|---:|---:|---:|---:|---:|',
       ]
-      for (const n of [1, 5]) {
+      for (const shape of ACP_SHAPES) {
         for (const side of SIDES) {
-          const set = ofAcp(side, n)
+          const set = ofAcp(side, shape.n, shape.answerMs)
           lines.push(
-            `| ${n} | ${side} | ${spread(set.map((r) => r.wallMs))} | ${step(set, 'spawn')} | ${step(set, 'initialized')} | ${step(set, 'made')} | ${step(set, 'firstAnswer')} | ${set.filter((r) => r.ok).length}/${set.length} |`,
+            `| ${shape.n} | ${shape.answerMs === 0 ? 'at once' : `after ${s(shape.answerMs, 0)} s`} | ${side} | ${spread(set.map((r) => r.wallMs))} | ${step(set, 'spawn')} | ${step(set, 'initialized')} | ${step(set, 'made')} | ${step(set, 'firstAnswer')} | ${set.filter((r) => r.ok).length}/${set.length} |`,
           )
         }
       }
-      const wallAcp = (side: Side, n: number) => median(ofAcp(side, n).map((r) => r.wallMs))
+      const wallAcp = (side: Side, n: number, answerMs = 0) => median(ofAcp(side, n, answerMs).map((r) => r.wallMs))
       sections.push(
         '## The ACP runtime: `opencode acp` started as the run is decoded',
         '',
-        `The real classifier service and \`opencode acp\` against the TLS fake provider of the tests, which answers at once; ${acpReps} runs per row after one untimed. ` +
+        `The real classifier service and \`opencode acp\` against the TLS fake provider of the tests, which answers at once or holds every answer 2 s; ${acpReps} runs per row after one untimed. ` +
           "The step columns are seconds from handing the request in, medians, from the runtime's debug log; the before side logs neither the spawn nor `session/new` (it ran `session/new` and the prompt back to back when the question was asked, from the `initialize` answer on).",
         '',
         lines.join('\n'),
@@ -713,8 +732,10 @@ async function main(): Promise<void> {
           `the request's decode (${fmt(keys.decodeMs, 2)} ms) comes before it, the shared context (${fmt(keys.promptMs, 2)} ms for this 96 KB PR) now runs while the process starts.`,
       )
       goals.push(
-        `ACP: a 1-rule run took ${s(wallAcp('after', 1))} s after against ${s(wallAcp('before', 1))} s before, a 5-rule run ${s(wallAcp('after', 5))} s against ${s(wallAcp('before', 5))} s. ` +
-          "What remains is opencode's own start (spawn to `initialize` answered) and the first `session/new`, both on the first question's path: nothing of the run is left to overlap them with once the key is read.",
+        `ACP, answers at once: a 1-rule run took ${s(wallAcp('after', 1))} s after against ${s(wallAcp('before', 1))} s before, a 5-rule run ${s(wallAcp('after', 5))} s against ${s(wallAcp('before', 5))} s; ` +
+          `with 2 s answers ${s(wallAcp('after', 1, 2_000))} s against ${s(wallAcp('before', 1, 2_000))} s and ${s(wallAcp('after', 5, 2_000))} s against ${s(wallAcp('before', 5, 2_000))} s ` +
+          `(5 rules: ${fmt(wallAcp('after', 5, 2_000) / wallAcp('after', 1, 2_000), 2)} × one classification after, ${fmt(wallAcp('before', 5, 2_000) / wallAcp('before', 1, 2_000), 2)} × before). ` +
+          "What remains on the first question's path is opencode's own start (spawn to `initialize` answered) and the first `session/new`: the key lookup in front of them takes well under a millisecond, and nothing else of the run is left to overlap them with.",
       )
     }
   } finally {
