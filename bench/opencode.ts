@@ -52,15 +52,18 @@ import { aSyntheticPr, someRules } from './support/synthetic-pr.ts'
  * own, so it gets its own process, stopped as soon as it answers.
  */
 function oneRunPerClassification(runtime: ModelRuntime): ModelRuntime {
-  let calls = 0
+  let sessions = 0
   return {
-    async classify(input) {
-      calls += 1
-      const runId = `${input.runId}/${calls}`
-      try {
-        return await runtime.classify({ ...input, runId })
-      } finally {
-        await runtime.endRun(runId)
+    open(spec) {
+      sessions += 1
+      const runId = `${spec.runId}/${sessions}`
+      const session = runtime.open({ ...spec, runId })
+      return {
+        ask: (question, options) => session.ask(question, options),
+        async close() {
+          await session.close()
+          await runtime.endRun(runId)
+        },
       }
     },
     async endRun() {},
@@ -70,18 +73,25 @@ function oneRunPerClassification(runtime: ModelRuntime): ModelRuntime {
 /**
  * Times B's sessions that run on an already-started process: every
  * classification of a run but its first, which also waits for the start.
+ * A session is timed from its ask (its `session/new` may have run ahead).
  */
 function timingLaterSessions(runtime: ModelRuntime): ModelRuntime & { sessionMs(): number[] } {
   const sessions: number[] = []
   const seenRuns = new Set<string>()
   return {
-    async classify(input) {
-      const later = seenRuns.has(input.runId)
-      seenRuns.add(input.runId)
-      const started = performance.now()
-      const result = await runtime.classify(input)
-      if (later && result.ok) sessions.push(performance.now() - started)
-      return result
+    open(spec) {
+      const later = seenRuns.has(spec.runId)
+      seenRuns.add(spec.runId)
+      const session = runtime.open(spec)
+      return {
+        async ask(question, options) {
+          const started = performance.now()
+          const result = await session.ask(question, options)
+          if (later && result.ok) sessions.push(performance.now() - started)
+          return result
+        },
+        close: () => session.close(),
+      }
     },
     endRun: (runId) => runtime.endRun(runId),
     sessionMs: () => [...sessions],
@@ -316,7 +326,7 @@ async function main(): Promise<void> {
     `Concurrent sessions on one process: with the fake holding each request until ${PROBE_SESSIONS} were held (or ${PROBE_HOLD_MS / 1000} s), ` +
       `${concurrent} of ${PROBE_SESSIONS} sessions started together on one process had their provider request open at once` +
       `${concurrent >= PROBE_SESSIONS ? ': opencode runs the prompts of different sessions concurrently.' : ': opencode did not run them all at once.'} ` +
-      `In B, a classification on the already-started process (every one of a run but its first, call to answer) took ${(median(warmSessionMs) / 1000).toFixed(2)} s, median of ${warmSessionMs.length}.`,
+      `In B, a classification on the already-started process (every one of a run but its first, from its ask to its answer; its \`session/new\` ran ahead, as the session was opened) took ${(median(warmSessionMs) / 1000).toFixed(2)} s, median of ${warmSessionMs.length}.`,
     '',
     opencodeConclusion(rows),
     '',

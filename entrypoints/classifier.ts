@@ -6,6 +6,12 @@
  * SIGTERM/SIGINT drain: no new run is taken, the runs in hand finish (or,
  * past the grace period, their sessions are stopped and they answer with no
  * verdict), every reply goes out, then the process exits.
+ *
+ * At start, before it takes a run, it ends the model process groups a dead
+ * classifier left in `WORK_DIR` and removes that one's directories
+ * (adapters/shared/process-records.ts); its own sessions are recorded under
+ * a directory of its own, which a live classifier sharing the `WORK_DIR`
+ * leaves alone.
  */
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -14,6 +20,7 @@ import { connectNats } from '../adapters/nats/connection.ts'
 import { createNatsRunResponder, runSubject } from '../adapters/nats/queue.ts'
 import { createOpencodeRuntime } from '../adapters/opencode/runtime.ts'
 import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
+import { endLeftovers, startInstance } from '../adapters/shared/process-records.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../core/budget.ts'
@@ -36,6 +43,9 @@ async function main(): Promise<void> {
   const config = parsed.value
   const logger = createJsonLogger({ level: config.logLevel })
   mkdirSync(config.workDir, { recursive: true, mode: 0o700 })
+  await endLeftovers(config.workDir, logger)
+  // Session directories go under the instance's own; the shared empty working directories stay where every instance finds them.
+  const instance = startInstance(config.workDir)
 
   const metrics = createConfiguredMetrics(
     { endpoint: config.otlpEndpoint ?? undefined, serviceName: 'review-classifier' },
@@ -46,14 +56,22 @@ async function main(): Promise<void> {
       'api-key': createClaudeRuntime(
         {
           claudeBin: config.claudeBin,
-          workDir: join(config.workDir, 'claude'),
+          workDir: join(instance.dir, 'claude'),
+          sharedCwd: join(config.workDir, 'claude', 'cwd'),
           passEnv: config.passEnv,
+          records: instance,
           ...(config.otlpEndpoint === null ? {} : { otlpEndpoint: config.otlpEndpoint }),
         },
         logger,
       ),
       acp: createOpencodeRuntime(
-        { opencodeBin: config.opencodeBin, workDir: join(config.workDir, 'opencode'), passEnv: config.passEnv },
+        {
+          opencodeBin: config.opencodeBin,
+          workDir: join(config.workDir, 'opencode'),
+          runsDir: join(instance.dir, 'opencode'),
+          passEnv: config.passEnv,
+          records: instance,
+        },
         logger,
       ),
     },
@@ -107,6 +125,8 @@ async function main(): Promise<void> {
     const grace = setTimeout(() => classifier.abortAll(), SHUTDOWN_GRACE_MS)
     await subscription.drain()
     clearTimeout(grace)
+    // Every run has answered, so every session has ended: nothing of this instance is left to record.
+    await instance.remove()
     await metrics.shutdown()
     await nats.close()
     logger.info('review classifier stopped', {})

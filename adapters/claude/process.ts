@@ -1,6 +1,6 @@
 /** Small helpers around one child process and its process group. */
-import { readdir, readFile } from 'node:fs/promises'
 import type { FileSink } from 'bun'
+import { livingGroupMembers } from '../shared/proc.ts'
 
 /** Why the runtime ended a session before it ended on its own. */
 export type StopReason = 'timeout' | 'cancelled'
@@ -29,30 +29,6 @@ export async function waitForGroupGone(pgid: number, maxMs: number): Promise<boo
     if (performance.now() >= until) return false
     await Bun.sleep(10)
   }
-}
-
-/**
- * The group's processes that still run. A zombie counts as gone: it is
- * dead and only waits for its reaper (an orphan's reaper is init, which
- * may take its time).
- */
-export async function livingGroupMembers(pgid: number): Promise<number[]> {
-  try {
-    process.kill(-pgid, 0)
-  } catch {
-    return []
-  }
-  const entries = await readdir('/proc').catch(() => null)
-  if (entries === null) return [pgid] // no procfs: the signal probe is all we know
-  const living: number[] = []
-  for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue
-    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '')
-    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ')'.
-    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (group === String(pgid) && state !== 'Z' && state !== 'X') living.push(Number(name))
-  }
-  return living
 }
 
 /**

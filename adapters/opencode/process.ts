@@ -15,6 +15,7 @@ import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { err, ok, type Result } from '../../core/result.ts'
 import type { Logger } from '../../ports/logger.ts'
+import type { ProcessRecords } from '../shared/process-records.ts'
 import { type AcpConnection, createAcpConnection, METHOD_NOT_FOUND } from './acp-client.ts'
 import { opencodeEnv, type PassEnv, PLUGIN_SEED_FILES, type RunDirs, runDirs } from './config.ts'
 
@@ -33,6 +34,8 @@ export type OpencodeProcessConfig = {
   /** Our config, written to the file `OPENCODE_CONFIG` names. */
   config: Record<string, unknown>
   apiKey: string
+  /** Where the process group is recorded while it lives (see adapters/shared/process-records.ts). */
+  records?: ProcessRecords
 }
 
 export type SessionUpdateListener = (update: unknown) => void
@@ -94,6 +97,12 @@ function spawnIn(dirs: RunDirs, config: OpencodeProcessConfig, logger: Logger): 
     // Its own process group, so the group kill reaches anything it starts.
     detached: true,
   })
+  // At once, before anything is awaited: a classifier killed from here on leaves a record.
+  const unrecord =
+    child.pid === undefined
+      ? () => undefined
+      : (config.records?.add({ pid: child.pid, runtime: 'opencode' }) ?? (() => undefined))
+  logger.debug('opencode process spawned', { pid: child.pid ?? null, dir: dirs.root })
   const listeners = new Map<string, SessionUpdateListener>()
   let stderrTail = ''
   let exited = false
@@ -190,6 +199,7 @@ function spawnIn(dirs: RunDirs, config: OpencodeProcessConfig, logger: Logger): 
           await waitExit(KILL_WAIT_MS)
         }
         killGroup()
+        if (exited) unrecord()
         await rm(dirs.root, { recursive: true, force: true }).catch((error: unknown) => {
           logger.warn('opencode directory not removed', {
             dir: dirs.root,

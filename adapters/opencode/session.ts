@@ -1,8 +1,9 @@
 /**
  * One classification as ACP messages on a started `opencode acp`: a new
- * session (checked to run our agent on our model), one prompt of two text
- * blocks, the assistant's text collected from the updates, and the usage
- * from the prompt's result.
+ * session (opened ahead of its question, and checked to run our agent on
+ * our model before the prompt), one prompt of two text blocks, the
+ * assistant's text collected from the updates, and the usage from the
+ * prompt's result.
  */
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
@@ -20,16 +21,17 @@ export type SessionHost = {
   subscribe(sessionId: string, listener: SessionUpdateListener): () => void
 }
 
-export type SessionInput = {
-  cwd: string
+export type PromptInput = {
   model: string
   effort: Effort | null
   context: string
   question: string
-  /** Called as soon as the session exists, so a deadline can cancel it. */
-  onSession(sessionId: string): void
-  /** Asked once the session exists: true (the deadline or an abort came first) sends no prompt. */
-  stopped?(): boolean
+}
+
+/** A session as `session/new` made it: its id and the options it runs with, checked before the prompt. */
+export type NewSession = {
+  sessionId: string
+  configOptions: ReadonlyArray<{ id: string; currentValue?: unknown }>
 }
 
 const NewSessionResult = Type.Object({
@@ -72,15 +74,26 @@ export async function initializeAgent(connection: AcpConnection): Promise<Result
   return answer.ok ? ok(undefined) : err(`initialize failed: ${answer.error.message}`)
 }
 
-/** Runs one prompt on a new session; a failure's text is unredacted, the caller redacts it. */
-export async function askOnce(host: SessionHost, input: SessionInput): Promise<Result<ModelAnswer, string>> {
-  const created = await host.connection.request('session/new', { cwd: input.cwd, mcpServers: [] })
+/** Opens a fresh session; a failure's text is unredacted, the caller redacts it. */
+export async function newSession(host: SessionHost, cwd: string): Promise<Result<NewSession, string>> {
+  const created = await host.connection.request('session/new', { cwd, mcpServers: [] })
   if (!created.ok) return err(`session/new failed: ${created.error.message}`)
   if (!Value.Check(NewSessionResult, created.value)) return err('session/new answered in an unknown shape')
-  const { sessionId } = created.value
-  input.onSession(sessionId)
-  if (input.stopped?.() === true) return err('stopped before the prompt was sent')
-  const mismatch = configMismatch(created.value.configOptions ?? [], input)
+  return ok({ sessionId: created.value.sessionId, configOptions: created.value.configOptions ?? [] })
+}
+
+/**
+ * Runs the one prompt on a session from {@link newSession}, once its
+ * options are checked to be ours; a failure's text is unredacted, the
+ * caller redacts it.
+ */
+export async function promptSession(
+  host: SessionHost,
+  session: NewSession,
+  input: PromptInput,
+): Promise<Result<ModelAnswer, string>> {
+  const { sessionId } = session
+  const mismatch = configMismatch(session.configOptions, input)
   if (mismatch !== null) return err(mismatch)
 
   // A tool-less one-shot writes exactly one assistant message. A second
@@ -127,7 +140,7 @@ export async function askOnce(host: SessionHost, input: SessionInput): Promise<R
  */
 function configMismatch(
   options: ReadonlyArray<{ id: string; currentValue?: unknown }>,
-  input: SessionInput,
+  input: PromptInput,
 ): string | null {
   const current = (id: string) => options.find((option) => option.id === id)?.currentValue
   const expected: Array<[string, string]> = [

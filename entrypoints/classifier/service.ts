@@ -8,16 +8,16 @@ import { aggregateVerdict, type ClassificationResult, rowFromAnswer } from '../.
 import { parseAnswer } from '../../core/answer.ts'
 import { checkContextBudget } from '../../core/budget.ts'
 import { costUsd, tokenCounts } from '../../core/cost.ts'
-import { buildPromptFromContext, buildSharedContext } from '../../core/prompt.ts'
+import { buildPromptFromContext, buildSharedContext, SYSTEM_PROMPT } from '../../core/prompt.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import type { Classification, Overall, Row, RunReply, RunRequest, Runtime, TokenType, Usage } from '../../core/types.ts'
 import { decodeRunRequest } from '../../core/wire-decode.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
-import type { ModelRuntime } from '../../ports/model-runtime.ts'
+import type { AskOptions, ClassifyResult, ModelRuntime, ModelSession, SessionSpec } from '../../ports/model-runtime.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
-import type { SessionLimiter } from './session-limiter.ts'
+import type { Place, SessionLimiter, SparePlace } from './session-limiter.ts'
 
 const TOKEN_TYPES: readonly TokenType[] = ['input', 'output', 'cacheRead', 'cacheCreation']
 
@@ -104,58 +104,109 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   /** One run in hand: what every one of its questions shares. */
   type RunInHand = {
     request: RunRequest
-    /** The runtime's handle on the run, unique per request handled. */
-    runKey: string
-    context: string
-    apiKey: string
+    runtime: ModelRuntime
+    /** What every session of the run is opened with. */
+    spec: SessionSpec
+    /** Aborts when the service shuts down or the run stops before its questions (over budget). */
+    signal: AbortSignal
     tell: (event: RunEvent) => void
+    /** Every session opened for the run and not ended yet, with its place, so none outlives the run. */
+    opened: Map<ModelSession, Place>
+    /** Sessions being closed in the background once answered; the run waits for them before it ends. */
+    closing: Set<Promise<void>>
   }
 
-  async function classifyOne(run: RunInHand, classification: Classification): Promise<ClassificationResult> {
-    const result = await askOne(run, classification)
-    const total = run.request.classifications.length
+  /** A session and the place it holds. */
+  type Held = { session: ModelSession; place: Place }
+
+  const SHUTTING_DOWN: ClassificationResult['error'] = {
+    kind: 'runtime',
+    detail: 'cancelled: the classifier is shutting down',
+  }
+
+  function openSession(run: RunInHand, place: Place): ModelSession {
+    const session = run.runtime.open(run.spec)
+    run.opened.set(session, place)
+    return session
+  }
+
+  /** A place (waiting for one, first come, first served), then the session on it; null when the run was aborted meanwhile. */
+  async function openNow(run: RunInHand): Promise<Held | null> {
+    let place: Place
+    try {
+      place = await deps.limiter.acquire(run.signal)
+    } catch {
+      return null
+    }
+    return { session: openSession(run, place), place }
+  }
+
+  /**
+   * A session started ahead of its turn on a spare place, when one is free
+   * and nobody waits; taken back (its session ended) if another session
+   * needs the place first.
+   */
+  function openAhead(run: RunInHand): { session: ModelSession; place: SparePlace } | null {
+    let session: ModelSession | null = null
+    const place = deps.limiter.trySpare(() => {
+      void session?.close()
+    })
+    if (place === null) return null
+    session = openSession(run, place)
+    return { session, place }
+  }
+
+  /** Closes a session and gives its place back. */
+  async function end(run: RunInHand, session: ModelSession): Promise<void> {
+    const place = run.opened.get(session)
+    run.opened.delete(session)
+    await session.close()
+    place?.release()
+  }
+
+  async function classifyOne(
+    run: RunInHand,
+    held: Held | null,
+    classification: Classification,
+    context: string,
+    options: AskOptions = {},
+  ): Promise<ClassificationResult> {
+    const result =
+      held === null ? shuttingDown(classification) : await askOne(run, held, classification, context, options)
     run.tell({
       kind: 'row',
       id: run.request.id,
       row: rowFromAnswer(classification, result.answer, result.error, result.usage),
-      total,
+      total: run.request.classifications.length,
     })
     return result
   }
 
+  function shuttingDown(classification: Classification): ClassificationResult {
+    return { name: classification.name, answer: null, error: SHUTTING_DOWN }
+  }
+
   async function askOne(
-    { request, runKey, context, apiKey, tell }: RunInHand,
+    run: RunInHand,
+    held: Held,
     classification: Classification,
+    context: string,
+    options: AskOptions,
   ): Promise<ClassificationResult> {
+    const { request, tell } = run
     const prompt = buildPromptFromContext(context, classification)
-    const runtime = deps.runtimes[request.runtime]
-    const total = request.classifications.length
-    const ask = () => {
-      tell({ kind: 'question-started', id: request.id, name: classification.name, total })
-      return runtime.classify({
-        runId: runKey,
-        system: prompt.system,
-        context: prompt.blocks[0].text,
-        question: prompt.blocks[1].text,
-        model: request.runtime === 'acp' && request.acp !== null ? request.acp.model : request.model,
-        effort: request.effort,
-        acp: request.acp,
-        apiKey,
-        deadlineMs: deps.classificationTimeoutMs,
-        labels: { repo: request.repo, pr: request.pr },
-        signal: shutdown.signal,
-      })
-    }
-    let result: Awaited<ReturnType<typeof ask>>
+    tell({ kind: 'question-started', id: request.id, name: classification.name, total: request.classifications.length })
+    let result: ClassifyResult
     try {
-      result = await deps.limiter.run(ask, shutdown.signal)
-    } catch {
-      // Aborted while waiting for a place: the service is shutting down.
-      return {
-        name: classification.name,
-        answer: null,
-        error: { kind: 'runtime', detail: 'cancelled: the classifier is shutting down' },
-      }
+      result = await held.session.ask(
+        { context: prompt.blocks[0].text, question: prompt.blocks[1].text, deadlineMs: deps.classificationTimeoutMs },
+        options,
+      )
+    } finally {
+      // The clean-up (the process group gone, its directories removed) is off the answer's path:
+      // the next questions are asked at once, and the run's end waits for it.
+      const closing = end(run, held.session)
+      run.closing.add(closing)
     }
     if (!result.ok) {
       return {
@@ -181,19 +232,47 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   }
 
   /**
-   * Warm first (docs/decisions.md): the first question runs alone so the provider
-   * writes the shared prefix to its cache; the rest then run in parallel and
-   * read it from there. `all-parallel` starts every question at once.
+   * Warm first (docs/decisions.md): the first question runs alone so the
+   * provider writes the shared prefix to its cache; the rest then run in
+   * parallel and read it from there. Their sessions start while the first
+   * is asked (once its question is under way, so their start-up does not
+   * slow its own), on spare places, and get their question the moment the
+   * first answer is in. `all-parallel` opens and asks every question at once.
+   * `first` is the first question's session, opened before the prompt was built.
    */
-  async function classifyAll(run: RunInHand): Promise<ClassificationResult[]> {
-    const { classifications } = run.request
+  async function classifyAll(
+    run: RunInHand,
+    first: Promise<Held | null>,
+    context: string,
+  ): Promise<ClassificationResult[]> {
+    const [head, ...rest] = run.request.classifications
+    if (head === undefined) return []
     if (deps.schedule === 'all-parallel') {
-      return Promise.all(classifications.map((c) => classifyOne(run, c)))
+      const others = rest.map(() => openNow(run))
+      return Promise.all(
+        [first, ...others].map(async (held, at) => {
+          const classification = run.request.classifications[at] ?? head
+          return classifyOne(run, await held, classification, context)
+        }),
+      )
     }
-    const [first, ...rest] = classifications
-    if (first === undefined) return []
-    const warm = await classifyOne(run, first)
-    const others = await Promise.all(rest.map((c) => classifyOne(run, c)))
+    const ahead: Array<{ session: ModelSession; place: SparePlace } | null> = rest.map(() => null)
+    let firstEnded = false
+    const startAhead = () => {
+      if (firstEnded) return
+      for (let at = 0; at < rest.length; at += 1) ahead[at] = openAhead(run)
+    }
+    const warm = await classifyOne(run, await first, head, context, { onUnderway: startAhead })
+    firstEnded = true
+    const others = await Promise.all(
+      rest.map(async (classification, at) => {
+        const early = ahead[at] ?? null
+        if (early?.place.keep() === true) return classifyOne(run, early, classification, context)
+        // Taken back for another session (its process already ended), or never started: a place now.
+        if (early !== null) await end(run, early.session)
+        return classifyOne(run, await openNow(run), classification, context)
+      }),
+    )
     return [warm, ...others]
   }
 
@@ -211,9 +290,8 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   }
 
   async function run(request: RunRequest, tell: RunInHand['tell']): Promise<RunReply> {
-    const context = buildSharedContext(request)
-    const budget = checkContextBudget(context, deps.contextBudgetBytes)
-    if (!budget.ok) return failedReply(request.id, budget.message)
+    // The key first: every session's process needs it to start (it is in
+    // the process's environment), and the lookup is the only wait before it.
     const key = await readKey(request.runtime)
     if ('error' in key) return failedReply(request.id, key.error)
 
@@ -221,12 +299,45 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     // requests that reuse an id (a retry, a buggy sender) never share a process.
     runsHandled += 1
     const runKey = `${request.id}#${runsHandled}`
+    const stopRun = new AbortController()
+    const signal = AbortSignal.any([shutdown.signal, stopRun.signal])
+    const inHand: RunInHand = {
+      request,
+      runtime: deps.runtimes[request.runtime],
+      spec: {
+        runId: runKey,
+        system: SYSTEM_PROMPT,
+        model: request.runtime === 'acp' && request.acp !== null ? request.acp.model : request.model,
+        effort: request.effort,
+        acp: request.acp,
+        apiKey: key.key,
+        labels: { repo: request.repo, pr: request.pr },
+        signal,
+      },
+      signal,
+      tell,
+      opened: new Map(),
+      closing: new Set(),
+    }
     let results: ClassificationResult[]
     try {
-      results = await classifyAll({ request, runKey, context, apiKey: key.key, tell })
+      // The first session starts now; the prompt is built and checked while its process starts.
+      const first = openNow(inHand)
+      const context = buildSharedContext(request)
+      const budget = checkContextBudget(context, deps.contextBudgetBytes)
+      if (!budget.ok) {
+        stopRun.abort(new Error('the run stops before its questions'))
+        const held = await first
+        if (held !== null) await end(inHand, held.session)
+        return failedReply(request.id, budget.message)
+      }
+      results = await classifyAll(inHand, first, context)
     } finally {
-      // Once every classification has ended, answered, failed or aborted: the ACP runtime stops the run's process here.
-      await deps.runtimes[request.runtime].endRun(runKey)
+      // Every session ended, answered, failed, aborted or never asked: then
+      // the ACP runtime stops the run's process.
+      await Promise.all([...inHand.opened.keys()].map((session) => end(inHand, session)))
+      await Promise.all(inHand.closing)
+      await inHand.runtime.endRun(runKey)
     }
     const aggregate = aggregateVerdict(request.classifications, results)
     const answered = aggregate.rows.filter((row) => row.verdict !== null).length

@@ -83,6 +83,8 @@ export type FakeAnthropic = {
   reset(): void
   /** Sets (or clears) the per-call responder. */
   setResponder(responder: FakeResponder | null): void
+  /** Sets (or clears) a hold awaited before each message call is answered: lets a test decide when an answer goes out. */
+  setHold(hold: ((body: unknown) => Promise<void> | void) | null): void
   stop(): Promise<void>
 }
 
@@ -135,6 +137,7 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
   let replyText = options.text ?? 'NO'
   let delayMs = options.delayMs ?? 0
   let responder: FakeResponder | null = options.responder ?? null
+  let hold: ((body: unknown) => Promise<void> | void) | null = null
   const maxBreakpoints = options.maxCacheBreakpoints ?? 4
   let messageCalls = 0
   let recorded: RecordedRequest[] = []
@@ -213,6 +216,7 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
     const decided = responder?.(body) ?? null
     if (decided?.mode !== undefined) current = decided.mode
     if (delayMs > 0) await Bun.sleep(delayMs)
+    if (hold !== null) await hold(body)
     if (current === 'hang') {
       return new Promise<Response>((resolve) => {
         hung.add(() => resolve(new Response(errorBody('api_error', 'fake stopped'), { status: 503 })))
@@ -347,6 +351,9 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
     },
     setResponder(next) {
       responder = next
+    },
+    setHold(next) {
+      hold = next
     },
     async stop() {
       for (const release of hung) release()

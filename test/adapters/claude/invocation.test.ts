@@ -18,6 +18,7 @@ import { type ClaudeRuntimeConfig, createClaudeRuntime } from '../../../adapters
 import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
 import type { ModelRuntime } from '../../../ports/model-runtime.ts'
 import { aClassifyInput } from '../../builders.ts'
+import { classifyOnce } from '../../support/classify-once.ts'
 import { aWorkDir, groupAlive, processAlive, SECRET_KEY, startedPids } from './support.ts'
 
 setDefaultTimeout(30_000)
@@ -58,7 +59,7 @@ describe('createClaudeRuntime with a stand-in binary', () => {
       },
     )
     const input = aClassifyInput({ apiKey: SECRET_KEY, effort: 'high', labels: { repo: 'acme/widgets', pr: 7 } })
-    const result = await runtime.classify(input)
+    const result = await classifyOnce(runtime, input)
     expect(result).toEqual({
       ok: true,
       value: { text: 'stub answer', usage: { input: 3, output: 4, cache_read: 5, cache_write: 6 } },
@@ -97,7 +98,7 @@ describe('createClaudeRuntime with a stand-in binary', () => {
 
   it('sets no telemetry variables without a collector', async () => {
     const runtime = await runtimeWith(`env > "$out/env"; printf '%s\\n' '${RESULT_LINE}'`)
-    await runtime.classify(aClassifyInput())
+    await classifyOnce(runtime, aClassifyInput())
     const names = (await readFile(join(work.path, 'env'), 'utf8')).split('\n').map((line) => line.split('=')[0])
     expect(names.filter((name) => name?.startsWith('OTEL_') || name === 'CLAUDE_CODE_ENABLE_TELEMETRY')).toEqual([
       'OTEL_RESOURCE_ATTRIBUTES',
@@ -106,7 +107,7 @@ describe('createClaudeRuntime with a stand-in binary', () => {
 
   it('kills the whole process group when the process ignores SIGTERM', async () => {
     const runtime = await runtimeWith(`trap '' TERM; sleep 60 & echo $! > "$out/child"; wait`, { killGraceMs: 300 })
-    const result = await runtime.classify(aClassifyInput({ deadlineMs: 1_000 }))
+    const result = await classifyOnce(runtime, aClassifyInput({ deadlineMs: 1_000 }))
     expect(result).toEqual({ ok: false, error: { kind: 'timeout', detail: 'no answer within 1000 ms' } })
     const child = Number((await readFile(join(work.path, 'child'), 'utf8')).trim())
     const pids = [...startedPids(logger), child]
@@ -119,7 +120,7 @@ describe('createClaudeRuntime with a stand-in binary', () => {
     const runtime = await runtimeWith(
       `cat > /dev/null; for i in 1 2 3; do echo "bad key $ANTHROPIC_API_KEY and sk-other-secret-123"; done >&2; head -c 2000 /dev/zero | tr '\\0' x >&2; exit 1`,
     )
-    const result = await runtime.classify(aClassifyInput({ apiKey: SECRET_KEY }))
+    const result = await classifyOnce(runtime, aClassifyInput({ apiKey: SECRET_KEY }))
     const detail = result.ok ? '' : result.error.detail
     expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
     expect(detail).toStartWith('claude exited with code 1: no result line: stderr: ')
@@ -131,12 +132,12 @@ describe('createClaudeRuntime with a stand-in binary', () => {
 
   it('fails a run that exits non-zero even with a successful result line, and one that exits 0 without any', async () => {
     const nonZero = await runtimeWith(`cat > /dev/null; printf '%s\\n' '${RESULT_LINE}'; exit 3`)
-    expect(await nonZero.classify(aClassifyInput())).toEqual({
+    expect(await classifyOnce(nonZero, aClassifyInput())).toEqual({
       ok: false,
       error: { kind: 'runtime', detail: 'claude exited with code 3: stub answer' },
     })
     const silent = await runtimeWith(`cat > /dev/null; exit 0`)
-    expect(await silent.classify(aClassifyInput())).toEqual({
+    expect(await classifyOnce(silent, aClassifyInput())).toEqual({
       ok: false,
       error: { kind: 'runtime', detail: 'claude exited with code 0: no result line' },
     })
@@ -147,14 +148,14 @@ describe('createClaudeRuntime with a stand-in binary', () => {
       { claudeBin: join(work.path, 'missing-claude'), workDir: join(work.path, 'work'), passEnv: {} },
       logger,
     )
-    const result = await runtime.classify(aClassifyInput())
+    const result = await classifyOnce(runtime, aClassifyInput())
     expect(result.ok ? 'answered' : result.error.detail).toStartWith('could not run claude: ')
     expect(await readdir(join(work.path, 'work'))).toEqual(['cwd'])
   })
 
   it('does not start a session whose signal has already aborted', async () => {
     const runtime = await runtimeWith(`touch "$out/started"; printf '%s\\n' '${RESULT_LINE}'`)
-    expect(await runtime.classify(aClassifyInput({ signal: AbortSignal.abort() }))).toEqual({
+    expect(await classifyOnce(runtime, aClassifyInput({ signal: AbortSignal.abort() }))).toEqual({
       ok: false,
       error: { kind: 'runtime', detail: 'cancelled' },
     })

@@ -11,6 +11,7 @@ import { buildQuestion, buildSharedContext, SYSTEM_PROMPT } from '../../../core/
 import type { ModelRuntime } from '../../../ports/model-runtime.ts'
 import { aClassification, aClassifyInput, aRunRequest } from '../../builders.ts'
 import { modelRuntimeContract } from '../../ports/model-runtime.contract.ts'
+import { classifyOnce } from '../../support/classify-once.ts'
 import { type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../../support/fake-anthropic.ts'
 import { aWorkDir, CLAUDE_BIN, groupAlive, SECRET_KEY, startedPids } from './support.ts'
 
@@ -35,6 +36,7 @@ modelRuntimeContract(
         if (behaviour.kind === 'answer') fake.setMode({ mode: 'ok', text: behaviour.text })
         else fake.setMode({ mode: behaviour.kind === 'hang' ? 'hang' : '401' })
       },
+      providerCalls: () => fake.stats().messages,
       cleanup: async () => {
         await fake.stop()
         await workDir.remove()
@@ -124,7 +126,8 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
   })
 
   it('sends one request: two user blocks, the breakpoint on the shared one only, no tools, our system prompt, haiku resolved', async () => {
-    const result = await harness.runtime.classify(
+    const result = await classifyOnce(
+      harness.runtime,
       aClassifyInput({
         system: SYSTEM_PROMPT,
         context,
@@ -152,15 +155,15 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
   })
 
   it('asks for the effort when one is set and leaves the default otherwise', async () => {
-    await harness.runtime.classify(aClassifyInput({ effort: 'low', deadlineMs: DEADLINE_MS }))
-    await harness.runtime.classify(aClassifyInput({ effort: null, deadlineMs: DEADLINE_MS }))
+    await classifyOnce(harness.runtime, aClassifyInput({ effort: 'low', deadlineMs: DEADLINE_MS }))
+    await classifyOnce(harness.runtime, aClassifyInput({ effort: null, deadlineMs: DEADLINE_MS }))
     const [withEffort, withoutEffort] = messageCalls(harness.fake)
     expect(field(withEffort?.body, 'output_config', 'effort')).toBe('low')
     expect(field(withoutEffort?.body, 'output_config', 'effort') ?? 'medium').toBe('medium')
   })
 
   it('talks to the provider only: no preflight, no other path', async () => {
-    await harness.runtime.classify(aClassifyInput({ deadlineMs: DEADLINE_MS }))
+    await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: DEADLINE_MS }))
     expect(harness.fake.requests().map((request) => `${request.method} ${request.path}`)).toEqual(['POST /v1/messages'])
   })
 
@@ -177,7 +180,8 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
       buildQuestion(aClassification({ name: 'tests', description: 'Adds a test.' })),
     ]
     const ask = (shared: string, question: string) =>
-      harness.runtime.classify(
+      classifyOnce(
+        harness.runtime,
         aClassifyInput({ system: SYSTEM_PROMPT, context: shared, question, deadlineMs: DEADLINE_MS }),
       )
     const results = [
@@ -199,14 +203,14 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
 
   it('returns malformed answer text as it is: parsing is core’s', async () => {
     harness.fake.setMode({ text: 'I think it matches, probably.' })
-    const result = await harness.runtime.classify(aClassifyInput({ deadlineMs: DEADLINE_MS }))
+    const result = await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: DEADLINE_MS }))
     expect(result.ok ? result.value.text : result.error.detail).toBe('I think it matches, probably.')
     expect(result.ok ? result.value.usage?.output : null).toBeGreaterThan(0)
   })
 
   it('times out a slow answer, ends the process group and removes the private HOME and TMPDIR', async () => {
     harness.fake.setMode({ delayMs: 60_000 })
-    const result = await harness.runtime.classify(aClassifyInput({ deadlineMs: 3_000 }))
+    const result = await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: 3_000 }))
     expect(result).toEqual({ ok: false, error: { kind: 'timeout', detail: 'no answer within 3000 ms' } })
     const pids = startedPids(harness.logger)
     expect(pids).toHaveLength(1)
@@ -216,7 +220,7 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
 
   it('reports a 200 the CLI cannot read as a runtime failure', async () => {
     harness.fake.setMode({ mode: 'malformed' })
-    const result = await harness.runtime.classify(aClassifyInput({ deadlineMs: DEADLINE_MS }))
+    const result = await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: DEADLINE_MS }))
     expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
     expect(result.ok ? '' : result.error.detail).toContain('claude exited with code 1')
   })
@@ -235,7 +239,7 @@ describe('createClaudeRuntime API errors', () => {
     it(`reports HTTP ${status} as a runtime failure naming the status, after the configured retries, without key material`, async () => {
       harness.fake.reset()
       harness.fake.setMode({ mode: status, retryAfter: 1 })
-      const result = await harness.runtime.classify(aClassifyInput({ apiKey: SECRET_KEY, deadlineMs: 30_000 }))
+      const result = await classifyOnce(harness.runtime, aClassifyInput({ apiKey: SECRET_KEY, deadlineMs: 30_000 }))
       expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
       const detail = result.ok ? '' : result.error.detail
       expect(detail).toContain(`API status ${status}`)

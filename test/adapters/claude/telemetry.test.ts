@@ -9,6 +9,7 @@ import * as grpc from '@grpc/grpc-js'
 import { createClaudeRuntime } from '../../../adapters/claude/runtime.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { aClassifyInput } from '../../builders.ts'
+import { classifyOnce } from '../../support/classify-once.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../../support/fake-anthropic.ts'
 import { aWorkDir, CLAUDE_BIN } from './support.ts'
 
@@ -76,7 +77,8 @@ describe('createClaudeRuntime telemetry', () => {
         },
         createRecordingLogger(),
       )
-      const result = await runtime.classify(
+      const result = await classifyOnce(
+        runtime,
         aClassifyInput({ deadlineMs: 15_000, labels: { repo: 'acme/widgets', pr: 42 } }),
       )
       expect(result.ok).toBe(true)

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { answered, createScriptedModelRuntime, failed, hang } from '../../../adapters/memory/model-runtime.ts'
 import { aClassifyInput, aUsage } from '../../builders.ts'
 import { modelRuntimeContract, type ProviderBehaviour } from '../../ports/model-runtime.contract.ts'
+import { classifyOnce } from '../../support/classify-once.ts'
 
 modelRuntimeContract(
   'scripted',
@@ -17,6 +18,7 @@ modelRuntimeContract(
       behave: async (next) => {
         behaviour = next
       },
+      providerCalls: () => runtime.calls.length,
       cleanup: async () => undefined,
     }
   },
@@ -26,7 +28,7 @@ modelRuntimeContract(
 describe('createScriptedModelRuntime', () => {
   it('records every call and answers by call number', async () => {
     const runtime = createScriptedModelRuntime((input, call) => answered(`${call}:${input.question}`, aUsage()))
-    const results = await Promise.all(['a', 'b'].map((question) => runtime.classify(aClassifyInput({ question }))))
+    const results = await Promise.all(['a', 'b'].map((question) => classifyOnce(runtime, aClassifyInput({ question }))))
     expect(results.map((r) => (r.ok ? r.value.text : r.error.detail))).toEqual(['1:a', '2:b'])
     expect(results[0]?.ok ? results[0].value.usage : null).toEqual(aUsage())
     expect(runtime.calls.map((c) => c.question)).toEqual(['a', 'b'])
@@ -48,7 +50,7 @@ describe('createScriptedModelRuntime', () => {
       await gate
       return answered('ok')
     })
-    const pending = [1, 2, 3].map(() => runtime.classify(aClassifyInput()))
+    const pending = [1, 2, 3].map(() => classifyOnce(runtime, aClassifyInput()))
     expect(runtime.inFlight()).toBe(3)
     release()
     await Promise.all(pending)
@@ -59,12 +61,12 @@ describe('createScriptedModelRuntime', () => {
     const runtime = createScriptedModelRuntime(() => {
       throw new Error('spawn failed')
     })
-    expect(await runtime.classify(aClassifyInput())).toEqual(failed('runtime', 'spawn failed'))
+    expect(await classifyOnce(runtime, aClassifyInput())).toEqual(failed('runtime', 'spawn failed'))
   })
 
   it('fails at once for a signal that is already aborted', async () => {
     const runtime = createScriptedModelRuntime(() => hang())
-    expect(await runtime.classify(aClassifyInput({ signal: AbortSignal.abort(), deadlineMs: 60_000 }))).toEqual(
+    expect(await classifyOnce(runtime, aClassifyInput({ signal: AbortSignal.abort(), deadlineMs: 60_000 }))).toEqual(
       failed('runtime', 'cancelled'),
     )
   })

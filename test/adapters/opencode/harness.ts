@@ -11,6 +11,7 @@ import { createRecordingLogger, type RecordingLogger } from '../../../adapters/m
 import { createOpencodeRuntime } from '../../../adapters/opencode/runtime.ts'
 import type { ClassifyInput, ClassifyResult, ModelRuntime } from '../../../ports/model-runtime.ts'
 import { aClassifyInput } from '../../builders.ts'
+import { classifyOnce } from '../../support/classify-once.ts'
 import { type FakeMode, type FakeOpenAI, startFakeOpenAI } from '../../support/fake-openai.ts'
 
 export const OPENCODE_BIN = resolve(import.meta.dir, '../../../node_modules/.bin/opencode')
@@ -61,10 +62,10 @@ export async function startOpencodeHarness(): Promise<OpencodeHarness> {
   )
   const opened = new Set<string>()
   const pointed: ModelRuntime = {
-    classify: (input) => {
-      opened.add(input.runId)
-      return runtime.classify({
-        ...input,
+    open: (spec) => {
+      opened.add(spec.runId)
+      return runtime.open({
+        ...spec,
         model: MODEL,
         acp: { base_url: fake.url, model: MODEL, prices: { input: 0.5, output: 2 } },
       })
@@ -80,11 +81,12 @@ export async function startOpencodeHarness(): Promise<OpencodeHarness> {
     workDir,
     async classify(overrides = {}, mode) {
       if (mode !== undefined) fake.setMode(mode)
-      if (overrides.runId !== undefined) return pointed.classify(aClassifyInput({ deadlineMs: 30_000, ...overrides }))
+      if (overrides.runId !== undefined)
+        return classifyOnce(pointed, aClassifyInput({ deadlineMs: 30_000, ...overrides }))
       runs += 1
       const runId = `harness-run-${runs}`
       try {
-        return await pointed.classify(aClassifyInput({ deadlineMs: 30_000, ...overrides, runId }))
+        return await classifyOnce(pointed, aClassifyInput({ deadlineMs: 30_000, ...overrides, runId }))
       } finally {
         await runtime.endRun(runId)
       }

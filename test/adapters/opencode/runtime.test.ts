@@ -5,8 +5,10 @@ import { join } from 'node:path'
 import { createOpencodeRuntime } from '../../../adapters/opencode/runtime.ts'
 import { aClassifyInput } from '../../builders.ts'
 import { modelRuntimeContract, type ProviderBehaviour } from '../../ports/model-runtime.contract.ts'
+import { classifyOnce } from '../../support/classify-once.ts'
 import type { FakeMode } from '../../support/fake-openai.ts'
-import { type OpencodeHarness, startOpencodeHarness } from './harness.ts'
+import { waitFor } from '../../support/waits.ts'
+import { MODEL, type OpencodeHarness, startOpencodeHarness } from './harness.ts'
 
 // Each test starts the real opencode (~3 s, more on a busy machine); bun's default is 5 s.
 setDefaultTimeout(60_000)
@@ -27,6 +29,7 @@ modelRuntimeContract(
     return {
       runtime: harness.pointed,
       behave: async (behaviour) => harness.fake.setMode(modeFor(behaviour)),
+      providerCalls: () => harness.fake.requests().length,
       cleanup: harness.cleanup,
     }
   },
@@ -107,7 +110,7 @@ describe('createOpencodeRuntime', () => {
 
   it('fails without a provider in the request, starting nothing', async () => {
     const started = harness.logger.withMessage('opencode session starting').length
-    const result = await harness.runtime.classify(aClassifyInput({ acp: null }))
+    const result = await classifyOnce(harness.runtime, aClassifyInput({ acp: null }))
     expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
     expect(harness.logger.withMessage('opencode session starting').length).toBe(started)
   })
@@ -118,7 +121,8 @@ describe('createOpencodeRuntime', () => {
       { opencodeBin: join(harness.workDir, 'no-such-opencode'), workDir, passEnv: {} },
       harness.logger,
     )
-    const result = await runtime.classify(
+    const result = await classifyOnce(
+      runtime,
       aClassifyInput({ acp: { base_url: harness.fake.url, model: 'm', prices: { input: 1, output: 1 } } }),
     )
     expect(result.ok ? 'answered' : result.error.detail).toContain('opencode could not start')
@@ -170,6 +174,43 @@ describe('createOpencodeRuntime', () => {
     await harness.runtime.endRun(runId)
     expect(existsSync(`/proc/${pid}`)).toBe(false)
     expect(existsSync(dir)).toBe(false)
+  })
+
+  it("makes a session opened ahead on the run's process before it is asked, and asks it there", async () => {
+    const runId = 'ahead-run'
+    harness.fake.setMode({ kind: 'answer', text: ANSWER })
+    const before = harness.fake.requests().length
+    const { context, question, deadlineMs, ...input } = aClassifyInput({ runId, apiKey: API_KEY, deadlineMs: 30_000 })
+    const spec = {
+      ...input,
+      model: MODEL,
+      acp: { base_url: harness.fake.url, model: MODEL, prices: { input: 1, output: 1 } },
+    }
+    const first = harness.runtime.open(spec)
+    const second = harness.runtime.open(spec)
+    try {
+      const made = () => harness.logger.withMessage('opencode session made').filter((e) => e.fields.run === runId)
+      await waitFor(() => made().length === 2, 'both sessions made', 30_000)
+      // Made, and still nothing asked of the provider.
+      expect(harness.fake.requests().length).toBe(before)
+      const answers = [
+        await first.ask({ context, question: 'First question.', deadlineMs }),
+        await second.ask({ context, question: 'Second question.', deadlineMs }),
+      ]
+      expect(answers.map((r) => (r.ok ? r.value.text : r.error.detail))).toEqual([ANSWER, ANSWER])
+      const asked = harness.logger.withMessage('opencode session starting').filter((e) => e.fields.run === runId)
+      expect(asked.map((e) => String(e.fields.session)).sort()).toEqual(
+        made()
+          .map((e) => String(e.fields.session))
+          .sort(),
+      )
+      expect(startedFor(runId)).toHaveLength(1)
+      expect(harness.fake.requests().length).toBe(before + 2)
+    } finally {
+      await first.close()
+      await second.close()
+      await harness.runtime.endRun(runId)
+    }
   })
 
   it("cancels a session at its deadline and leaves the run's process to its other session", async () => {

@@ -118,6 +118,70 @@ describe('createClassifier', () => {
     expect(claude.maxInFlight()).toBe(4)
   })
 
+  it('opens the other sessions while the first is asked, and asks them only once its answer is in', async () => {
+    const { handle, claude } = setup(() => answered(MATCH))
+    const reply = await handle({ classifications: rules(4) })
+    expect(reply.ok).toBe(true)
+    const at = (event: string) => claude.events.indexOf(event)
+    expect(claude.events.slice(0, 2)).toEqual(['open 1', 'ask 1'])
+    for (const n of [2, 3, 4]) {
+      expect(at(`open ${n}`)).toBeGreaterThan(at('ask 1'))
+      expect(at(`open ${n}`)).toBeLessThan(at('answer 1'))
+      expect(at(`ask ${n}`)).toBeGreaterThan(at('answer 1'))
+    }
+    expect(claude.opens).toHaveLength(4)
+    expect(claude.openNow()).toBe(0)
+  })
+
+  it('opens sessions ahead only on free places, so the limit holds asked or not', async () => {
+    const { handle, claude, limiter } = setup(() => answered(MATCH), { maxSessions: 2 })
+    const reply = await handle({ classifications: rules(5) })
+    expect(reply.ok).toBe(true)
+    expect(claude.maxOpen()).toBe(2)
+    // Only the second could start ahead; the others were opened once a place came free.
+    const at = (event: string) => claude.events.indexOf(event)
+    expect(at('open 2')).toBeLessThan(at('answer 1'))
+    expect(at('open 3')).toBeGreaterThan(at('answer 1'))
+    expect(limiter.active()).toBe(0)
+  })
+
+  it("takes a session started ahead back for another run's first question instead of making it wait", async () => {
+    let releaseFirst = (): void => undefined
+    const firstHeld = new Promise<void>((resolve) => {
+      releaseFirst = resolve
+    })
+    const { handle, claude, limiter } = setup(
+      async (input) => {
+        if (input.runId.startsWith('a#') && input.question.includes('rule-1')) await firstHeld
+        return answered(MATCH)
+      },
+      { maxSessions: 3 },
+    )
+    const a = handle({ id: 'a', classifications: rules(3) })
+    await waitFor(() => claude.opens.length === 3, "run a's other sessions to start ahead")
+    expect(limiter.spare()).toBe(2)
+    const b = handle({ id: 'b', classifications: rules(1) })
+    await waitFor(() => claude.calls.some((call) => call.runId.startsWith('b#')), "run b's question")
+    // b's session is the fourth opened; a's newest session started ahead was closed for it, unasked.
+    expect(claude.events.indexOf('close 3')).toBeLessThan(claude.events.indexOf('open 4'))
+    expect(claude.events).not.toContain('ask 3')
+    releaseFirst()
+    const [replyA, replyB] = await Promise.all([a, b])
+    expect([replyA.ok, replyB.ok]).toEqual([true, true])
+    expect(claude.calls.filter((call) => call.runId.startsWith('a#')).map((call) => call.question)).toHaveLength(3)
+    expect(claude.maxOpen()).toBe(3)
+    expect([limiter.active(), limiter.spare()]).toEqual([0, 0])
+  })
+
+  it('closes, unasked, the session started for a run that stops before its questions', async () => {
+    const { handle, claude, limiter } = setup(() => answered(MATCH), { budget: 2_000 })
+    const diff = `diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+${'x'.repeat(5_000)}\n`
+    const reply = await handle({ diff, classifications: rules(3) })
+    expect(reply.ok).toBe(false)
+    expect(claude.events).toEqual(['open 1', 'close 1'])
+    expect(limiter.active()).toBe(0)
+  })
+
   it('with the all-parallel schedule, starts every question before any has answered', async () => {
     let answeredSoFar = 0
     const startedBeforeAnyAnswer: number[] = []
@@ -153,6 +217,7 @@ describe('createClassifier', () => {
     expect(replies.map((r) => r.ok)).toEqual([true, true, true])
     expect(claude.calls).toHaveLength(24)
     expect(claude.maxInFlight()).toBe(3)
+    expect(claude.maxOpen()).toBe(3)
   })
 
   it('with nine of ten classifications timed out, answers with the rows and never approves', async () => {
@@ -187,7 +252,7 @@ describe('createClassifier', () => {
     expect(reply.ok).toBe(false)
     expect(reply.error).toContain('no key for the api-key runtime')
     expect(reply.error).toContain(RUNTIME_KEY_SECRETS['api-key'].path)
-    expect(claude.calls).toHaveLength(0)
+    expect(claude.opens).toHaveLength(0)
   })
 
   it('fails the run with a clear error when the secret store is down', async () => {
@@ -292,6 +357,18 @@ describe('createClassifier', () => {
     expect(claude.endedRuns).toEqual([expect.stringMatching(/^r-abort#\d+$/)])
   })
 
+  it('on shutdown also ends the sessions started ahead, and every one is closed', async () => {
+    const { handle, classifier, limiter, claude } = setup(() => hang(), { timeoutMs: 60_000 })
+    const pending = handle({ id: 'r-abort-ahead', classifications: rules(4) })
+    await waitFor(() => claude.opens.length === 4, 'the sessions to start ahead')
+    classifier.abortAll()
+    const reply = await pending
+    expect(reply.ok).toBe(false)
+    expect(reply.rows.map((r) => r.error?.kind)).toEqual(['runtime', 'runtime', 'runtime', 'runtime'])
+    expect(claude.openNow()).toBe(0)
+    expect([limiter.active(), limiter.spare()]).toEqual([0, 0])
+  })
+
   it("passes the run's id with every classification and ends the run once, after its last classification", async () => {
     let ended: string[] = []
     const { handle, opencode, claude } = setup(async (_input, call) => {
@@ -392,17 +469,68 @@ describe('createClassifier', () => {
 describe('createSessionLimiter', () => {
   it('lets a waiter leave the line when its signal aborts', async () => {
     const limiter = createSessionLimiter(1)
-    let release = (): void => undefined
-    const first = limiter.run(() => new Promise<void>((resolve) => (release = resolve)))
+    const first = await limiter.acquire()
     const abort = new AbortController()
-    const second = limiter.run(async () => 'ran', abort.signal)
+    const second = limiter.acquire(abort.signal)
     expect(limiter.waiting()).toBe(1)
     abort.abort(new Error('stop'))
     await expect(second).rejects.toThrow('stop')
     expect(limiter.waiting()).toBe(0)
-    release()
-    await first
+    first.release()
+    first.release()
     expect(limiter.active()).toBe(0)
+  })
+
+  it('serves waiters first come, first served', async () => {
+    const limiter = createSessionLimiter(1)
+    const held = await limiter.acquire()
+    const order: string[] = []
+    const waiters = ['a', 'b', 'c'].map((name) =>
+      limiter.acquire().then((place) => {
+        order.push(name)
+        place.release()
+      }),
+    )
+    held.release()
+    await Promise.all(waiters)
+    expect(order).toEqual(['a', 'b', 'c'])
+    expect(limiter.active()).toBe(0)
+  })
+
+  it('gives a spare place only when one is free and nobody waits', async () => {
+    const limiter = createSessionLimiter(2)
+    const firm = await limiter.acquire()
+    const spare = limiter.trySpare(() => undefined)
+    expect(spare).not.toBeNull()
+    expect(limiter.trySpare(() => undefined)).toBeNull()
+    expect([limiter.active(), limiter.spare()]).toEqual([2, 1])
+    spare?.release()
+    firm.release()
+    expect([limiter.active(), limiter.spare()]).toEqual([0, 0])
+  })
+
+  it('takes the newest spare place back for an acquirer instead of making it wait, and tells its holder', async () => {
+    const limiter = createSessionLimiter(3)
+    const firm = await limiter.acquire()
+    const told: string[] = []
+    const older = limiter.trySpare(() => told.push('older'))
+    const newer = limiter.trySpare(() => told.push('newer'))
+    const taker = await limiter.acquire()
+    expect(told).toEqual(['newer'])
+    expect(newer?.takenBack()).toBe(true)
+    expect(newer?.keep()).toBe(false)
+    expect(older?.keep()).toBe(true)
+    // A kept place is a place like any other: never taken back.
+    const waiting = limiter.acquire()
+    expect(limiter.waiting()).toBe(1)
+    expect(told).toEqual(['newer'])
+    newer?.release()
+    expect(limiter.waiting()).toBe(1)
+    taker.release()
+    ;(await waiting).release()
+    older?.release()
+    firm.release()
+    expect([limiter.active(), limiter.spare(), limiter.waiting()]).toEqual([0, 0, 0])
   })
 
   it('refuses a limit below one', () => {
