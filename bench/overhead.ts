@@ -240,7 +240,8 @@ async function main(): Promise<void> {
       const stack = stacks[pass]
       if (stack !== undefined) await oneReview(stack, pass, reviews + 1)
     }
-    // The pass without CLI time alone (it is fast and would be drowned by claude processes next to it), then the two CLI passes review by review.
+    // The pass without CLI time alone (it is fast and would be drowned by claude processes next to it), then the
+    // two CLI passes review by review.
     for (let n = 1; n <= reviews; n += 1) {
       const stack = stacks['no-cli']
       if (stack !== undefined) results.push(await oneReview(stack, 'no-cli', n))

@@ -218,7 +218,10 @@ export type ForgeWriter = {
    * `branch` already exists; `invalid` for a branch name git refuses.
    */
   commitFile(repo: RepoRef, commit: NewBranchCommit): Promise<PushedCommit>
-  /** Sets a commit status on `sha` (a full sha the repo has, a PR's head included); `not_found` for an unknown repo (or one the account can't read) or commit; `forbidden` without write access. */
+  /**
+   * Sets a commit status on `sha` (a full sha the repo has, a PR's head included); `not_found` for an unknown
+   * repo (or one the account can't read) or commit; `forbidden` without write access.
+   */
   setCommitStatus(repo: RepoRef, sha: string, status: NewCommitStatus): Promise<void>
 }
 

@@ -68,7 +68,10 @@ const SERVICE_ACCOUNT_LIMITS = {
   max_repo_creation: 0,
   allow_create_organization: false,
 } as const satisfies EditUserOptions
-/** Statuses the contents API answers when the branch or file moved under us (docs/forgejo.md §3.6; 500 is the PUT-on-missing-file quirk). */
+/**
+ * Statuses the contents API answers when the branch or file moved under us (docs/forgejo.md §3.6; 500 is the
+ * PUT-on-missing-file quirk).
+ */
 const REREAD_STATUSES = new Set([409, 422, 500])
 
 export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn = fetch): Forge {

@@ -32,7 +32,10 @@ export type LocalRepo = {
   resolveCommit(ref: string): Promise<string | null>
   /** `origin`'s default branch as git last learnt it (`origin/main`), or null when `refs/remotes/origin/HEAD` isn't set. */
   remoteDefaultBranch(): Promise<string | null>
-  /** The branch `ref` names (`feature` for `HEAD` on it, `origin/feature` for a remote one), or null for a detached head, a tag or a commit. */
+  /**
+   * The branch `ref` names (`feature` for `HEAD` on it, `origin/feature` for a remote one), or null for a
+   * detached head, a tag or a commit.
+   */
   branchOf(ref: string): Promise<string | null>
   /** The best common ancestor of two commits, or null when they share no history. */
   mergeBase(a: string, b: string): Promise<string | null>

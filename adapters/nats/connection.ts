@@ -22,11 +22,17 @@ export type NatsConnectConfig = {
 
 export type NatsClient = {
   readonly connection: NatsConnection
-  /** Connected now: not between a disconnect and the reconnect, not draining, not closed. For `/readyz` and to fail fast instead of waiting out a timeout. */
+  /**
+   * Connected now: not between a disconnect and the reconnect, not draining, not closed. For `/readyz` and to
+   * fail fast instead of waiting out a timeout.
+   */
   isConnected(): boolean
   /** The URL without credentials, for messages. */
   readonly safeUrl: string
-  /** Drains (subscriptions finish, pending writes flush), then closes; force-closes after `timeoutMs` (default 5000), e.g. while the server is down. */
+  /**
+   * Drains (subscriptions finish, pending writes flush), then closes; force-closes after `timeoutMs` (default
+   * 5000), e.g. while the server is down.
+   */
   close(timeoutMs?: number): Promise<void>
 }
 

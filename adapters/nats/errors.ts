@@ -62,7 +62,10 @@ export function natsErrorToAppError(error: unknown, action: string): AppError {
   return appError('unavailable', `${action}: NATS failed (${detail})`, error)
 }
 
-/** Checked before each call: a request written while disconnected is dropped on reconnect and would only time out later (docs/infra.md §A4). */
+/**
+ * Checked before each call: a request written while disconnected is dropped on reconnect and would only time out
+ * later (docs/infra.md §A4).
+ */
 export function notConnected(action: string): AppError {
   return appError('unavailable', `${action}: not connected to NATS`)
 }

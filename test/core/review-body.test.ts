@@ -150,7 +150,8 @@ const forgejoPatterns: ReadonlyArray<[string, RegExp]> = [
         String.raw`(?P<user>[\w_.-]+)\/(?P<repo>[\w_.-]+)\/(?:issues|pulls)\/(?P<num>(?:\w{1,10}-)?[1-9][0-9]*)(?P<subpath>\/[\w_.-]+)?(?:(?P<comment>#(?:issue|issuecomment)-\d+)|(?:[\?#](?:\S+)?))?\b`,
     ),
   ],
-  // linkProcessor's common.LinkRegex is xurls.StrictMatchingScheme("https?://") (modules/markup/common/html.go): the scheme it requires, any case.
+  // linkProcessor's common.LinkRegex is xurls.StrictMatchingScheme("https?://") (modules/markup/common/html.go):
+  // the scheme it requires, any case.
   ['LinkRegex (its scheme)', /https?:\/\//i],
   // modules/markup/file_preview.go
   [

@@ -86,7 +86,10 @@ export type FakeForgejoSettings = {
 
 export type Handler = (context: RouteContext) => Response | Promise<Response>
 
-/** `repository`, `user`, `admin`: the token scope category (read for GET, write otherwise); `password`: Basic auth with a password only; `none`: no sign-in. */
+/**
+ * `repository`, `user`, `admin`: the token scope category (read for GET, write otherwise); `password`: Basic
+ * auth with a password only; `none`: no sign-in.
+ */
 export type RouteAuth = 'repository' | 'user' | 'admin' | 'password' | 'none'
 
 export type Route = {
@@ -123,7 +126,10 @@ export function permissionFor(repo: RepoState, user: UserState | null): RepoPerm
 
 export const RANK: Record<RepoPermission, number> = { none: 0, read: 1, write: 2, admin: 3, owner: 4 }
 
-/** `page` (1-based, ≤ 0 → 1) and `limit` (≤ 0 → 30, clamped to MAX_RESPONSE_ITEMS), with `X-Total-Count` and `Link` (docs/forgejo.md §2.5). */
+/**
+ * `page` (1-based, ≤ 0 → 1) and `limit` (≤ 0 → 30, clamped to MAX_RESPONSE_ITEMS), with `X-Total-Count` and
+ * `Link` (docs/forgejo.md §2.5).
+ */
 export function paginate<T>(context: RouteContext, items: readonly T[]): { items: T[]; headers: Headers } {
   const page = Math.max(1, Number.parseInt(context.url.searchParams.get('page') ?? '1', 10) || 1)
   const asked = Number.parseInt(context.url.searchParams.get('limit') ?? '0', 10) || 0
