@@ -19,8 +19,8 @@ import { Value } from '@sinclair/typebox/value'
 import { type AppError, appError } from '../../core/errors.ts'
 import { capLine, redactSecrets } from '../../core/text.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
-import { describeHttpHost, errorMessage, isTimeoutError } from '../shared/http-errors.ts'
-import { nameSegments, secretPathSegments } from '../shared/secret-path.ts'
+import { describeHttpHost, errorMessage, isTimeoutError } from '../common/http-errors.ts'
+import { nameSegments, secretPathSegments } from '../common/secret-path.ts'
 import type { TokenSource } from './token-source.ts'
 
 export type BaoSecretStoreConfig = {
