@@ -7,6 +7,7 @@
  * the field and say what would be accepted.
  */
 
+import { isRecord } from './decode.ts'
 import { err, ok, type Result } from './result.ts'
 import type { AcpPrices, AcpProvider, Effort, RunRequestSettings, Runtime, Settings } from './types.ts'
 
@@ -42,10 +43,6 @@ export type SettingsUpdate = Partial<Settings>
 type UnknownFields = 'refuse' | 'ignore'
 
 type Fields = Record<string, unknown>
-
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function describeValue(value: unknown): string {
   if (value === null) return 'null'
@@ -144,7 +141,7 @@ function readPrices(value: unknown, unknownFields: UnknownFields, problems: stri
     problems.push(nullNotAllowed('acp.prices'))
     return undefined
   }
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     problems.push(`acp.prices must be an object with input and output, not ${describeValue(value)}`)
     return undefined
   }
@@ -169,7 +166,7 @@ function readPrices(value: unknown, unknownFields: UnknownFields, problems: stri
 
 function readAcp(value: unknown, unknownFields: UnknownFields, problems: string[]): AcpProvider | null | undefined {
   if (value === null) return null
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     problems.push(`acp must be an object with base_url, model and prices, or null, not ${describeValue(value)}`)
     return undefined
   }
@@ -273,7 +270,7 @@ export function settingsRuleProblems(settings: Settings): string[] {
  * on the merged document by {@link applySettingsUpdate}.
  */
 export function validateSettingsUpdate(body: unknown): Result<SettingsUpdate, string> {
-  if (!isObject(body)) {
+  if (!isRecord(body)) {
     return err(`the settings must be a JSON object of fields to change, not ${describeValue(body)}`)
   }
   const read = readSettingsFields(body, 'refuse')
@@ -310,7 +307,7 @@ function undecodable(reason: string): DecodedSettings {
  * error naming it.
  */
 export function readSettingsLeniently(raw: unknown): Result<Settings, string> {
-  if (!isObject(raw)) return err(`expected a JSON object, found ${describeValue(raw)}`)
+  if (!isRecord(raw)) return err(`expected a JSON object, found ${describeValue(raw)}`)
   const read = readSettingsFields(raw, 'ignore')
   if (!read.ok) return err(read.error.join('; '))
   const settings: Settings = { ...DEFAULT_SETTINGS, ...read.value }

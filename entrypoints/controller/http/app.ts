@@ -7,6 +7,7 @@
 
 import { openapi } from '@elysiajs/openapi'
 import { type AnyElysia, Elysia } from 'elysia'
+import { isRecord } from '../../../core/decode.ts'
 import { isAppError } from '../../../core/errors.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { QueueLink } from '../../../ports/queue.ts'
@@ -34,10 +35,6 @@ export type ControllerAppDeps = {
 }
 
 export const OPENAPI_PATH = '/openapi'
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** A `throw status(409, 'why')` from a handler: its text is the detail. */
 function thrownStatusDetail(error: unknown): string {

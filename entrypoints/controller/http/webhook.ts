@@ -12,6 +12,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { Elysia, t } from 'elysia'
+import { repoName } from '../../../core/repo.ts'
 import { decodeReviewRequestDelivery } from '../../../core/webhook.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { ReviewPipeline } from '../usecases/review-pipeline.ts'
@@ -109,7 +110,7 @@ export function webhookRoutes(config: WebhookRoutesConfig) {
     const { kind: _kind, ...review } = decoded
     const admission = pipeline.submit(review)
     logger.info('review requested', {
-      repo: `${review.repo.owner}/${review.repo.name}`,
+      repo: repoName(review.repo),
       pr: review.pr,
       head_sha: review.headSha,
       requester: review.requester,

@@ -2,8 +2,10 @@
  * Reading a PR as a run needs it: its head, its commits and its diff, all of
  * one head. A review and a try-out read it the same way.
  */
+import { repoName } from '../../../core/repo.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
-import type { CommitMessage, RepoRef } from '../../../core/types.ts'
+import { settingsForRunRequest } from '../../../core/settings.ts'
+import type { Classification, CommitMessage, RepoRef, RunRequest, Settings } from '../../../core/types.ts'
 import type { ForgePullRequest, ForgeReader } from '../../../ports/forge.ts'
 
 export type PullRead = { pull: ForgePullRequest; commits: CommitMessage[]; diff: string }
@@ -44,5 +46,28 @@ export async function readPullAtOneHead(
     }
   } catch (error) {
     return err(`the pull request couldn't be read: ${describeError(error)}`)
+  }
+}
+
+/** The run request for a PR as read: a review's and a try-out's differ only in their trigger and id. */
+export function runRequestFor(run: {
+  id: string
+  trigger: RunRequest['trigger']
+  repo: RepoRef
+  pr: number
+  read: PullRead
+  classifications: Classification[]
+  settings: Settings
+}): RunRequest {
+  return {
+    id: run.id,
+    trigger: run.trigger,
+    repo: repoName(run.repo),
+    pr: run.pr,
+    title: run.read.pull.title,
+    commits: run.read.commits,
+    diff: run.read.diff,
+    classifications: run.classifications,
+    ...settingsForRunRequest(run.settings),
   }
 }

@@ -26,7 +26,6 @@ import { err, ok, type Result } from '../../../core/result.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../core/review-body.ts'
 import type { ReviewOutcome, RunRecord } from '../../../core/run-record.ts'
 import { readRunReply } from '../../../core/run-reply.ts'
-import { settingsForRunRequest } from '../../../core/settings.ts'
 import { redactSecrets } from '../../../core/text.ts'
 import type { Classification, Overall, RepoRef, Row, RunRequest, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
@@ -37,7 +36,7 @@ import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { WAITING_PLACES } from './admission.ts'
-import { describeError, type PullRead, readPullAtOneHead } from './pull-read.ts'
+import { describeError, type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
 import { readServiceToken, type ServiceAccountGate } from './service-token.ts'
@@ -205,17 +204,15 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     if (!settings.ok) return noVerdict(settings.error)
     if (!rules.ok) return noVerdict(rules.error)
 
-    const runRequest: RunRequest = {
+    const runRequest = runRequestFor({
       id,
       trigger: 'review',
-      repo: repoName(request.repo),
+      repo: request.repo,
       pr: request.pr,
-      title: read.value.pull.title,
-      commits: read.value.commits,
-      diff: read.value.diff,
+      read: read.value,
       classifications: rules.value,
-      ...settingsForRunRequest(settings.value),
-    }
+      settings: settings.value,
+    })
     // A review stopped while it read sends no run: the classifier would work for nobody.
     if (signal?.aborted) return noVerdict(stoppedReason(signal))
     const reply = await requestRun(runRequest, signal)

@@ -22,9 +22,9 @@
  * reviews, and the spec leaves try-outs out of it.
  */
 import { type Aggregate, checkProgressRow } from '../../../core/aggregate.ts'
+import { repoName } from '../../../core/repo.ts'
 import type { RunRecord, TryOutOutcome } from '../../../core/run-record.ts'
 import { readRunReply } from '../../../core/run-reply.ts'
-import { settingsForRunRequest } from '../../../core/settings.ts'
 import { repeatRunId, replayRunId, runsAtOnce, summariseAnswers } from '../../../core/try-out-runs.ts'
 import type {
   Classification,
@@ -43,7 +43,7 @@ import type { ForgePullRequest, ForgeReader } from '../../../ports/forge.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
-import { type PullRead, type PullReader, readPullAtOneHead } from './pull-read.ts'
+import { type PullRead, type PullReader, readPullAtOneHead, runRequestFor } from './pull-read.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
 import type { RunStore } from './stores.ts'
 
@@ -266,17 +266,8 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
   }
 
   function runRequest(id: string, input: TryOutCommon, pr: number, read: PullRead): RunRequest {
-    return {
-      id,
-      trigger: 'try-out',
-      repo: `${input.repo.owner}/${input.repo.name}`,
-      pr,
-      title: read.pull.title,
-      commits: read.commits,
-      diff: read.diff,
-      classifications: input.classifications,
-      ...settingsForRunRequest(input.settings),
-    }
+    const { repo, classifications, settings } = input
+    return runRequestFor({ id, trigger: 'try-out', repo, pr, read, classifications, settings })
   }
 
   /** Runs `flow`, and ends every slot it left open as failed when it throws (a bug: the page must not wait forever). */
@@ -325,7 +316,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
     const view: TryOutView = {
       id,
       status: running ? 'running' : failedAt >= 0 ? 'failed' : 'done',
-      repo: `${input.repo.owner}/${input.repo.name}`,
+      repo: repoName(input.repo),
       pr: input.pr,
       head_sha: first.headSha,
       rows: shownRows(first, sent),
@@ -367,7 +358,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
     const entry: RunRecord = {
       id,
       trigger: 'try-out',
-      repo: `${input.repo.owner}/${input.repo.name}`,
+      repo: repoName(input.repo),
       pr,
       requester: input.requester,
       ...(slot.headSha === null ? {} : { head_sha: slot.headSha }),
@@ -428,7 +419,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
         return {
           id,
           status: running ? 'running' : none ? 'failed' : 'done',
-          repo: `${input.repo.owner}/${input.repo.name}`,
+          repo: repoName(input.repo),
           pr: null,
           head_sha: null,
           rows: null,
