@@ -18,6 +18,13 @@
  */
 import type { CommitMessage, CommitStatusState, RepoRef, ReviewEvent } from '../core/types.ts'
 
+/**
+ * Every forge call's deadline: two minutes, the bound the behaviour asks of a
+ * forge call. What waits on the forge (a post waiting for the service
+ * account's token to be minted) is held to the same bound.
+ */
+export const FORGE_CALL_DEADLINE_MS = 120_000
+
 export type ForgeRepository = {
   owner: string
   name: string

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { appError, isAppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
-import type { Forge, ForgeWriter, NewBranchCommit } from '../../ports/forge.ts'
+import { FORGE_CALL_DEADLINE_MS, type Forge, type ForgeWriter, type NewBranchCommit } from '../../ports/forge.ts'
 import type { Logger } from '../../ports/logger.ts'
 import { createForgejoClient, type EditUserOptions, type FileWriteResult, type ForgejoClient } from './client.ts'
 import {
@@ -54,7 +54,6 @@ export type ForgejoForgeConfig = {
 
 export type { FetchFn } from './http.ts'
 
-const DEFAULT_TIMEOUT_MS = 120_000
 const DEFAULT_CONCURRENCY = 8
 /**
  * What the service account is held to (docs/forgejo.md §2.1, §3.13): no
@@ -78,7 +77,7 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
   const http = createHttp(
     {
       baseUrl: config.baseUrl,
-      timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs: config.timeoutMs ?? FORGE_CALL_DEADLINE_MS,
       ...(config.logger === undefined ? {} : { logger: config.logger }),
       ...(config.slowMs === undefined ? {} : { slowMs: config.slowMs }),
     },
