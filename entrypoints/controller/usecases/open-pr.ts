@@ -30,7 +30,7 @@ import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
-import { readServiceToken, type ServiceAccountGate } from './service-token.ts'
+import { readServiceToken, type ServiceAccountGate, TOKEN_MINTING_DETAIL } from './service-token.ts'
 
 /** What opening a PR needs of the forge. */
 export type OpenPrForge = {
@@ -49,7 +49,11 @@ export type OpenPrDeps = {
   /** The branch's 8 hex digits. */
   ids: Pick<Ids, 'hex8'>
   logger: Logger
-  /** Whether the service account may push (an admin may have stopped it); none: the forge's refusal alone says. */
+  /**
+   * Whether the service account may push (an admin may have stopped it), and
+   * its token's mint; none: the forge's refusal alone says, and a missing
+   * token is the old "isn't minted yet".
+   */
   serviceAccount?: ServiceAccountGate
 }
 
@@ -134,11 +138,21 @@ export function createOpenPr(deps: OpenPrDeps): OpenPr {
     }
   }
 
+  /**
+   * The token for this push. A missing one is being minted: the pass in
+   * flight is joined, or one starts now, and the push doesn't wait for it (an
+   * HTTP answer can't wait the minutes a mint may take): the 503 says when to
+   * try again.
+   */
   async function serviceToken(): Promise<string> {
     const token = await readServiceToken(deps.secrets, deps.serviceAccount)
     if (token.ok) return token.value
     if (token.error.kind === 'unreadable')
       logger.warn('review classifier open-pr token read failed', { error: token.error.detail })
+    if (token.error.kind === 'missing' && deps.serviceAccount !== undefined) {
+      void deps.serviceAccount.mintToken()
+      throw appError('unavailable', TOKEN_MINTING_DETAIL)
+    }
     throw appError('unavailable', token.error.detail)
   }
 

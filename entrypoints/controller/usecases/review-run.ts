@@ -3,7 +3,9 @@
  * lifecycle", "The review", "Reviewer handoff", "Run store and retention"):
  * read the PR and set the pending commit status on the head read, read the
  * rules, send the run, re-check the reply, post the service account's review
- * on the commit read, set the status the verdict makes, record the run.
+ * on the commit read, set the status the verdict makes, record the run. The
+ * post and the statuses are the service account's acts (review-acts.ts):
+ * while its token is being minted they wait for it, and the run doesn't.
  *
  * Nothing here throws for a failure outside the process: every one of them
  * ends as a `**No verdict:**` COMMENT review (or a run that couldn't post),
@@ -11,13 +13,9 @@
  */
 
 import {
-  COMMIT_STATUS_CONTEXT,
   describeStatusProblems,
-  PENDING_STATUS,
   QUEUE_FULL_STATUS,
   STOPPING_STATUS,
-  type StatusProblem,
-  type StatusText,
   verdictStatus,
 } from '../../../core/commit-status.ts'
 import { repoName } from '../../../core/repo.ts'
@@ -26,7 +24,6 @@ import { err, ok, type Result } from '../../../core/result.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../core/review-body.ts'
 import type { ReviewOutcome, RunRecord } from '../../../core/run-record.ts'
 import { readRunReply } from '../../../core/run-reply.ts'
-import { redactSecrets } from '../../../core/text.ts'
 import type { Classification, Overall, RepoRef, Row, RunRequest, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
 import type { Clock } from '../../../ports/clock.ts'
@@ -37,14 +34,20 @@ import type { RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { WAITING_PLACES } from './admission.ts'
 import { describeError, type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
+import { createReviewActs, type ReviewActs } from './review-acts.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
-import { readServiceToken, type ServiceAccountGate } from './service-token.ts'
+import type { ServiceAccountGate } from './service-token.ts'
 import type { RunStore, SettingsStore } from './stores.ts'
 
 export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
-/** Logged, at `warn`, for each commit status the forge refused or that couldn't be sent. */
-export const STATUS_REFUSED_MESSAGE = 'review classifier commit status not set'
+/**
+ * Logged, at `warn`, for each review whose post failed: nothing on the forge
+ * says so and the request stays pending, so requesting it again sends no
+ * webhook; the line names the PR for an operator to request it again.
+ */
+export const LEFT_PENDING_MESSAGE =
+  'review not posted: its request stays pending on the forge; remove the reviewer and request it again'
 
 export type ReviewRunDeps = {
   forge: Pick<
@@ -66,8 +69,14 @@ export type ReviewRunDeps = {
   logger: Logger
   /** `RUN_TIMEOUT_S` in milliseconds, and what the reply's wait adds to it (run-exchange.ts). */
   exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
-  /** Whether the service account may act (an admin may have stopped it); none: the forge's refusal alone says. */
+  /**
+   * Whether the service account may act (an admin may have stopped it), and
+   * its token's arrival while it is being minted; none: the forge's refusal
+   * alone says, and a missing token fails at once.
+   */
   serviceAccount?: ServiceAccountGate
+  /** How long a review's post and statuses wait for a token being minted; default the forge's bound for a call. */
+  tokenWaitMs?: number
 }
 
 /**
@@ -107,14 +116,11 @@ type Conclusion =
 
 /**
  * What the run learnt along the way, for the post, the commit status and the
- * record: the head and the PR's web page once read, the answered table, and
- * each status the forge refused.
+ * record: the head and the PR's web page once read, the answered table; and
+ * its acts as the service account, which keep each status the forge refused
+ * (shared by the copy a stopped run takes).
  */
-type Progress = { headSha: string | null; answered: Table | null; pullUrl: string | null; refused: StatusProblem[] }
-
-function newProgress(): Progress {
-  return { headSha: null, answered: null, pullUrl: null, refused: [] }
-}
+type Progress = { headSha: string | null; answered: Table | null; pullUrl: string | null; acts: ReviewActs }
 
 function noVerdict(reason: string, table: Table | null = null): Conclusion {
   return { kind: 'no-verdict', reason, table }
@@ -126,6 +132,10 @@ function stoppedReason(signal: AbortSignal): string {
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   const { forge } = deps
+
+  function newProgress(request: ReviewRequest): Progress {
+    return { headSha: null, answered: null, pullUrl: null, acts: createReviewActs(deps, request) }
+  }
 
   function unixNow(): number {
     return Math.floor(deps.clock.nowMs() / 1000)
@@ -194,12 +204,15 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     const rulesRead = readRules(request.repo)
     const read = await readPull(request, progress)
     if (!read.ok) return noVerdict(read.error)
-    // Pending as soon as the head is settled, and set before anything is asked of the classifier.
+    // Stopped while it read: the stopped run's statuses are on their way, and a pending now would come after them.
+    if (signal?.aborted) return noVerdict(stoppedReason(signal))
+    // Pending as soon as the head is settled, and set before anything is asked of the classifier,
+    // unless the token is still being minted: then it follows the token, and the run goes on (review-acts.ts).
     progress.pullUrl = read.value.pull.htmlUrl
     const [settings, rules] = await Promise.all([
       settingsRead,
       rulesRead,
-      setStatus(request, read.value.pull.headSha, PENDING_STATUS, progress.pullUrl, progress),
+      progress.acts.pending(read.value.pull.headSha, progress.pullUrl),
     ])
     if (!settings.ok) return noVerdict(settings.error)
     if (!rules.ok) return noVerdict(rules.error)
@@ -218,55 +231,6 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     const reply = await requestRun(runRequest, signal)
     if (!reply.ok) return noVerdict(reply.error)
     return concludeReply(id, rules.value, reply.value, progress)
-  }
-
-  /** Posts as the service account, with its token read from the store for this post. */
-  async function post(repo: RepoRef, pr: number, review: NewReview): Promise<Result<PostedReview, string>> {
-    const token = await readServiceToken(deps.secrets, deps.serviceAccount)
-    if (!token.ok) return err(`the review couldn't be posted: ${token.error.detail}`)
-    try {
-      return ok(await forge.forAccount(token.value).createReview(repo, pr, review))
-    } catch (error) {
-      // The forge's error text is never expected to hold the token; make sure.
-      return err(`the review couldn't be posted: ${redactSecrets(describeError(error), [token.value])}`)
-    }
-  }
-
-  /**
-   * Sets the run's commit status as the service account, with its token read
-   * from the store for this call (docs/behaviour.md, "Reviewer handoff"). A
-   * status that can't be set is logged and kept for the record's detail, and
-   * changes nothing else.
-   */
-  async function setStatus(
-    request: ReviewRequest,
-    sha: string,
-    status: StatusText,
-    targetUrl: string | null,
-    progress: Progress,
-  ): Promise<void> {
-    const token = await readServiceToken(deps.secrets)
-    let problem: string
-    if (token.ok) {
-      try {
-        await forge
-          .forAccount(token.value)
-          .setCommitStatus(request.repo, sha, { ...status, context: COMMIT_STATUS_CONTEXT, targetUrl })
-        return
-      } catch (error) {
-        problem = redactSecrets(describeError(error), [token.value])
-      }
-    } else {
-      problem = token.error.detail
-    }
-    progress.refused.push({ state: status.state, error: problem })
-    deps.logger.warn(STATUS_REFUSED_MESSAGE, {
-      repo: repoName(request.repo),
-      pr: request.pr,
-      head_sha: sha,
-      state: status.state,
-      error: problem,
-    })
   }
 
   /** Where the status links to: the posted review, else the PR's page when it was read, else nowhere. */
@@ -295,7 +259,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   ): Promise<RunRecord> {
     const failed = !posted.ok
     // A refused commit status only adds to the detail: the outcome stays what the review made it.
-    const parts = [reason, failed ? posted.error : null, describeStatusProblems(progress.refused)]
+    const parts = [reason, failed ? posted.error : null, describeStatusProblems(progress.acts.refused)]
     // Joined by semicolons, so a part's own closing full stop goes.
     const present = parts.filter((part) => part !== null).map((part) => part.replace(/\.$/, ''))
     const detail = present.length === 0 ? null : present.join('; ')
@@ -313,6 +277,15 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       ...(detail === null ? {} : { detail }),
       ...(progress.answered === null ? {} : { rows: progress.answered.rows, overall: progress.answered.overall }),
       ...(reviewUrl === null || reviewUrl === '' ? {} : { review_url: reviewUrl }),
+    }
+    if (failed) {
+      deps.logger.warn(LEFT_PENDING_MESSAGE, {
+        repo: record.repo,
+        pr: record.pr,
+        head_sha: progress.headSha ?? request.headSha,
+        requester: request.requester,
+        error: posted.error,
+      })
     }
     await deps.runs.record(record)
     return record
@@ -344,18 +317,23 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       const base = { id: deps.ids.runId(), started_unix: unixNow() }
       // An account an admin stopped posts nothing: nothing is read or run for it either.
       const stopped = (await deps.serviceAccount?.whyStopped()) ?? null
-      if (stopped !== null) return finish(base, request, 'post-failed', err(stopped), null, newProgress())
-      const { conclusion, progress } = await concludeUnlessStopped(base.id, request, newProgress(), options.signal)
+      if (stopped !== null) return finish(base, request, 'post-failed', err(stopped), null, newProgress(request))
+      const { conclusion, progress } = await concludeUnlessStopped(
+        base.id,
+        request,
+        newProgress(request),
+        options.signal,
+      )
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
-      const posted = await post(request.repo, request.pr, newReview(conclusion, commitId))
+      const posted = await progress.acts.post(newReview(conclusion, commitId))
       // The status goes where the review went, and says the verdict even when the post failed.
       const status =
         conclusion.kind === 'verdict'
           ? verdictStatus(conclusion.overall, conclusion.rows)
           : verdictStatus('no-verdict', conclusion.table?.rows ?? null)
-      await setStatus(request, commitId, status, statusTarget(posted, progress), progress)
+      await progress.acts.status(commitId, status, statusTarget(posted, progress))
       if (conclusion.kind === 'verdict') {
         const outcome = conclusion.overall === 'approve' ? 'approved' : 'changes-requested'
         return finish(base, request, outcome, posted, null, progress)
@@ -367,20 +345,19 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       const base = { id: deps.ids.runId(), started_unix: unixNow() }
       // The PR isn't read for a request that gets no place: the comment goes
       // on the head the delivery named, and the record has no head.
-      const review = newReview(noVerdict(QUEUE_FULL_REASON), request.headSha)
-      const posted = await post(request.repo, request.pr, review)
+      const progress = newProgress(request)
+      const posted = await progress.acts.post(newReview(noVerdict(QUEUE_FULL_REASON), request.headSha))
       // It never had a place, so no pending; its error status goes where the comment went.
-      const progress = newProgress()
-      await setStatus(request, request.headSha, QUEUE_FULL_STATUS, statusTarget(posted, progress), progress)
+      await progress.acts.status(request.headSha, QUEUE_FULL_STATUS, statusTarget(posted, progress))
       return finish(base, request, 'queue-full', posted, QUEUE_FULL_REASON, progress)
     },
 
     async noRun(request, reason) {
       const base = { id: deps.ids.runId(), started_unix: unixNow() }
       // As for a full queue: the PR isn't read, the comment and its error status go on the head the delivery named.
-      const posted = await post(request.repo, request.pr, newReview(noVerdict(reason), request.headSha))
-      const progress = newProgress()
-      await setStatus(request, request.headSha, STOPPING_STATUS, statusTarget(posted, progress), progress)
+      const progress = newProgress(request)
+      const posted = await progress.acts.post(newReview(noVerdict(reason), request.headSha))
+      await progress.acts.status(request.headSha, STOPPING_STATUS, statusTarget(posted, progress))
       return finish(base, request, 'no-verdict', posted, reason, progress)
     },
   } satisfies ReviewRunner

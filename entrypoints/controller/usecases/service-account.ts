@@ -11,6 +11,10 @@
  * controller to post nothing as it (the forge would refuse it anyway,
  * docs/forgejo.md §2.1).
  *
+ * A review that finds the token missing waits for it through
+ * {@link ServiceAccountProvisioner.mintToken}: the pass in flight is the
+ * token's arrival, or, with none in flight, one starts then.
+ *
  * The token never reaches a log, an error or a result: only its name and
  * the forge's id for it do.
  */
@@ -68,7 +72,7 @@ export type ServiceAccountProvisionerDeps = {
 }
 
 export type ServiceAccountProvisioner = ServiceAccountGate & {
-  /** One pass; while one runs, a second call joins it instead of starting another. Never throws. */
+  /** One pass; while one runs, a second call joins it instead of starting another. Never rejects. */
   runOnce(): Promise<ProvisionResult>
   /** A pass now and one every `intervalMs`, none overlapping; `stop()` ends the schedule (a running pass finishes). */
   start(intervalMs?: number): { stop(): void }
@@ -88,6 +92,20 @@ async function step<T>(name: ProvisionStep, call: () => Promise<T>): Promise<T> 
     return await call()
   } catch (error) {
     throw new StepFailed(name, error)
+  }
+}
+
+/** Why a pass that ended so left no token to act with; `null` when it did. */
+export function whyNoToken(result: ProvisionResult): string | null {
+  switch (result.outcome) {
+    case 'ready':
+      return null
+    case 'stopped':
+      return result.detail
+    case 'refused':
+      return `${result.detail}, so nothing is posted as it`
+    case 'failed':
+      return `the provisioning pass failed at ${result.step} (${result.detail.replace(/\.$/, '')}); the next pass, within five minutes, tries again`
   }
 }
 
@@ -230,6 +248,10 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
 
   return {
     runOnce,
+    /** The pass in flight is the token's arrival; with none in flight, one starts now, so a token lost since the last pass needn't wait for the next. */
+    async mintToken() {
+      return whyNoToken(await runOnce())
+    },
     /**
      * Per the last pass; when it found the account stopped, the forge is
      * asked again, so an admin's re-activation counts at once (and a pass

@@ -517,9 +517,35 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
     expect(h.fake.pushedCommits(BLANK)).toEqual([])
   })
 
+  it('answers 503 saying when to try again while the token is being minted, and starts or joins the mint', async () => {
+    let mints = 0
+    const serviceAccount: ServiceAccountGate = {
+      whyStopped: async () => null,
+      // A mint that never ends: the push doesn't wait for it.
+      mintToken: () => {
+        mints += 1
+        return new Promise<string | null>(() => undefined)
+      },
+    }
+    const { harness: h, app } = await aWorld({ token: null, serviceAccount })
+    await expectProblem(
+      await app.handle(openPr(bodyFor(BLANK))),
+      503,
+      /^the service account's token is being minted; try again in a minute \(the forge has up to 2 minutes to answer the mint\)$/,
+    )
+    expect(mints).toBe(1)
+    expect(h.fake.pushedCommits(BLANK)).toEqual([])
+  })
+
   it('answers 503 when an admin stopped the service account, and reads no token and pushes nothing', async () => {
     const reason = 'the forge account review-classifier is deactivated by an admin, so nothing is posted as it'
-    const { harness: h, app, tokenReads } = await aWorld({ serviceAccount: { whyStopped: async () => reason } })
+    const {
+      harness: h,
+      app,
+      tokenReads,
+    } = await aWorld({
+      serviceAccount: { whyStopped: async () => reason, mintToken: async () => reason },
+    })
     await expectProblem(await app.handle(openPr(bodyFor(BLANK))), 503, /is deactivated by an admin/)
     expect(tokenReads()).toBe(0)
     expect(h.fake.pushedCommits(BLANK)).toEqual([])
