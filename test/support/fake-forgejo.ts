@@ -10,8 +10,8 @@
  * It holds the memory forge's state (same seed, same shas), records every
  * request and answer (the conformance test checks them against the swagger
  * file), counts requests in flight, and can make the next call to a route
- * fail or hang. Every route it serves is checked against swagger.v1.json when
- * it starts.
+ * fail, hang, or wait until the test releases it. Every route it serves is
+ * checked against swagger.v1.json when it starts.
  */
 import {
   addSnapshot,
@@ -69,6 +69,9 @@ export type FakeForgejoResponse = { method: string; template: string; status: nu
 /** `hang`: accepted and never answered (until `stop`); otherwise that status and body. */
 export type FakeFailure = 'hang' | { status: number; body?: unknown }
 
+/** A held call: `reached` once it has come in; `release()` lets it go on as the route (or a queued failure) answers it. */
+export type FakeHold = { reached: Promise<void>; release(): void }
+
 export type FakeForgejo = {
   /** `http://127.0.0.1:<port>`, the forge's root URL without the trailing slash. */
   readonly url: string
@@ -96,6 +99,8 @@ export type FakeForgejo = {
   flags(login: string): AccountFlags | null
   /** The next `times` calls to `method template` fail this way. */
   failNext(method: string, template: string, failure: FakeFailure, times?: number): void
+  /** The next call to `method template` waits until released (or `stop`), then is served as usual. */
+  holdNext(method: string, template: string): FakeHold
   stop(): Promise<void>
 }
 
@@ -139,6 +144,8 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
   const responses: FakeForgejoResponse[] = []
   const failures = new Map<string, FakeFailure[]>()
   const held = new Set<() => void>()
+  /** Per route, the held calls to come: each says it was reached and waits for its release. */
+  const holds = new Map<string, (() => Promise<void>)[]>()
   let inFlight = 0
   let maxInFlight = 0
 
@@ -266,6 +273,8 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
       if (route === undefined) return apiError(context0, matching.length > 0 ? 405 : 404, 'not found')
       record.template = route.template
 
+      const hold = holds.get(`${route.method} ${route.template}`)?.shift()
+      if (hold !== undefined) await hold()
       const queued = failures.get(`${route.method} ${route.template}`)
       const failure = queued?.shift()
       if (failure === 'hang') {
@@ -378,6 +387,18 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
     failNext(method, template, failure, times = 1) {
       const key = `${method} ${template}`
       failures.set(key, [...(failures.get(key) ?? []), ...Array.from({ length: times }, () => failure)])
+    },
+    holdNext(method, template) {
+      const reached = Promise.withResolvers<void>()
+      const released = Promise.withResolvers<void>()
+      held.add(released.resolve)
+      const key = `${method} ${template}`
+      const hold = () => {
+        reached.resolve()
+        return released.promise
+      }
+      holds.set(key, [...(holds.get(key) ?? []), hold])
+      return { reached: reached.promise, release: released.resolve }
     },
     async stop() {
       for (const release of held) release()

@@ -1,0 +1,247 @@
+/**
+ * A review requested while the service account's token is being minted, end
+ * to end: the fake forge holds the first provisioning pass's mint until the
+ * test lets it go, a review is requested in that window, and it is posted
+ * once the token arrives, pending before its verdict, with each rule asked
+ * once. Then a mint the forge refuses: the review is recorded `post-failed`
+ * and the log names the PR it left pending.
+ */
+
+import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { SeedPull } from '../../adapters/memory/forge.ts'
+import { RULES_YML_PATH } from '../../core/rules-file.ts'
+import { RUN_FINISHED_MESSAGE } from '../../core/run-record.ts'
+import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.ts'
+import { LEFT_PENDING_MESSAGE } from '../../entrypoints/controller/usecases/review-run.ts'
+import { PROVISION_MESSAGES } from '../../entrypoints/controller/usecases/service-account.ts'
+import { TOKEN_MINTING_DETAIL } from '../../entrypoints/controller/usecases/service-token.ts'
+import { cleanUp } from '../support/cleanup.ts'
+import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
+import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
+import { createFakeForgejo, type FakeForgejo, type FakeHold } from '../support/fake-forgejo.ts'
+import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
+import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
+import { waitFor } from '../support/waits.ts'
+import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
+
+setDefaultTimeout(120_000)
+
+const SECRET = 'e2e-mint-webhook-secret-51c2'
+const SWARM = 'e2e-mint'
+const REPO = { owner: 'acme', name: 'widgets' }
+/** Forgejo below 16 mints a user's token over Basic auth at this route (docs/forgejo.md §3.14). */
+const MINT_ROUTE = '/users/{username}/tokens'
+const RULE_NAMES = ['datetime', 'no-ads'] as const
+const PASS_FAILED = PROVISION_MESSAGES.passFailed
+const MATCH = '{"verdict":"match","certainty":95,"reason":"The rule holds."}'
+const NO_ADS = '{"verdict":"no-match","certainty":97,"reason":"No commit advertises anything."}'
+
+const RULES = `classifications:
+  - name: datetime
+    description: All datetimes carry time zone information.
+    polarity: positive
+    threshold: 80
+  - name: no-ads
+    description: A commit message advertises an AI model.
+    polarity: negative
+    threshold: 90
+`
+
+function headOf(pr: number): string {
+  return pr.toString(16).padStart(2, '0').repeat(20)
+}
+
+function aPull(pr: number): SeedPull {
+  return {
+    number: pr,
+    title: `Change ${pr}`,
+    headSha: headOf(pr),
+    commits: [`Change ${pr}\n\nBody of change ${pr}.`],
+    diff: `diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)  # change ${pr}\n`,
+  }
+}
+
+let nats: NatsServer
+let ai: FakeAnthropic
+let forge: FakeForgejo
+let firstMint: FakeHold
+let secretsDir: string
+let classifier: ServiceProcess
+let controller: ServiceProcess
+let base = ''
+
+async function deliver(pr: number): Promise<Response> {
+  const body = goJson(
+    reviewRequestPayload({ owner: REPO.owner, repo: REPO.name, pr, headSha: headOf(pr), forgeUrl: forge.url }),
+  )
+  return fetch(`${base}/webhook/forge/review-request`, {
+    method: 'POST',
+    headers: deliveryHeaders(body, { secret: SECRET }),
+    body,
+  })
+}
+
+/** How many times the provider was asked `rule` for `pr`. */
+function askedFor(pr: number, rule: string): number {
+  return ai
+    .requests()
+    .map((request) => JSON.stringify(request.body))
+    .filter((text) => text.includes(`#${pr} in`) && text.includes(`Name: ${rule}`)).length
+}
+
+/** The run of `pr` as the controller logged it finished (the record's fields). */
+async function recordedRun(pr: number): Promise<Record<string, unknown> | undefined> {
+  const finished = () => logged(RUN_FINISHED_MESSAGE).find((entry) => entry.pr === pr)
+  await waitFor(() => finished() !== undefined, `PR ${pr}'s run finished`, 60_000)
+  return finished()
+}
+
+/** The controller's log lines with `msg`, parsed. */
+function logged(msg: string): Record<string, unknown>[] {
+  return controller.lines
+    .map((line): unknown => JSON.parse(line))
+    .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
+    .filter((entry) => entry.msg === msg)
+}
+
+beforeAll(async () => {
+  nats = await startNatsServer()
+  ai = startFakeAnthropic({
+    text: MATCH,
+    responder: (body) => (JSON.stringify(body).includes('Name: no-ads') ? { text: NO_ADS } : null),
+  })
+  forge = createFakeForgejo({
+    seed: {
+      users: [{ login: ADMIN_LOGIN, admin: true }, { login: 'alice' }],
+      tokens: [{ login: ADMIN_LOGIN, name: 'controller', token: ADMIN_TOKEN, scopes: ['all'] }],
+      repos: [
+        {
+          ...REPO,
+          files: { [RULES_YML_PATH]: RULES },
+          pulls: [aPull(1), aPull(2)],
+          collaborators: { 'review-classifier': 'write', alice: 'write' },
+        },
+      ],
+    },
+  })
+  // The first provisioning pass creates the account, then waits at its mint until a test lets it go.
+  firstMint = forge.holdNext('POST', MINT_ROUTE)
+  secretsDir = makeSecretsDir({
+    'swarm/services/swarm-controller/forge/token': { token: ADMIN_TOKEN },
+    [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: 'sk-ant-e2e-mint-40d7' },
+  })
+  classifier = startServiceProcess('classifier', {
+    NATS_URL: nats.url,
+    SWARM,
+    SECRETS_DIR: secretsDir,
+    ANTHROPIC_BASE_URL: ai.url,
+    CLASSIFICATION_TIMEOUT_S: '8',
+  })
+  controller = startServiceProcess('controller', {
+    PORT: '0',
+    NATS_URL: nats.url,
+    SWARM,
+    SECRETS_DIR: secretsDir,
+    FORGE_URL: forge.url,
+    FORGE_WEBHOOK_SECRET: SECRET,
+    RUN_TIMEOUT_S: '30',
+  })
+  await classifier.waitForLine('review classifier listening')
+  const listening = JSON.parse(await controller.waitForLine('controller listening')) as { port: number }
+  base = `http://127.0.0.1:${listening.port}`
+})
+
+afterAll(async () => {
+  const stopProcess = (proc: ServiceProcess | undefined) =>
+    proc === undefined
+      ? null
+      : async () => {
+          proc.kill('SIGTERM')
+          await proc.exited
+        }
+  await cleanUp(
+    stopProcess(controller),
+    stopProcess(classifier),
+    ai === undefined ? null : () => ai.stop(),
+    forge === undefined ? null : () => forge.stop(),
+    nats === undefined ? null : () => nats.cleanup(),
+    secretsDir === undefined ? null : () => rmSync(secretsDir, { recursive: true, force: true }),
+  )
+})
+
+const tokenFile = () => join(secretsDir, SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field)
+
+describe("a review requested while the service account's token is being minted", () => {
+  it('runs at once and is posted once the token arrives, pending before success, each rule asked once', async () => {
+    await firstMint.reached
+    expect(existsSync(tokenFile())).toBe(false)
+    expect((await deliver(1)).status).toBe(202)
+    // The run reads the PR and asks the model without the token; the classifier answers it.
+    await waitFor(() => RULE_NAMES.every((rule) => askedFor(1, rule) === 1), 'both rules of PR 1 asked', 60_000)
+    await classifier.waitForLine('review classifier run answered', 60_000)
+    // Open-a-PR meanwhile answers 503 at once, saying when to try again.
+    const openPr = await fetch(`${base}/api/review-classifier/open-pr`, {
+      method: 'POST',
+      headers: { 'Remote-User': 'alice', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        repo: 'acme/widgets',
+        classifications: [
+          {
+            name: 'changelog',
+            description: 'The PR adds a line to CHANGELOG.md.',
+            threshold: 60,
+            polarity: 'positive',
+          },
+        ],
+      }),
+    })
+    expect(openPr.status).toBe(503)
+    expect(((await openPr.json()) as { detail: string }).detail).toBe(TOKEN_MINTING_DETAIL)
+    // Nothing can be done as the account yet.
+    expect(forge.reviews(REPO, 1)).toEqual([])
+    expect(forge.statuses(REPO, headOf(1))).toEqual([])
+
+    firstMint.release()
+    const run = await recordedRun(1)
+    const [review, ...more] = forge.reviews(REPO, 1)
+    expect(more).toEqual([])
+    expect(review).toMatchObject({ user: 'review-classifier', state: 'APPROVED', commitId: headOf(1) })
+    expect(run).toMatchObject({ outcome: 'approved', review_url: review?.htmlUrl })
+    expect(forge.statuses(REPO, headOf(1)).map((s) => [s.state, s.targetUrl])).toEqual([
+      ['pending', `${forge.url}/acme/widgets/pulls/1`],
+      ['success', review?.htmlUrl ?? 'no review'],
+    ])
+    expect(RULE_NAMES.map((rule) => askedFor(1, rule))).toEqual([1, 1])
+    expect(logged(LEFT_PENDING_MESSAGE)).toEqual([])
+  })
+
+  it('records post-failed when the forge refuses the mint, and names the PR it left pending', async () => {
+    // The token is lost from the store, and the forge will refuse the next mint.
+    rmSync(tokenFile())
+    forge.failNext('POST', MINT_ROUTE, { status: 403, body: { message: 'token creation refused' } })
+    const minted = logged(PASS_FAILED).length
+    expect((await deliver(2)).status).toBe(202)
+    const run = await recordedRun(2)
+
+    expect(run?.outcome).toBe('post-failed')
+    expect(String(run?.detail)).toStartWith(
+      "the review couldn't be posted: the service account's token couldn't be minted: the provisioning pass failed at mint-token",
+    )
+    expect(forge.reviews(REPO, 2)).toEqual([])
+    expect(forge.statuses(REPO, headOf(2))).toEqual([])
+    // The review's wait started one pass, and one only.
+    expect(logged(PASS_FAILED).length - minted).toBe(1)
+    expect(RULE_NAMES.map((rule) => askedFor(2, rule))).toEqual([1, 1])
+    expect(logged(LEFT_PENDING_MESSAGE)).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        repo: 'acme/widgets',
+        pr: 2,
+        head_sha: headOf(2),
+        error: expect.stringContaining("the service account's token couldn't be minted"),
+      }),
+    ])
+  })
+})
