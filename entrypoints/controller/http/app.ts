@@ -149,6 +149,8 @@ export function createControllerApp(deps: ControllerAppDeps) {
     .use(
       openapi({
         path: OPENAPI_PATH,
+        // No reference page: the plugin's loads an unpinned script from a CDN onto the admin origin. The JSON stays.
+        provider: null,
         documentation: {
           info: {
             title: 'review-classifier controller',

@@ -323,9 +323,9 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(document.paths[RUNS]?.get?.responses ?? {}).sort()).toEqual(['200', '500', '503'])
   })
 
-  it('serves the page for people at /openapi', async () => {
-    const response = await anApp().app.handle(aRequest('/openapi'))
-    expect(response.status).toBe(200)
-    expect(response.headers.get('content-type')).toContain('text/html')
+  it('serves no reference page at /openapi: no script from elsewhere runs on the admin origin', async () => {
+    const { app } = anApp()
+    await expectProblem(await app.handle(aRequest('/openapi')), 404)
+    expect((await app.handle(aRequest('/openapi/json'))).status).toBe(200)
   })
 })
