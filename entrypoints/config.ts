@@ -4,9 +4,11 @@
  * process with one line naming the variable; nothing half-starts.
  */
 
+import { isIP } from 'node:net'
 import { tmpdir } from 'node:os'
 import { isAbsolute, resolve } from 'node:path'
 import { type TokenSource, tokenSourceFromEnv } from '../adapters/bao/token-source.ts'
+import { normalizeHostname } from '../core/request-origin.ts'
 import { err, ok, type Result } from '../core/result.ts'
 import type { LogLevel } from '../ports/logger.ts'
 
@@ -150,7 +152,11 @@ export function parseClassifierConfig(env: Env, root: string): Result<Classifier
 }
 
 export type ControllerConfig = CommonConfig & {
+  /** `HOST`: the address to listen on, IPv6 without brackets; loopback unless a deploy behind a gateway says otherwise. */
+  host: string
   port: number
+  /** `ALLOWED_HOSTS`: the host names a request's `Host` may name (lowercased, IPv6 in brackets); `null` answers any. */
+  allowedHosts: readonly string[] | null
   /** The forge's root URL without a trailing slash; `null` until set, and the forge parts report "not configured". */
   forgeUrl: string | null
   /** The webhook HMAC secret; `null` until set, and every delivery is refused. */
@@ -162,13 +168,41 @@ export type ControllerConfig = CommonConfig & {
   drainTimeoutMs: number
 }
 
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/
+
 function domainName(env: Env, name: string, fallback: string | null): string | null {
   const raw = value(env, name)?.toLowerCase()
   if (raw === undefined) return fallback
-  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(raw)) {
+  if (!HOST_NAME.test(raw)) {
     throw new ConfigError(`${name} must be a domain name such as forge.example.org, got "${raw}"`)
   }
   return raw
+}
+
+/** An address to listen on: an IP address (IPv6 with or without brackets) or a host name. */
+function listenAddress(env: Env, name: string, fallback: string): string {
+  const raw = value(env, name) ?? fallback
+  const bare = raw.replace(/^\[(.*)\]$/, '$1')
+  if (isIP(bare) !== 0 || HOST_NAME.test(bare.toLowerCase())) return bare
+  throw new ConfigError(`${name} must be an IP address or a host name, such as 127.0.0.1, ::1 or 0.0.0.0, got "${raw}"`)
+}
+
+/** A comma-separated list of host names, without ports; unset or empty is `null`. */
+function hostNames(env: Env, name: string): string[] | null {
+  const raw = value(env, name)
+  if (raw === undefined) return null
+  const names: string[] = []
+  for (const entry of raw.split(',')) {
+    if (entry.trim() === '') continue
+    const normalized = normalizeHostname(entry)
+    if (normalized === null) {
+      throw new ConfigError(
+        `${name} must be host names separated by commas, without ports, such as 127.0.0.1,localhost,[::1], got "${entry.trim()}"`,
+      )
+    }
+    names.push(normalized)
+  }
+  return names.length === 0 ? null : names
 }
 
 /** `root` is the project directory, as for {@link parseClassifierConfig}. */
@@ -179,7 +213,9 @@ export function parseControllerConfig(env: Env, root: string): Result<Controller
     const forgeDomain = forgeUrl === null ? null : new URL(forgeUrl).hostname
     return ok({
       ...common(env, root),
+      host: listenAddress(env, 'HOST', '127.0.0.1'),
       port: wholeNumber(env, 'PORT', 8080, 0, 65535),
+      allowedHosts: hostNames(env, 'ALLOWED_HOSTS'),
       forgeUrl,
       // Kept as written: the sender signs with exactly these bytes.
       webhookSecret:

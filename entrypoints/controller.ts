@@ -50,17 +50,22 @@ async function main(): Promise<void> {
     webhookSecret: config.webhookSecret,
     runTimeoutMs: config.runTimeoutMs,
     drainTimeoutMs: config.drainTimeoutMs,
+    allowedHosts: config.allowedHosts,
   })
 
   // Bun's own body limit sits just above the webhook's, so an oversized
-  // delivery reaches the route and gets its 413 problem+json.
+  // delivery reaches the route and gets its 413 problem+json. `HOST` is
+  // loopback unless a deploy says otherwise: whoever reaches this port may
+  // name any Remote-User (docs/decisions.md, "Who may call the controller").
   const server = controller.app.listen({
     port: config.port,
-    hostname: '0.0.0.0',
+    hostname: config.host,
     maxRequestBodySize: WEBHOOK_BODY_MAX_BYTES + 1024 * 1024,
   })
   logger.info('controller listening', {
+    host: config.host,
     port: server.server?.port,
+    allowed_hosts: config.allowedHosts?.join(',') ?? 'any',
     forge: config.forgeUrl ?? 'not configured',
     webhook_secret: config.webhookSecret === null ? 'not set' : 'set',
     secrets: config.secrets.kind,

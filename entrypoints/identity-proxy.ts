@@ -5,8 +5,15 @@
  * the operator's pages work locally out of the box. The controller itself
  * still only reads the header. The launcher (`entrypoints/local.ts`) starts
  * it; it is never a way in from another machine.
+ *
+ * Nor from a web page under another name: it answers only a `Host` that is
+ * its own loopback address with its port (127.0.0.1, localhost or [::1]),
+ * so a page whose DNS name is rebound to 127.0.0.1 gets a 421 and never
+ * reaches the controller as the user. The `Origin` passes through, for the
+ * controller's own check.
  */
 import { userInfo } from 'node:os'
+import { LOOPBACK_HOSTNAMES, normalizeHostname, parseAuthority } from '../core/request-origin.ts'
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones only the proxy may set. */
 const DROPPED_REQUEST_HEADERS = [
@@ -50,14 +57,39 @@ export function proxyUser(env: Record<string, string | undefined>): string {
   }
 }
 
+function problem(status: number, title: string, detail: string): Response {
+  return new Response(JSON.stringify({ type: 'about:blank', title, status, detail }), {
+    status,
+    headers: { 'content-type': 'application/problem+json' },
+  })
+}
+
 export function startIdentityProxy(options: IdentityProxyOptions): IdentityProxy {
   const target = new URL(options.target)
+  const hostname = options.hostname ?? '127.0.0.1'
+  // The loopback names, and the address it listens on should that be another.
+  const own = normalizeHostname(hostname)
+  const ownNames = own === null || LOOPBACK_HOSTNAMES.includes(own) ? LOOPBACK_HOSTNAMES : [...LOOPBACK_HOSTNAMES, own]
+  const isOwnHost = (authority: string, port: number): boolean => {
+    const parsed = parseAuthority(authority)
+    return parsed !== null && parsed.port === port && ownNames.includes(parsed.hostname)
+  }
   const server = Bun.serve({
-    hostname: options.hostname ?? '127.0.0.1',
+    hostname,
     port: options.port,
     // The try-out pages poll; the controller answers each request at once, so no long idle is needed here.
     idleTimeout: 30,
-    async fetch(request) {
+    async fetch(request, self) {
+      const port = self.port ?? options.port
+      // The header itself: without one (HTTP/1.0) the request has no URL to read it from.
+      if (!isOwnHost(request.headers.get('host') ?? '', port)) {
+        const names = ownNames.map((name) => `${name}:${port}`).join(', ')
+        return problem(
+          421,
+          'Misdirected Request',
+          `this proxy answers only at ${names}; this request's Host is another`,
+        )
+      }
       const incoming = new URL(request.url)
       const upstream = new URL(`${incoming.pathname}${incoming.search}`, target)
       const headers = new Headers(request.headers)
@@ -75,15 +107,7 @@ export function startIdentityProxy(options: IdentityProxyOptions): IdentityProxy
           ...(hasBody ? { body: await request.arrayBuffer() } : {}),
         })
       } catch {
-        return new Response(
-          JSON.stringify({
-            type: 'about:blank',
-            title: 'Bad Gateway',
-            status: 502,
-            detail: `the controller at ${target.origin} doesn't answer`,
-          }),
-          { status: 502, headers: { 'content-type': 'application/problem+json' } },
-        )
+        return problem(502, 'Bad Gateway', `the controller at ${target.origin} doesn't answer`)
       }
       const responseHeaders = new Headers(answer.headers)
       for (const name of DROPPED_RESPONSE_HEADERS) responseHeaders.delete(name)
@@ -93,7 +117,7 @@ export function startIdentityProxy(options: IdentityProxyOptions): IdentityProxy
   })
   const port = server.port ?? options.port
   return {
-    url: `http://${options.hostname ?? '127.0.0.1'}:${port}`,
+    url: `http://${hostname}:${port}`,
     port,
     async stop() {
       await server.stop(true)

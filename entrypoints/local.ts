@@ -3,11 +3,14 @@
  * JetStream (store under .data/) unless NATS_URL is given, then the services,
  * then the identity proxy for the operator's pages (127.0.0.1:UI_PORT, default
  * 8081, naming UI_USER or the OS user in `Remote-User`), and stops everything
- * together on SIGINT/SIGTERM.
+ * together on SIGINT/SIGTERM. The controller listens on loopback (`HOST`) and,
+ * unless `ALLOWED_HOSTS` says otherwise, answers only a loopback `Host`, so a
+ * web page that rebinds its DNS name to 127.0.0.1 can't reach it either.
  */
 import { mkdirSync } from 'node:fs'
 import { connect } from 'node:net'
 import { resolve } from 'node:path'
+import { isLoopbackAddress, LOOPBACK_HOSTNAMES } from '../core/request-origin.ts'
 import { type IdentityProxy, proxyUser, startIdentityProxy } from './identity-proxy.ts'
 
 type Child = { name: string; proc: ReturnType<typeof Bun.spawn> }
@@ -42,6 +45,13 @@ async function waitForPort(host: string, port: number, deadlineMs: number): Prom
   return false
 }
 
+/** Where the proxy reaches a controller listening on `host`: loopback when it listens on every address. */
+function proxyTarget(host: string): string {
+  const bare = host.replace(/^\[(.*)\]$/, '$1')
+  if (bare === '0.0.0.0' || bare === '::') return '127.0.0.1'
+  return bare.includes(':') ? `[${bare}]` : bare
+}
+
 async function main(): Promise<void> {
   const root = resolve(import.meta.dir, '..')
   const children: Child[] = []
@@ -71,6 +81,12 @@ async function main(): Promise<void> {
     log('info', 'local nats-server started', { url: env.NATS_URL, store: storeDir })
   }
 
+  // The controller's own defaults (entrypoints/config.ts), made explicit here for the proxy's target.
+  const controllerHost = env.HOST?.trim() || '127.0.0.1'
+  if (env.ALLOWED_HOSTS === undefined && isLoopbackAddress(controllerHost)) {
+    env.ALLOWED_HOSTS = LOOPBACK_HOSTNAMES.join(',')
+  }
+
   for (const service of SERVICES) {
     const proc = Bun.spawn([process.execPath, 'run', resolve(root, 'entrypoints', `${service}.ts`)], {
       env,
@@ -95,7 +111,11 @@ async function main(): Promise<void> {
     const uiPort = Number(env.UI_PORT ?? DEFAULT_UI_PORT)
     const user = proxyUser(env)
     try {
-      proxy = startIdentityProxy({ target: `http://127.0.0.1:${controllerPort}`, user, port: uiPort })
+      proxy = startIdentityProxy({
+        target: `http://${proxyTarget(controllerHost)}:${controllerPort}`,
+        user,
+        port: uiPort,
+      })
       log('info', 'operator pages: open this address in a browser', { url: `${proxy.url}/ui/`, remote_user: user })
     } catch {
       log('error', `port ${uiPort} is taken, so the operator pages have no proxy; set UI_PORT to another port`, {

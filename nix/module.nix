@@ -225,10 +225,33 @@ in
         default = true;
         description = "Whether to run the controller on this machine.";
       };
+      host = mkOption {
+        type = types.str;
+        default = if cfg.controller.openFirewall then "0.0.0.0" else "127.0.0.1";
+        defaultText = lib.literalExpression ''if config.services.review-classifier.controller.openFirewall then "0.0.0.0" else "127.0.0.1"'';
+        example = "10.0.0.5";
+        description = ''
+          HOST: the address the controller listens on. Whoever reaches it may name any
+          Remote-User, so it must be reachable only through the gateway that
+          authenticates the admins: loopback for a gateway on this machine, a private
+          interface for one elsewhere. With `openFirewall` the default is every address,
+          as it was.
+        '';
+      };
       port = mkOption {
         type = types.port;
         default = 8080;
-        description = "PORT the controller listens on (all addresses).";
+        description = "PORT the controller listens on, at `controller.host`.";
+      };
+      allowedHosts = mkOption {
+        type = types.listOf types.str;
+        default = [ ];
+        example = [ "review.example.org" ];
+        description = ''
+          ALLOWED_HOSTS: the host names (no ports) a request's Host may name; any other
+          gets a 421. Empty: any Host. List every name the controller is reached by:
+          the gateway's upstream Host, the forge's webhook URL, health checks.
+        '';
       };
       openFirewall = mkOption {
         type = types.bool;
@@ -323,9 +346,13 @@ in
         environment =
           commonEnvironment
           // {
+            HOST = cfg.controller.host;
             PORT = toString cfg.controller.port;
             RUN_TIMEOUT_S = toString cfg.controller.runTimeout;
             DRAIN_TIMEOUT_S = toString cfg.controller.drainTimeout;
+          }
+          // optionalAttrs (cfg.controller.allowedHosts != [ ]) {
+            ALLOWED_HOSTS = lib.concatStringsSep "," cfg.controller.allowedHosts;
           }
           // optionalAttrs (cfg.controller.forgeUrl != null) { FORGE_URL = cfg.controller.forgeUrl; }
           // optionalAttrs (cfg.controller.noreplyDomain != null) {

@@ -56,6 +56,8 @@ export type ControllerDeps = {
   drainTimeoutMs: number
   /** After the drain bound, how long the no-verdict comments may take; default the pipeline's. */
   drainPostMarginMs?: number
+  /** `ALLOWED_HOSTS`: the host names a request's `Host` may name; `null` or left out answers any. */
+  allowedHosts?: readonly string[] | null
 }
 
 export type Controller = {
@@ -137,6 +139,7 @@ export function createController(deps: ControllerDeps): Controller {
     runs,
     logger,
     routes,
+    allowedHosts: deps.allowedHosts ?? null,
     checks: [
       queueCheck(queue.link),
       forgeCheck({

@@ -131,7 +131,9 @@ describe('parseControllerConfig', () => {
       natsUrl: 'nats://127.0.0.1:4222',
       swarm: 'swarm',
       secrets: { kind: 'dir', dir: `${ROOT}/.secrets` },
+      host: '127.0.0.1',
       port: 8080,
+      allowedHosts: null,
       forgeUrl: null,
       webhookSecret: null,
       noreplyDomain: null,
@@ -143,7 +145,9 @@ describe('parseControllerConfig', () => {
   it('reads every variable it knows', () => {
     const config = controller({
       SWARM: 'blue',
+      HOST: '0.0.0.0',
       PORT: '9090',
+      ALLOWED_HOSTS: 'Admin.Example.Org, 10.0.0.5,::1,',
       FORGE_URL: 'https://forge.example.org/',
       FORGE_WEBHOOK_SECRET: 'hook-secret',
       FORGE_NOREPLY_DOMAIN: 'Users.Example.Org',
@@ -152,7 +156,9 @@ describe('parseControllerConfig', () => {
     })
     expect(config).toMatchObject({
       swarm: 'blue',
+      host: '0.0.0.0',
       port: 9090,
+      allowedHosts: ['admin.example.org', '10.0.0.5', '[::1]'],
       forgeUrl: 'https://forge.example.org',
       webhookSecret: 'hook-secret',
       noreplyDomain: 'users.example.org',
@@ -167,6 +173,17 @@ describe('parseControllerConfig', () => {
 
   it('keeps the webhook secret exactly as given, since the forge signs with those bytes', () => {
     expect(controller({ FORGE_WEBHOOK_SECRET: ' spaced secret ' }).webhookSecret).toBe(' spaced secret ')
+  })
+
+  it('listens on any IP address or host name HOST names, IPv6 with or without brackets', () => {
+    expect(controller({ HOST: '::1' }).host).toBe('::1')
+    expect(controller({ HOST: '[::]' }).host).toBe('::')
+    expect(controller({ HOST: '10.1.2.3' }).host).toBe('10.1.2.3')
+    expect(controller({ HOST: 'localhost' }).host).toBe('localhost')
+  })
+
+  it('answers any Host when ALLOWED_HOSTS is empty', () => {
+    expect(controller({ ALLOWED_HOSTS: ' , ' }).allowedHosts).toBeNull()
   })
 
   it('accepts port 0, for the OS to choose one', () => {
@@ -189,6 +206,10 @@ describe('parseControllerConfig', () => {
     [{ DRAIN_TIMEOUT_S: '3601' }, 'DRAIN_TIMEOUT_S'],
     [{ DRAIN_TIMEOUT_S: '-1' }, 'DRAIN_TIMEOUT_S'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ HOST: 'http://0.0.0.0' }, 'HOST'],
+    [{ HOST: '0.0.0.0:8080' }, 'HOST'],
+    [{ ALLOWED_HOSTS: 'localhost:8080' }, 'ALLOWED_HOSTS'],
+    [{ ALLOWED_HOSTS: 'localhost,https://admin.example' }, 'ALLOWED_HOSTS'],
   ])('refuses %p with one line naming the variable', (env, variable) => {
     const message = refusal(env)
     expect(message).toContain(variable)

@@ -1,14 +1,16 @@
 /**
  * The launcher's identity proxy: every request reaches the controller with
  * the one `Remote-User` it was started with (a browser's own is replaced),
- * bodies, statuses and redirects pass as they are, and it listens on
- * 127.0.0.1 only.
+ * bodies, statuses and redirects pass as they are, it listens on
+ * 127.0.0.1 only, and it answers only a `Host` that is its own loopback
+ * address (a page whose DNS name is rebound to 127.0.0.1 gets a 421).
  */
 import { afterEach, describe, expect, it } from 'bun:test'
 import { type IdentityProxy, proxyUser, startIdentityProxy } from '../../entrypoints/identity-proxy.ts'
 import { cleanUp } from '../support/cleanup.ts'
+import { rawRequest } from '../support/raw-http.ts'
 
-type Seen = { method: string; path: string; user: string | null; body: string }
+type Seen = { method: string; path: string; user: string | null; body: string; forwardedHost: string | null }
 
 let upstream: ReturnType<typeof Bun.serve> | undefined
 let proxy: IdentityProxy | undefined
@@ -35,6 +37,7 @@ function startBoth(user = 'ann'): IdentityProxy {
         path: `${url.pathname}${url.search}`,
         user: request.headers.get('remote-user'),
         body: await request.text(),
+        forwardedHost: request.headers.get('x-forwarded-host'),
       })
       if (url.pathname === '/') return new Response(null, { status: 302, headers: { location: '/ui/' } })
       if (url.pathname === '/missing') return Response.json({ detail: 'no' }, { status: 404 })
@@ -54,9 +57,16 @@ describe('the identity proxy', () => {
       headers: { 'remote-user': 'mallory', 'content-type': 'application/json' },
       body: '{"repo":"acme/widgets"}',
     })
+    const forwardedHost = new URL(url).host
     expect(seen).toEqual([
-      { method: 'GET', path: '/api/review-classifier/runs?x=1', user: 'ann', body: '' },
-      { method: 'POST', path: '/api/review-classifier/try-out', user: 'ann', body: '{"repo":"acme/widgets"}' },
+      { method: 'GET', path: '/api/review-classifier/runs?x=1', user: 'ann', body: '', forwardedHost },
+      {
+        method: 'POST',
+        path: '/api/review-classifier/try-out',
+        user: 'ann',
+        body: '{"repo":"acme/widgets"}',
+        forwardedHost,
+      },
     ])
   })
 
@@ -81,6 +91,49 @@ describe('the identity proxy', () => {
     const answer = await fetch(`${url}/ui/`)
     expect(answer.status).toBe(502)
     expect(answer.headers.get('content-type')).toBe('application/problem+json')
+  })
+
+  it('refuses with 421 a Host that is not its own loopback address and port, and forwards nothing', async () => {
+    const { port } = startBoth()
+    for (const host of [
+      `evil.example:${port}`,
+      `127.0.0.1.evil.example:${port}`,
+      `127.0.0.1:${port + 1}`,
+      '127.0.0.1',
+    ]) {
+      const answer = await rawRequest(port, {
+        method: 'PUT',
+        path: '/api/review-classifier/settings',
+        host,
+        headers: { 'content-type': 'application/json' },
+        body: '{"acp":{"base_url":"https://evil.example/v1","model":"m"}}',
+      })
+      expect(answer.status).toBe(421)
+      expect(answer.headers['content-type']).toBe('application/problem+json')
+      expect(JSON.parse(answer.body)).toEqual({
+        type: 'about:blank',
+        title: 'Misdirected Request',
+        status: 421,
+        detail: `this proxy answers only at 127.0.0.1:${port}, localhost:${port}, [::1]:${port}; this request's Host is another`,
+      })
+    }
+    // No Host at all: Bun refuses the HTTP/1.1 request itself.
+    expect((await rawRequest(port, { path: '/api/review-classifier/runs', host: null })).status).toBe(400)
+    expect(seen).toEqual([])
+  })
+
+  it('forwards a request addressed to its own loopback address by any of its names', async () => {
+    const { port } = startBoth('ann')
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
+      const answer = await rawRequest(port, { path: '/api/review-classifier/runs', host })
+      expect(answer.status).toBe(200)
+    }
+    expect(seen.map((s) => [s.user, s.forwardedHost])).toEqual([
+      ['ann', `127.0.0.1:${port}`],
+      ['ann', `localhost:${port}`],
+      ['ann', `localhost:${port}`],
+      ['ann', `[::1]:${port}`],
+    ])
   })
 
   it('names UI_USER when set, else the OS user', () => {

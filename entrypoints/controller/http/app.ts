@@ -1,8 +1,9 @@
 /**
- * The controller's HTTP app: the OpenAPI document, one error handler that
- * answers problem+json for everything (Elysia's own 404 and parse errors
- * included), health, settings and runs, and whatever other route plugins
- * the entrypoint passes in (the webhook, the try-out routes).
+ * The controller's HTTP app: the checks every request passes first
+ * (request-guard.ts), the OpenAPI document, one error handler that answers
+ * problem+json for everything (Elysia's own 404 and parse errors included),
+ * health, settings and runs, and whatever other route plugins the
+ * entrypoint passes in (the webhook, the try-out routes).
  */
 
 import { openapi } from '@elysiajs/openapi'
@@ -13,7 +14,15 @@ import type { Logger } from '../../../ports/logger.ts'
 import type { QueueLink } from '../../../ports/queue.ts'
 import type { ReadinessCheck } from '../usecases/readiness.ts'
 import type { RunStore, SettingsStore } from '../usecases/stores.ts'
-import { errorReason, HttpProblem, PROBLEM_CONTENT_TYPE, problemResponse, statusForError } from './problem.ts'
+import {
+  errorReason,
+  HttpProblem,
+  PROBLEM_CONTENT_TYPE,
+  ProblemSchema,
+  problemResponse,
+  statusForError,
+} from './problem.ts'
+import { requestGuard } from './request-guard.ts'
 import { healthRoutes } from './routes/health.ts'
 import { runsRoutes } from './routes/runs.ts'
 import { settingsRoutes } from './routes/settings.ts'
@@ -32,6 +41,8 @@ export type ControllerAppDeps = {
   checkTimeoutMs?: number
   /** Shown in the OpenAPI document. */
   version?: string
+  /** `ALLOWED_HOSTS`: the host names a request's `Host` may name; `null` or left out answers any. */
+  allowedHosts?: readonly string[] | null
 }
 
 export const OPENAPI_PATH = '/openapi'
@@ -97,16 +108,49 @@ export function labelProblemResponses(document: unknown): unknown {
   return copy
 }
 
+/** What the request guard answers on every state-changing route, beside the route's own statuses. */
+const GUARD_RESPONSES: Record<string, string> = {
+  '403': "A request from another site's page: a foreign Origin, or Sec-Fetch-Site: cross-site.",
+  '415': 'A body not sent as application/json.',
+}
+
+/**
+ * The request guard's 403 and 415 in the document, on every operation that
+ * changes something, where the route doesn't document the status itself.
+ * Works on a copy, as {@link labelProblemResponses} does.
+ */
+export function addGuardResponses(document: unknown): unknown {
+  if (!isRecord(document) || !isRecord(document.paths)) return document
+  const copy = structuredClone(document)
+  const schema: unknown = JSON.parse(JSON.stringify(ProblemSchema))
+  for (const operations of Object.values(isRecord(copy.paths) ? copy.paths : {})) {
+    if (!isRecord(operations)) continue
+    for (const [method, operation] of Object.entries(operations)) {
+      if (['get', 'head', 'options'].includes(method) || !isRecord(operation)) continue
+      const responses = isRecord(operation.responses) ? operation.responses : {}
+      for (const [status, description] of Object.entries(GUARD_RESPONSES)) {
+        responses[status] ??= { description, content: { [PROBLEM_CONTENT_TYPE]: { schema } } }
+      }
+      operation.responses = responses
+    }
+  }
+  return copy
+}
+
 export function createControllerApp(deps: ControllerAppDeps) {
   const { logger } = deps
   let app: AnyElysia = new Elysia({ name: 'review-classifier-controller' })
+    // First, so its hooks cover every route mounted after it.
+    .use(requestGuard({ logger, allowedHosts: deps.allowedHosts ?? null }))
     // Before the plugin, so this hook sees its document route.
     .onAfterHandle(({ path, responseValue }) =>
-      path === `${OPENAPI_PATH}/json` ? labelProblemResponses(responseValue) : undefined,
+      path === `${OPENAPI_PATH}/json` ? labelProblemResponses(addGuardResponses(responseValue)) : undefined,
     )
     .use(
       openapi({
         path: OPENAPI_PATH,
+        // No reference page: the plugin's loads an unpinned script from a CDN onto the admin origin. The JSON stays.
+        provider: null,
         documentation: {
           info: {
             title: 'review-classifier controller',

@@ -54,6 +54,7 @@ const TITLES: Record<number, string> = {
   405: 'Method Not Allowed',
   409: 'Conflict',
   415: 'Unsupported Media Type',
+  421: 'Misdirected Request',
   422: 'Unprocessable Content',
   500: 'Internal Server Error',
   502: 'Bad Gateway',

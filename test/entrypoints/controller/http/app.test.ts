@@ -93,7 +93,7 @@ describe('PUT /api/review-classifier/settings', () => {
     )
   })
 
-  it('takes a body whatever content type it is sent with', async () => {
+  it('answers 415 for a body not sent as application/json, and changes nothing', async () => {
     const { app } = anApp()
     const response = await app.handle(
       aRequest(SETTINGS, {
@@ -102,8 +102,8 @@ describe('PUT /api/review-classifier/settings', () => {
         headers: { 'remote-user': 'ann', 'content-type': 'text/plain' },
       }),
     )
-    expect(response.status).toBe(200)
-    expect(await response.json()).toEqual(aSettings({ model: 'opus' }))
+    await expectProblem(response, 415, /Content-Type: application\/json .*"text\/plain"/)
+    expect(await (await app.handle(aRequest(SETTINGS))).json()).toEqual(aSettings())
   })
 
   it('answers 401 without a Remote-User header, or a blank one, and changes nothing', async () => {
@@ -305,6 +305,8 @@ describe('the OpenAPI document', () => {
       '200',
       '400',
       '401',
+      '403',
+      '415',
       '500',
       '503',
     ])
@@ -314,11 +316,16 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(Object(Object(responses['200']).content))).toEqual(['application/json'])
     expect(Object.keys(Object(Object(responses['400']).content))).toEqual([PROBLEM_CONTENT_TYPE])
     expect(Object.keys(Object(Object(responses['503']).content))).toEqual([PROBLEM_CONTENT_TYPE])
+    // The request guard's refusals, on every route that changes something and on none that reads.
+    expect(Object(responses['415']).description).toBe('A body not sent as application/json.')
+    expect(Object.keys(Object(Object(responses['403']).content))).toEqual([PROBLEM_CONTENT_TYPE])
+    expect(Object.keys(document.paths['/hooks/forgejo']?.post?.responses ?? {})).toEqual(['403', '415'])
+    expect(Object.keys(document.paths[RUNS]?.get?.responses ?? {}).sort()).toEqual(['200', '500', '503'])
   })
 
-  it('serves the page for people at /openapi', async () => {
-    const response = await anApp().app.handle(aRequest('/openapi'))
-    expect(response.status).toBe(200)
-    expect(response.headers.get('content-type')).toContain('text/html')
+  it('serves no reference page at /openapi: no script from elsewhere runs on the admin origin', async () => {
+    const { app } = anApp()
+    await expectProblem(await app.handle(aRequest('/openapi')), 404)
+    expect((await app.handle(aRequest('/openapi/json'))).status).toBe(200)
   })
 })

@@ -199,7 +199,7 @@ describe('the webhook in the controller app', () => {
       await (await app.handle(new Request('http://localhost/openapi/json'))).text(),
     )
     const route = document.paths['/webhook/forge/review-request']?.post
-    expect(Object.keys(route?.responses ?? {}).sort()).toEqual(['200', '202', '400', '401', '413', '503'])
+    expect(Object.keys(route?.responses ?? {}).sort()).toEqual(['200', '202', '400', '401', '403', '413', '415', '503'])
   })
 })
 
