@@ -6,7 +6,9 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createRecordingLogger } from '../../adapters/memory/logger.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
 import { createNatsRunQueue, runSubject } from '../../adapters/nats/queue.ts'
@@ -135,6 +137,20 @@ describe('classifier process', () => {
     expect(reply).toMatchObject({ id: 'e2e-nokey', ok: false, overall: 'no-verdict' })
     expect(reply.error).toContain(RUNTIME_KEY_SECRETS['api-key'].path)
     rmSync(empty, { recursive: true, force: true })
+  })
+
+  it('refuses to start on a WORK_DIR others can write, with one line naming it', async () => {
+    const open = mkdtempSync(join(tmpdir(), 'rc-open-work-'))
+    chmodSync(open, 0o777)
+    try {
+      const proc = startClassifier({ WORK_DIR: open })
+      expect(await proc.exited).toBe(1)
+      expect(proc.lines.filter((line) => line.trim() !== '')).toEqual([
+        `classifier: configuration error: WORK_DIR ${open} is writable by group or others (mode 0777); chmod 700 it or set WORK_DIR to a private directory`,
+      ])
+    } finally {
+      rmSync(open, { recursive: true, force: true })
+    }
   })
 
   it('answers a bad request with ok false and keeps serving', async () => {
