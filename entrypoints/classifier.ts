@@ -93,6 +93,7 @@ async function main(): Promise<void> {
   try {
     nats = await connectNats({
       url: config.natsUrl,
+      auth: config.natsAuth,
       name: 'review-classifier',
       firstConnectTimeoutMs: FIRST_CONNECT_TIMEOUT_MS,
       logger,

@@ -7,6 +7,7 @@
 import { tmpdir } from 'node:os'
 import { isAbsolute, resolve } from 'node:path'
 import { type TokenSource, tokenSourceFromEnv } from '../adapters/bao/token-source.ts'
+import { type NatsAuth, natsUrlAuth, readNatsCreds } from '../adapters/nats/connection.ts'
 import { err, ok, type Result } from '../core/result.ts'
 import type { LogLevel } from '../ports/logger.ts'
 
@@ -17,6 +18,8 @@ export type SecretsConfig = { kind: 'bao'; addr: string; token: TokenSource } | 
 /** What both processes read. */
 export type CommonConfig = {
   natsUrl: string
+  /** From `NATS_CREDS`, `NATS_USER` and `NATS_PASSWORD`, or the credentials in `NATS_URL`: at most one of them. */
+  natsAuth: NatsAuth
   swarm: string
   secrets: SecretsConfig
   logLevel: LogLevel
@@ -93,6 +96,34 @@ function path(env: Env, name: string, fallback: string, root: string): string {
   return isAbsolute(raw) ? raw : resolve(root, raw)
 }
 
+/** How the process signs in to NATS: one of a `.creds` file, a user and password, or what `NATS_URL` carries. */
+function natsAuth(env: Env, natsUrl: string, root: string): NatsAuth {
+  const inUrl = natsUrlAuth(natsUrl)
+  const user = value(env, 'NATS_USER')
+  // Kept as written, like any secret: only an empty one counts as unset.
+  const password = env.NATS_PASSWORD === undefined || env.NATS_PASSWORD === '' ? undefined : env.NATS_PASSWORD
+  const credsFile = value(env, 'NATS_CREDS')
+  const given = [
+    inUrl.kind === 'none' ? null : 'credentials in NATS_URL',
+    user === undefined && password === undefined ? null : 'NATS_USER and NATS_PASSWORD',
+    credsFile === undefined ? null : 'NATS_CREDS',
+  ].filter((name) => name !== null)
+  if (given.length > 1)
+    throw new ConfigError(`${given.join(' and ')} are set together; give the NATS credentials one way only`)
+  if (user !== undefined || password !== undefined) {
+    if (user === undefined) throw new ConfigError('NATS_PASSWORD is set, so NATS_USER must be set too')
+    if (password === undefined) throw new ConfigError('NATS_USER is set, so NATS_PASSWORD must be set too')
+    return { kind: 'user', user, password }
+  }
+  if (credsFile !== undefined) {
+    const credsPath = path(env, 'NATS_CREDS', '', root)
+    const creds = readNatsCreds('NATS_CREDS', credsPath)
+    if (!creds.ok) throw new ConfigError(creds.error)
+    return { kind: 'creds', path: credsPath, creds: creds.value }
+  }
+  return inUrl
+}
+
 function common(env: Env, root: string): CommonConfig {
   const swarm = value(env, 'SWARM') ?? 'swarm'
   if (!/^[A-Za-z0-9_-]+$/.test(swarm)) {
@@ -116,8 +147,11 @@ function common(env: Env, root: string): CommonConfig {
     if (!token.ok) throw new ConfigError(token.error)
     secrets = { kind: 'bao', addr: baoAddr, token: token.value }
   }
+  const natsUrl =
+    url(env, 'NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:', 'ws:', 'wss:']) ?? 'nats://127.0.0.1:4222'
   return {
-    natsUrl: url(env, 'NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:', 'ws:', 'wss:']) ?? 'nats://127.0.0.1:4222',
+    natsUrl,
+    natsAuth: natsAuth(env, natsUrl, root),
     swarm,
     secrets,
     logLevel,

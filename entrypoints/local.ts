@@ -1,14 +1,15 @@
 /**
  * One-machine launcher, the README's run command: starts a local nats-server with
- * JetStream (store under .data/) unless NATS_URL is given, then the services,
+ * JetStream (store under .data/) that takes only the credentials it keeps in
+ * .data/ (local-nats.ts) unless NATS_URL is given, then the services,
  * then the identity proxy for the operator's pages (127.0.0.1:UI_PORT, default
  * 8081, naming UI_USER or the OS user in `Remote-User`), and stops everything
  * together on SIGINT/SIGTERM.
  */
-import { mkdirSync } from 'node:fs'
 import { connect } from 'node:net'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { type IdentityProxy, proxyUser, startIdentityProxy } from './identity-proxy.ts'
+import { type LocalNats, localNatsEnv, startLocalNats } from './local-nats.ts'
 
 type Child = { name: string; proc: ReturnType<typeof Bun.spawn> }
 
@@ -33,42 +34,36 @@ function portOpen(host: string, port: number): Promise<boolean> {
   })
 }
 
-async function waitForPort(host: string, port: number, deadlineMs: number): Promise<boolean> {
-  const until = Date.now() + deadlineMs
-  while (Date.now() < until) {
-    if (await portOpen(host, port)) return true
-    await Bun.sleep(100)
-  }
-  return false
-}
-
 async function main(): Promise<void> {
   const root = resolve(import.meta.dir, '..')
   const children: Child[] = []
   const env: Record<string, string | undefined> = { ...process.env }
 
   if (!process.env.NATS_URL) {
-    const storeDir = resolve(root, '.data/nats')
-    mkdirSync(storeDir, { recursive: true })
+    const dataDir = resolve(root, '.data')
     const port = 4222
     if (await portOpen('127.0.0.1', port)) {
       log('error', 'port 4222 is taken; stop what listens there or set NATS_URL', { port })
       process.exit(1)
     }
-    // Own process groups: a Ctrl-C reaches only this launcher, which stops the rest in order.
-    const proc = Bun.spawn(['nats-server', '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
-      detached: true,
-      stdout: 'inherit',
-      stderr: 'inherit',
-    })
-    children.push({ name: 'nats-server', proc })
-    if (!(await waitForPort('127.0.0.1', port, 10_000))) {
-      log('error', 'nats-server did not start within 10 s', { port })
-      proc.kill()
+    let nats: LocalNats
+    try {
+      // Its own process group: a Ctrl-C reaches only this launcher, which stops the rest in order.
+      nats = await startLocalNats({ dataDir, port })
+    } catch (error) {
+      log('error', 'local nats-server not started', { error: error instanceof Error ? error.message : String(error) })
       process.exit(1)
     }
-    env.NATS_URL = `nats://127.0.0.1:${port}`
-    log('info', 'local nats-server started', { url: env.NATS_URL, store: storeDir })
+    children.push({ name: 'nats-server', proc: nats.proc })
+    // The services sign in with the launcher's credentials, whatever the environment said.
+    delete env.NATS_CREDS
+    Object.assign(env, localNatsEnv(nats.url, nats.credentials))
+    log('info', 'local nats-server started', {
+      url: nats.url,
+      user: nats.credentials.user,
+      credentials: join(dataDir, 'nats-credentials.json'),
+      store: join(dataDir, 'nats'),
+    })
   }
 
   for (const service of SERVICES) {
