@@ -87,6 +87,7 @@ async function main(): Promise<void> {
     limiter: createSessionLimiter(config.maxSessions),
     classificationTimeoutMs: config.classificationTimeoutMs,
     contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
+    acpBaseUrls: config.acpBaseUrls,
   })
 
   let nats: Awaited<ReturnType<typeof connectNats>>
@@ -117,6 +118,7 @@ async function main(): Promise<void> {
     classification_timeout_s: config.classificationTimeoutMs / 1000,
     secrets: config.secrets.kind,
     metrics: config.otlpEndpoint === null ? 'off' : 'otlp',
+    acp_base_urls: config.acpBaseUrls ?? 'any',
   })
 
   let stopping = false

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { isAbsolute, resolve } from 'node:path'
 import { type TokenSource, tokenSourceFromEnv } from '../adapters/bao/token-source.ts'
 import { type NatsAuth, natsUrlAuth, readNatsCreds } from '../adapters/nats/connection.ts'
+import { parseAcpBaseUrls } from '../core/acp-base-urls.ts'
 import { err, ok, type Result } from '../core/result.ts'
 import type { LogLevel } from '../ports/logger.ts'
 
@@ -32,6 +33,8 @@ export type ClassifierConfig = CommonConfig & {
   classificationTimeoutMs: number
   workDir: string
   maxSessions: number
+  /** `ACP_BASE_URLS`, normalised: the only `acp.base_url` values a run may name; null (unset) allows any. */
+  acpBaseUrls: string[] | null
   /** Passed through to the runtimes, and nothing else of this process's environment. */
   passEnv: Record<string, string>
 }
@@ -159,6 +162,14 @@ function common(env: Env, root: string): CommonConfig {
   }
 }
 
+function acpBaseUrls(env: Env): string[] | null {
+  const raw = env.ACP_BASE_URLS
+  if (raw === undefined) return null
+  const parsed = parseAcpBaseUrls('ACP_BASE_URLS', raw)
+  if (!parsed.ok) throw new ConfigError(parsed.error)
+  return parsed.value
+}
+
 /** `root` is the project directory: relative paths and the pinned binaries resolve from it. */
 export function parseClassifierConfig(env: Env, root: string): Result<ClassifierConfig, string> {
   try {
@@ -175,6 +186,7 @@ export function parseClassifierConfig(env: Env, root: string): Result<Classifier
         wholeNumber(env, 'CLASSIFICATION_TIMEOUT_S', DEFAULT_CLASSIFICATION_TIMEOUT_S, 1, 3600) * 1000,
       workDir: path(env, 'WORK_DIR', resolve(tmpdir(), 'review-classifier'), root),
       maxSessions: wholeNumber(env, 'MAX_SESSIONS', DEFAULT_MAX_SESSIONS, 1, 64),
+      acpBaseUrls: acpBaseUrls(env),
       passEnv,
     })
   } catch (error) {

@@ -286,6 +286,15 @@ in
         default = 8;
         description = "MAX_SESSIONS: model sessions at once, across runs.";
       };
+      acpBaseUrls = mkOption {
+        type = types.nullOr (types.listOf types.str);
+        default = null;
+        example = [ "https://llm.example.org/v1" ];
+        description = ''
+          ACP_BASE_URLS: the only acp.base_url values an ACP run may name (the
+          ACP key goes there); null: any, which any settings PUT can change.
+        '';
+      };
       claudeBin = mkOption {
         type = types.nullOr absolutePath;
         default = null;
@@ -368,6 +377,9 @@ in
             CLASSIFICATION_TIMEOUT_S = toString cfg.classifier.classificationTimeout;
             MAX_SESSIONS = toString cfg.classifier.maxSessions;
             WORK_DIR = "${stateDir}/work";
+          }
+          // optionalAttrs (cfg.classifier.acpBaseUrls != null) {
+            ACP_BASE_URLS = lib.concatStringsSep " " cfg.classifier.acpBaseUrls;
           }
           // optionalAttrs (cfg.classifier.claudeBin != null) { CLAUDE_BIN = cfg.classifier.claudeBin; }
           // optionalAttrs (cfg.classifier.opencodeBin != null) { OPENCODE_BIN = cfg.classifier.opencodeBin; }

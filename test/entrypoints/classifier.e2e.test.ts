@@ -222,6 +222,30 @@ describe('classifier process', () => {
 })
 
 describe('classifier process on the ACP runtime', () => {
+  it('makes no provider call for a run whose acp.base_url is not in ACP_BASE_URLS, and says so', async () => {
+    const provider = await startFakeOpenAI({ mode: { kind: 'answer', text: MATCH } })
+    const acpSecrets = makeSecretsDir({ [RUNTIME_KEY_SECRETS.acp.path]: { api_key: 'acp-e2e-secret-4d2b' } })
+    try {
+      const proc = startClassifier({
+        SECRETS_DIR: acpSecrets,
+        NODE_EXTRA_CA_CERTS: provider.caFile,
+        ACP_BASE_URLS: 'https://llm.example/v1',
+      })
+      await proc.waitForLine('review classifier listening')
+      const acp = { base_url: provider.url, model: 'fake-model', prices: { input: 0.5, output: 2 } }
+      const reply = await ask(aRunRequest({ id: 'e2e-acp-off-list', runtime: 'acp', acp, classifications: rules(2) }))
+      expect(reply).toMatchObject({ id: 'e2e-acp-off-list', ok: false, overall: 'no-verdict', rows: [] })
+      expect(reply.error).toBe(
+        `the run's acp.base_url ${JSON.stringify(provider.url)} is not in the classifier's ACP_BASE_URLS, so no provider was called`,
+      )
+      expect(provider.requests()).toEqual([])
+      expect(await proc.waitForLine('review classifier run failed')).not.toContain('acp-e2e-secret-4d2b')
+    } finally {
+      await provider.stop()
+      rmSync(acpSecrets, { recursive: true, force: true })
+    }
+  })
+
   it('answers with the real opencode binary and exports cost and token counters', async () => {
     const provider = await startFakeOpenAI({
       mode: {
@@ -238,6 +262,8 @@ describe('classifier process on the ACP runtime', () => {
         NODE_EXTRA_CA_CERTS: provider.caFile,
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
         CLASSIFICATION_TIMEOUT_S: '60',
+        // The provider on the list, with a trailing slash the run's base URL doesn't have.
+        ACP_BASE_URLS: `https://other.example/v1, ${provider.url}/`,
       })
       await proc.waitForLine('review classifier listening')
       const reply = await ask(

@@ -180,6 +180,16 @@ describe('parseClassifierConfig', () => {
     expect(problem(env)).toBe(message)
   })
 
+  it('reads ACP_BASE_URLS into a normalised list, and allows any base URL when it is unset', () => {
+    expect(parsed({}).acpBaseUrls).toBeNull()
+    expect(parsed({ ACP_BASE_URLS: 'https://a.example/v1/ https://B.example' }).acpBaseUrls).toEqual([
+      'https://a.example/v1',
+      'https://b.example',
+    ])
+    expect(problem({ ACP_BASE_URLS: '' })).toBe('ACP_BASE_URLS is set but lists no URL; unset it to allow any')
+    expect(problem({ ACP_BASE_URLS: 'http://a.example' })).toContain('ACP_BASE_URLS lists "http://a.example"')
+  })
+
   it('never puts a token value in its error', () => {
     const message = problem({ BAO_ADDR: 'https://bao:8200', BAO_TOKEN: 'hvs.secret-token-value', BAO_TOKEN_FILE: '/f' })
     expect(message).not.toContain('hvs.secret-token-value')
