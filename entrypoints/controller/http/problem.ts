@@ -55,6 +55,7 @@ const TITLES: Record<number, string> = {
   409: 'Conflict',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
