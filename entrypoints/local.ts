@@ -55,8 +55,9 @@ async function main(): Promise<void> {
       process.exit(1)
     }
     children.push({ name: 'nats-server', proc: nats.proc })
-    // The services sign in with the launcher's credentials, whatever the environment said.
-    delete env.NATS_CREDS
+    // The services sign in with the launcher's credentials, whatever the environment said: an empty
+    // NATS_CREDS counts as unset, and keeps Bun from filling it in from a .env file.
+    env.NATS_CREDS = ''
     Object.assign(env, localNatsEnv(nats.url, nats.credentials))
     log('info', 'local nats-server started', {
       url: nats.url,
