@@ -6,6 +6,18 @@
 /** 600 KB, roughly 150k tokens. */
 export const DEFAULT_CONTEXT_BUDGET_BYTES = 600_000
 
+/**
+ * The most of a PR's diff the controller reads from the forge, 10 MB: far
+ * above the budget, since lockfiles collapse to a line each only after the
+ * read, and a diff past it could never have been classified anyway.
+ */
+export const DIFF_READ_MAX_BYTES = 10_000_000
+
+/** Lower-case sentence for after `**No verdict:** `: the diff was longer than the read cap, so its read stopped. */
+export function diffOverReadCapMessage(maxBytes: number): string {
+  return `the PR's diff is larger than ${formatSize(maxBytes, 'down')}, the most the controller reads of a diff, so it was read no further`
+}
+
 export type BudgetCheck =
   | { ok: true; bytes: number }
   | {

@@ -13,9 +13,9 @@
  * a directory of its own, which a live classifier sharing the `WORK_DIR`
  * leaves alone.
  */
-import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createClaudeRuntime } from '../adapters/claude/runtime.ts'
+import { ensurePrivateDir } from '../adapters/common/private-dir.ts'
 import { endLeftovers, startInstance } from '../adapters/common/process-records.ts'
 import { connectNats } from '../adapters/nats/connection.ts'
 import { createNatsRunResponder, runSubject } from '../adapters/nats/queue.ts'
@@ -41,8 +41,13 @@ async function main(): Promise<void> {
     process.exit(1)
   }
   const config = parsed.value
+  // The model processes run under it and read what is around them: it must be this user's alone.
+  const workDirProblem = ensurePrivateDir('WORK_DIR', config.workDir, process.getuid?.() ?? 0)
+  if (workDirProblem !== null) {
+    process.stderr.write(`classifier: configuration error: ${workDirProblem}\n`)
+    process.exit(1)
+  }
   const logger = createJsonLogger({ level: config.logLevel })
-  mkdirSync(config.workDir, { recursive: true, mode: 0o700 })
   await endLeftovers(config.workDir, logger)
   // Session directories go under the instance's own; the shared empty working directories stay where every instance finds them.
   const instance = startInstance(config.workDir)
@@ -82,12 +87,14 @@ async function main(): Promise<void> {
     limiter: createSessionLimiter(config.maxSessions),
     classificationTimeoutMs: config.classificationTimeoutMs,
     contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
+    acpBaseUrls: config.acpBaseUrls,
   })
 
   let nats: Awaited<ReturnType<typeof connectNats>>
   try {
     nats = await connectNats({
       url: config.natsUrl,
+      auth: config.natsAuth,
       name: 'review-classifier',
       firstConnectTimeoutMs: FIRST_CONNECT_TIMEOUT_MS,
       logger,
@@ -111,6 +118,7 @@ async function main(): Promise<void> {
     classification_timeout_s: config.classificationTimeoutMs / 1000,
     secrets: config.secrets.kind,
     metrics: config.otlpEndpoint === null ? 'off' : 'otlp',
+    acp_base_urls: config.acpBaseUrls ?? 'any',
   })
 
   let stopping = false

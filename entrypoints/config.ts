@@ -8,6 +8,8 @@ import { isIP } from 'node:net'
 import { tmpdir } from 'node:os'
 import { isAbsolute, resolve } from 'node:path'
 import { type TokenSource, tokenSourceFromEnv } from '../adapters/bao/token-source.ts'
+import { type NatsAuth, natsUrlAuth, readNatsCreds } from '../adapters/nats/connection.ts'
+import { parseAcpBaseUrls } from '../core/acp-base-urls.ts'
 import { normalizeHostname } from '../core/request-origin.ts'
 import { err, ok, type Result } from '../core/result.ts'
 import type { LogLevel } from '../ports/logger.ts'
@@ -19,6 +21,8 @@ export type SecretsConfig = { kind: 'bao'; addr: string; token: TokenSource } | 
 /** What both processes read. */
 export type CommonConfig = {
   natsUrl: string
+  /** From `NATS_CREDS`, `NATS_USER` and `NATS_PASSWORD`, or the credentials in `NATS_URL`: at most one of them. */
+  natsAuth: NatsAuth
   swarm: string
   secrets: SecretsConfig
   logLevel: LogLevel
@@ -31,6 +35,8 @@ export type ClassifierConfig = CommonConfig & {
   classificationTimeoutMs: number
   workDir: string
   maxSessions: number
+  /** `ACP_BASE_URLS`, normalised: the only `acp.base_url` values a run may name; null (unset) allows any. */
+  acpBaseUrls: string[] | null
   /** Passed through to the runtimes, and nothing else of this process's environment. */
   passEnv: Record<string, string>
 }
@@ -95,6 +101,34 @@ function path(env: Env, name: string, fallback: string, root: string): string {
   return isAbsolute(raw) ? raw : resolve(root, raw)
 }
 
+/** How the process signs in to NATS: one of a `.creds` file, a user and password, or what `NATS_URL` carries. */
+function natsAuth(env: Env, natsUrl: string, root: string): NatsAuth {
+  const inUrl = natsUrlAuth(natsUrl)
+  const user = value(env, 'NATS_USER')
+  // Kept as written, like any secret: only an empty one counts as unset.
+  const password = env.NATS_PASSWORD === undefined || env.NATS_PASSWORD === '' ? undefined : env.NATS_PASSWORD
+  const credsFile = value(env, 'NATS_CREDS')
+  const given = [
+    inUrl.kind === 'none' ? null : 'credentials in NATS_URL',
+    user === undefined && password === undefined ? null : 'NATS_USER and NATS_PASSWORD',
+    credsFile === undefined ? null : 'NATS_CREDS',
+  ].filter((name) => name !== null)
+  if (given.length > 1)
+    throw new ConfigError(`${given.join(' and ')} are set together; give the NATS credentials one way only`)
+  if (user !== undefined || password !== undefined) {
+    if (user === undefined) throw new ConfigError('NATS_PASSWORD is set, so NATS_USER must be set too')
+    if (password === undefined) throw new ConfigError('NATS_USER is set, so NATS_PASSWORD must be set too')
+    return { kind: 'user', user, password }
+  }
+  if (credsFile !== undefined) {
+    const credsPath = path(env, 'NATS_CREDS', '', root)
+    const creds = readNatsCreds('NATS_CREDS', credsPath)
+    if (!creds.ok) throw new ConfigError(creds.error)
+    return { kind: 'creds', path: credsPath, creds: creds.value }
+  }
+  return inUrl
+}
+
 function common(env: Env, root: string): CommonConfig {
   const swarm = value(env, 'SWARM') ?? 'swarm'
   if (!/^[A-Za-z0-9_-]+$/.test(swarm)) {
@@ -118,13 +152,24 @@ function common(env: Env, root: string): CommonConfig {
     if (!token.ok) throw new ConfigError(token.error)
     secrets = { kind: 'bao', addr: baoAddr, token: token.value }
   }
+  const natsUrl =
+    url(env, 'NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:', 'ws:', 'wss:']) ?? 'nats://127.0.0.1:4222'
   return {
-    natsUrl: url(env, 'NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:', 'ws:', 'wss:']) ?? 'nats://127.0.0.1:4222',
+    natsUrl,
+    natsAuth: natsAuth(env, natsUrl, root),
     swarm,
     secrets,
     logLevel,
     otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', null, ['http:', 'https:']),
   }
+}
+
+function acpBaseUrls(env: Env): string[] | null {
+  const raw = env.ACP_BASE_URLS
+  if (raw === undefined) return null
+  const parsed = parseAcpBaseUrls('ACP_BASE_URLS', raw)
+  if (!parsed.ok) throw new ConfigError(parsed.error)
+  return parsed.value
 }
 
 /** `root` is the project directory: relative paths and the pinned binaries resolve from it. */
@@ -143,6 +188,7 @@ export function parseClassifierConfig(env: Env, root: string): Result<Classifier
         wholeNumber(env, 'CLASSIFICATION_TIMEOUT_S', DEFAULT_CLASSIFICATION_TIMEOUT_S, 1, 3600) * 1000,
       workDir: path(env, 'WORK_DIR', resolve(tmpdir(), 'review-classifier'), root),
       maxSessions: wholeNumber(env, 'MAX_SESSIONS', DEFAULT_MAX_SESSIONS, 1, 64),
+      acpBaseUrls: acpBaseUrls(env),
       passEnv,
     })
   } catch (error) {

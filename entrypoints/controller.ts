@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const config = parsed.value
   const logger = createJsonLogger({ level: config.logLevel })
   const secrets = createSecretStore(config.secrets)
-  const queue = connectLazily({ url: config.natsUrl, subject: runSubject(config.swarm), logger })
+  const queue = connectLazily({ url: config.natsUrl, auth: config.natsAuth, subject: runSubject(config.swarm), logger })
   const readControllerToken = () => secrets.read(CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field)
 
   const controller = createController({

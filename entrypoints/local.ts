@@ -1,17 +1,18 @@
 /**
  * One-machine launcher, the README's run command: starts a local nats-server with
- * JetStream (store under .data/) unless NATS_URL is given, then the services,
+ * JetStream (store under .data/) that takes only the credentials it keeps in
+ * .data/ (local-nats.ts) unless NATS_URL is given, then the services,
  * then the identity proxy for the operator's pages (127.0.0.1:UI_PORT, default
  * 8081, naming UI_USER or the OS user in `Remote-User`), and stops everything
  * together on SIGINT/SIGTERM. The controller listens on loopback (`HOST`) and,
  * unless `ALLOWED_HOSTS` says otherwise, answers only a loopback `Host`, so a
  * web page that rebinds its DNS name to 127.0.0.1 can't reach it either.
  */
-import { mkdirSync } from 'node:fs'
 import { connect } from 'node:net'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { isLoopbackAddress, LOOPBACK_HOSTNAMES } from '../core/request-origin.ts'
 import { type IdentityProxy, proxyUser, startIdentityProxy } from './identity-proxy.ts'
+import { type LocalNats, localNatsEnv, startLocalNats } from './local-nats.ts'
 
 type Child = { name: string; proc: ReturnType<typeof Bun.spawn> }
 
@@ -36,15 +37,6 @@ function portOpen(host: string, port: number): Promise<boolean> {
   })
 }
 
-async function waitForPort(host: string, port: number, deadlineMs: number): Promise<boolean> {
-  const until = Date.now() + deadlineMs
-  while (Date.now() < until) {
-    if (await portOpen(host, port)) return true
-    await Bun.sleep(100)
-  }
-  return false
-}
-
 /** Where the proxy reaches a controller listening on `host`: loopback when it listens on every address. */
 function proxyTarget(host: string): string {
   const bare = host.replace(/^\[(.*)\]$/, '$1')
@@ -58,27 +50,31 @@ async function main(): Promise<void> {
   const env: Record<string, string | undefined> = { ...process.env }
 
   if (!process.env.NATS_URL) {
-    const storeDir = resolve(root, '.data/nats')
-    mkdirSync(storeDir, { recursive: true })
+    const dataDir = resolve(root, '.data')
     const port = 4222
     if (await portOpen('127.0.0.1', port)) {
       log('error', 'port 4222 is taken; stop what listens there or set NATS_URL', { port })
       process.exit(1)
     }
-    // Own process groups: a Ctrl-C reaches only this launcher, which stops the rest in order.
-    const proc = Bun.spawn(['nats-server', '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
-      detached: true,
-      stdout: 'inherit',
-      stderr: 'inherit',
-    })
-    children.push({ name: 'nats-server', proc })
-    if (!(await waitForPort('127.0.0.1', port, 10_000))) {
-      log('error', 'nats-server did not start within 10 s', { port })
-      proc.kill()
+    let nats: LocalNats
+    try {
+      // Its own process group: a Ctrl-C reaches only this launcher, which stops the rest in order.
+      nats = await startLocalNats({ dataDir, port })
+    } catch (error) {
+      log('error', 'local nats-server not started', { error: error instanceof Error ? error.message : String(error) })
       process.exit(1)
     }
-    env.NATS_URL = `nats://127.0.0.1:${port}`
-    log('info', 'local nats-server started', { url: env.NATS_URL, store: storeDir })
+    children.push({ name: 'nats-server', proc: nats.proc })
+    // The services sign in with the launcher's credentials, whatever the environment said: an empty
+    // NATS_CREDS counts as unset, and keeps Bun from filling it in from a .env file.
+    env.NATS_CREDS = ''
+    Object.assign(env, localNatsEnv(nats.url, nats.credentials))
+    log('info', 'local nats-server started', {
+      url: nats.url,
+      user: nats.credentials.user,
+      credentials: join(dataDir, 'nats-credentials.json'),
+      store: join(dataDir, 'nats'),
+    })
   }
 
   // The controller's own defaults (entrypoints/config.ts), made explicit here for the proxy's target.

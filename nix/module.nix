@@ -4,7 +4,7 @@
 # under /var/lib/review-classifier, never in the Nix store.
 #
 # The environment contract is entrypoints/config.ts; each option below names
-# the variable it sets. Secrets (FORGE_WEBHOOK_SECRET, BAO_TOKEN) go in
+# the variable it sets. Secrets (FORGE_WEBHOOK_SECRET, BAO_TOKEN, NATS_PASSWORD) go in
 # `environmentFile`, never in an option, which would put them in the store.
 {
   config,
@@ -38,6 +38,7 @@ let
       LOG_LEVEL = cfg.logLevel;
     }
     // optionalAttrs (cfg.otlpEndpoint != null) { OTEL_EXPORTER_OTLP_ENDPOINT = cfg.otlpEndpoint; }
+    // optionalAttrs (cfg.nats.credsFile != null) { NATS_CREDS = cfg.nats.credsFile; }
     // (
       if cfg.bao.address != null then
         { BAO_ADDR = cfg.bao.address; }
@@ -157,6 +158,17 @@ in
         defaultText = lib.literalExpression ''"nats://127.0.0.1:''${toString config.services.nats.port}"'';
         description = "NATS_URL. The server needs JetStream (the key-value buckets live there).";
       };
+      credsFile = mkOption {
+        type = types.nullOr absolutePath;
+        default = null;
+        example = "/run/secrets/review-classifier.creds";
+        description = ''
+          NATS_CREDS: a .creds file (user JWT and NKEY seed) both units sign in
+          with, read at start; readable by the user `review-classifier`. For a
+          user and password instead, put NATS_USER and NATS_PASSWORD in
+          `environmentFile`.
+        '';
+      };
       local.enable = mkEnableOption "a local NATS server with JetStream (services.nats) for the services";
     };
 
@@ -199,7 +211,7 @@ in
       example = "/run/secrets/review-classifier.env";
       description = ''
         A file of VAR=value lines both units read (systemd EnvironmentFile),
-        for secrets: FORGE_WEBHOOK_SECRET, BAO_TOKEN. Give it as a string
+        for secrets: FORGE_WEBHOOK_SECRET, BAO_TOKEN, NATS_PASSWORD. Give it as a string
         path outside the store.
       '';
     };
@@ -297,6 +309,15 @@ in
         default = 8;
         description = "MAX_SESSIONS: model sessions at once, across runs.";
       };
+      acpBaseUrls = mkOption {
+        type = types.nullOr (types.listOf types.str);
+        default = null;
+        example = [ "https://llm.example.org/v1" ];
+        description = ''
+          ACP_BASE_URLS: the only acp.base_url values an ACP run may name (the
+          ACP key goes there); null: any, which any settings PUT can change.
+        '';
+      };
       claudeBin = mkOption {
         type = types.nullOr absolutePath;
         default = null;
@@ -383,6 +404,9 @@ in
             CLASSIFICATION_TIMEOUT_S = toString cfg.classifier.classificationTimeout;
             MAX_SESSIONS = toString cfg.classifier.maxSessions;
             WORK_DIR = "${stateDir}/work";
+          }
+          // optionalAttrs (cfg.classifier.acpBaseUrls != null) {
+            ACP_BASE_URLS = lib.concatStringsSep " " cfg.classifier.acpBaseUrls;
           }
           // optionalAttrs (cfg.classifier.claudeBin != null) { CLAUDE_BIN = cfg.classifier.claudeBin; }
           // optionalAttrs (cfg.classifier.opencodeBin != null) { OPENCODE_BIN = cfg.classifier.opencodeBin; }

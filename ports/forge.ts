@@ -148,8 +148,12 @@ export type ForgeReader = {
   getPullRequest(repo: RepoRef, pr: number): Promise<ForgePullRequest>
   /** Every commit of the PR, all pages, oldest first, full messages; `not_found` as above. */
   listPullCommits(repo: RepoRef, pr: number): Promise<CommitMessage[]>
-  /** The PR's unified diff from the API route (not the web `diff_url`); `not_found` as above. */
-  getPullDiff(repo: RepoRef, pr: number): Promise<string>
+  /**
+   * The PR's unified diff from the API route (not the web `diff_url`); `not_found` as above.
+   * `unprocessable` (core's `diffOverReadCapMessage`) when it is longer than `maxBytes` UTF-8
+   * bytes (default core's `DIFF_READ_MAX_BYTES`), read no further than that.
+   */
+  getPullDiff(repo: RepoRef, pr: number, maxBytes?: number): Promise<string>
   /**
    * A file at a ref (branch or sha), or `null` when the repo, the ref or the
    * path doesn't exist (the forge answers one 404 for all three; call

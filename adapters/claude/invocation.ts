@@ -38,9 +38,18 @@ export function pickPassEnv(env: Record<string, string | undefined>): PassEnv {
 
 export type ArgsInput = { system: string; model: string; effort: Effort | null }
 
+/**
+ * `--setting-sources ""` loads no user, project or local settings: without it a
+ * `CLAUDE.md` in the working directory or any parent reaches the model as
+ * instructions, and a hook in `<cwd>/.claude/settings.json` runs with the key
+ * in its environment. The request is otherwise byte for byte the same, which
+ * `--bare` would not keep (docs/runtimes.md, "Setting sources").
+ */
 export function claudeArgs(input: ArgsInput): string[] {
   return [
     '--print',
+    '--setting-sources',
+    '',
     '--input-format',
     'stream-json',
     '--output-format',

@@ -5,10 +5,12 @@
  * every other failure throws the `AppError` the status maps to.
  */
 import type { Static } from '@sinclair/typebox'
-import type { AppError } from '../../core/errors.ts'
+import { diffOverReadCapMessage } from '../../core/budget.ts'
+import { type AppError, appError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import {
   type Answer,
+  AnswerTooLargeError,
   type Credentials,
   escapePath,
   escapeSegment,
@@ -155,9 +157,17 @@ export function createForgejoClient(http: Http) {
       return { items: parseBody(CommitListSchema, answer), answer }
     },
 
-    /** The API route, not the web `diff_url`, which refuses tokens (docs/forgejo.md §2.1). */
-    async getPullDiff(auth: Credentials, repo: RepoRef, pr: number): Promise<string> {
-      return (await call({ method: 'GET', path: `${repoPath(repo)}/pulls/${pr}.diff`, auth })).text
+    /**
+     * The API route, not the web `diff_url`, which refuses tokens (docs/forgejo.md §2.1). Read up to
+     * `maxBytes`, then the stream is cancelled: `unprocessable` naming the cap.
+     */
+    async getPullDiff(auth: Credentials, repo: RepoRef, pr: number, maxBytes: number): Promise<string> {
+      try {
+        return (await call({ method: 'GET', path: `${repoPath(repo)}/pulls/${pr}.diff`, auth, maxBytes })).text
+      } catch (error) {
+        if (error instanceof AnswerTooLargeError) throw appError('unprocessable', diffOverReadCapMessage(maxBytes))
+        throw error
+      }
     },
 
     async getContents(auth: Credentials, repo: RepoRef, path: string, ref: string): Promise<ContentsAnswer> {

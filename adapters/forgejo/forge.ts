@@ -6,7 +6,9 @@
  * restart; `forAccount(token)` writes as the service account. Every request
  * has a deadline (`timeoutMs`, two minutes by default).
  */
+
 import { randomBytes } from 'node:crypto'
+import { DIFF_READ_MAX_BYTES } from '../../core/budget.ts'
 import { appError, isAppError } from '../../core/errors.ts'
 import type { RepoRef } from '../../core/types.ts'
 import { FORGE_CALL_DEADLINE_MS, type Forge, type ForgeWriter, type NewBranchCommit } from '../../ports/forge.ts'
@@ -126,8 +128,8 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
       const auth = await admin()
       return toCommitMessages(await collectPages((page) => client.listPullCommits(auth, repo, pr, page)))
     },
-    async getPullDiff(repo, pr) {
-      return client.getPullDiff(await admin(), repo, pr)
+    async getPullDiff(repo, pr, maxBytes = DIFF_READ_MAX_BYTES) {
+      return client.getPullDiff(await admin(), repo, pr, maxBytes)
     },
     async getFileContent(repo, path, ref) {
       const answer = await client.getContents(await admin(), repo, path, ref)

@@ -30,6 +30,19 @@ export type ForgeRequest = {
   query?: Query
   body?: unknown
   auth: Credentials
+  /** A 2xx body longer than this many bytes is read no further: {@link AnswerTooLargeError}. */
+  maxBytes?: number
+}
+
+/** A 2xx answer longer than the request's `maxBytes`; its body was cancelled there, not read to the end. */
+export class AnswerTooLargeError extends Error {
+  override readonly name = 'AnswerTooLargeError'
+  constructor(
+    readonly action: string,
+    readonly maxBytes: number,
+  ) {
+    super(`the forge's answer to ${action} is longer than ${maxBytes} bytes`)
+  }
 }
 
 export type Answer = { status: number; headers: Headers; text: string; action: string; scrub: string[] }
@@ -110,7 +123,10 @@ export function createHttp(config: HttpConfig, fetchFn: FetchFn): Http {
           // redirect, so following one would hand the token to whatever host it names.
           redirect: 'manual',
         })
-        const text = await response.text()
+        const text =
+          request.maxBytes === undefined || !response.ok
+            ? await response.text()
+            : await readCapped(response, request.maxBytes, action)
         if (slow) {
           logger?.info(FORGE_LOG_MESSAGES.answeredSlowly, {
             forge: host,
@@ -121,6 +137,7 @@ export function createHttp(config: HttpConfig, fetchFn: FetchFn): Http {
         }
         return { status: response.status, headers: response.headers, text, action, scrub }
       } catch (error) {
+        if (error instanceof AnswerTooLargeError) throw error
         if (isTimeoutError(error)) {
           logger?.warn(FORGE_LOG_MESSAGES.timedOut, { forge: host, request: action, timeout_ms: config.timeoutMs })
           throw appError('timeout', `the forge at ${host} did not answer ${action} within ${config.timeoutMs} ms`)
@@ -134,6 +151,35 @@ export function createHttp(config: HttpConfig, fetchFn: FetchFn): Http {
       }
     },
   }
+}
+
+/**
+ * The body as text, or {@link AnswerTooLargeError} once it passes `maxBytes`:
+ * at once for a `Content-Length` over it, else as the bytes come, the stream
+ * then cancelled so the rest is never read.
+ */
+async function readCapped(response: Response, maxBytes: number, action: string): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
+  if (declared > maxBytes) {
+    await response.body?.cancel()
+    throw new AnswerTooLargeError(action, maxBytes)
+  }
+  const reader = response.body?.getReader()
+  if (reader === undefined) return ''
+  const decoder = new TextDecoder()
+  let bytes = 0
+  let text = ''
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    bytes += value.byteLength
+    if (bytes > maxBytes) {
+      await reader.cancel()
+      throw new AnswerTooLargeError(action, maxBytes)
+    }
+    text += decoder.decode(value, { stream: true })
+  }
+  return text + decoder.decode()
 }
 
 /** Throws the `AppError` for a non-2xx answer; returns for a 2xx one. */

@@ -75,6 +75,11 @@ export type SeedPull = {
   /** Messages, oldest first. */
   commits?: string[]
   diff?: string
+  /**
+   * Instead of `diff`: a generated diff of exactly this many bytes (generated-diff.ts), which the
+   * fakes never hold whole: the memory forge refuses it past the read cap, the fake forge streams it.
+   */
+  diffBytes?: number | null
 }
 
 export type SeedRepo = {
@@ -213,6 +218,8 @@ export function pullState(
     headSha: pull.headSha ?? previous?.headSha ?? sha1(`head ${repo.owner}/${repo.name}#${pull.number}`),
     commits: [...(pull.commits ?? previous?.commits ?? [])],
     diff: pull.diff ?? previous?.diff ?? '',
+    // A diff given now replaces a generated one.
+    diffBytes: pull.diffBytes ?? (pull.diff === undefined ? (previous?.diffBytes ?? null) : null),
   }
 }
 

@@ -6,6 +6,7 @@
  * token's owner.
  */
 
+import { DIFF_READ_MAX_BYTES, diffOverReadCapMessage, utf8Length } from '../../core/budget.ts'
 import { type AppError, appError } from '../../core/errors.ts'
 import { repoName } from '../../core/repo.ts'
 import type { RepoRef } from '../../core/types.ts'
@@ -33,6 +34,7 @@ import {
   sha1,
   type UserState,
 } from './forge-state.ts'
+import { generatedDiffText } from './generated-diff.ts'
 
 export type {
   AccountFlags,
@@ -272,9 +274,12 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
       await call()
       return requirePull(repo, pr).pull.commits.map((message) => ({ message }))
     },
-    async getPullDiff(repo, pr) {
+    async getPullDiff(repo, pr, maxBytes = DIFF_READ_MAX_BYTES) {
       await call()
-      return requirePull(repo, pr).pull.diff
+      const { pull } = requirePull(repo, pr)
+      const bytes = pull.diffBytes ?? utf8Length(pull.diff)
+      if (bytes > maxBytes) throw appError('unprocessable', diffOverReadCapMessage(maxBytes))
+      return pull.diffBytes === null ? pull.diff : generatedDiffText(pull.diffBytes)
     },
     async getFileContent(repo, path, ref) {
       await call()

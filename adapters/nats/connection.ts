@@ -4,13 +4,36 @@
  * of outage and closes for good, docs/infra.md §A4), but the first connect is
  * bounded so a process started without NATS says so instead of hanging.
  */
-import { connect, type NatsConnection, type Status } from '@nats-io/transport-node'
+import { readFileSync } from 'node:fs'
+import {
+  AuthorizationError,
+  type ConnectionOptions,
+  connect,
+  credsAuthenticator,
+  type NatsConnection,
+  type Status,
+} from '@nats-io/transport-node'
 import { appError } from '../../core/errors.ts'
+import { err, ok, type Result } from '../../core/result.ts'
 import type { Logger } from '../../ports/logger.ts'
+
+/**
+ * How the connection proves who it is: nothing (a server that takes anyone),
+ * a user and password, a token, or a `.creds` file's user JWT and NKEY seed
+ * (read once, at start). The client ignores credentials written in the
+ * server URL, so config.ts takes them out of `NATS_URL` into one of these.
+ */
+export type NatsAuth =
+  | { kind: 'none' }
+  | { kind: 'user'; user: string; password: string }
+  | { kind: 'token'; token: string }
+  | { kind: 'creds'; path: string; creds: Uint8Array }
 
 export type NatsConnectConfig = {
   /** `nats://host:port`, possibly with credentials; they never reach a log line or an error. */
   url: string
+  /** Default `none`. */
+  auth?: NatsAuth
   /** The connection's name, as the server's monitoring shows it (`review-classifier`, `swarm-controller`). */
   name: string
   /** How long to keep trying the first connect before failing with `unavailable`. */
@@ -41,12 +64,63 @@ export function redactNatsUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/]*@/i, '$1')
 }
 
+/**
+ * The credentials written in a server URL (`nats://user:pass@host`, or
+ * `nats://token@host`), percent-decoded; `none` without any. The client
+ * doesn't read them itself: connectNats sends them this way.
+ */
+export function natsUrlAuth(url: string): NatsAuth {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return { kind: 'none' }
+  }
+  const user = decodeURIComponent(parsed.username)
+  const password = decodeURIComponent(parsed.password)
+  if (user === '' && password === '') return { kind: 'none' }
+  if (password === '' && !url.slice(0, url.indexOf('@')).endsWith(':')) return { kind: 'token', token: user }
+  return { kind: 'user', user, password }
+}
+
 /** Between first-connect attempts: short, since a refused connect answers in milliseconds. */
 const firstConnectRetryMs = 250
+
+/** A `.creds` file's bytes, checked to hold a user JWT and an NKEY seed that signs; the problem as a line naming `name`. */
+export function readNatsCreds(name: string, path: string): Result<Uint8Array, string> {
+  let creds: Uint8Array
+  try {
+    creds = readFileSync(path)
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : 'read failed'
+    return err(`${name} ${path} can't be read (${code === 'ENOENT' ? 'it does not exist' : code})`)
+  }
+  try {
+    credsAuthenticator(creds)('check')
+  } catch {
+    return err(`${name} ${path} is not a NATS credentials file (a user JWT and an NKEY seed, as nsc writes it)`)
+  }
+  return ok(creds)
+}
+
+function authOptions(auth: NatsAuth): Partial<ConnectionOptions> {
+  switch (auth.kind) {
+    case 'none':
+      return {}
+    case 'user':
+      return { user: auth.user, pass: auth.password }
+    case 'token':
+      return { token: auth.token }
+    case 'creds':
+      return { authenticator: credsAuthenticator(auth.creds) }
+  }
+}
 
 export async function connectNats(config: NatsConnectConfig): Promise<NatsClient> {
   const { logger } = config
   const safeUrl = redactNatsUrl(config.url)
+  const given = config.auth ?? { kind: 'none' }
+  const auth = given.kind === 'none' ? natsUrlAuth(config.url) : given
   const deadline = Date.now() + config.firstConnectTimeoutMs
   let lastError: unknown = null
   let connection: NatsConnection | null = null
@@ -57,7 +131,8 @@ export async function connectNats(config: NatsConnectConfig): Promise<NatsClient
     if (remaining <= 0) break
     try {
       connection = await connect({
-        servers: config.url,
+        servers: safeUrl,
+        ...authOptions(auth),
         name: config.name,
         maxReconnectAttempts: -1,
         reconnectTimeWait: config.reconnectTimeWaitMs ?? 2000,
@@ -65,16 +140,26 @@ export async function connectNats(config: NatsConnectConfig): Promise<NatsClient
       })
     } catch (error) {
       lastError = error
+      // Wrong or missing credentials won't come right by trying again.
+      if (error instanceof AuthorizationError) break
       const wait = Math.min(firstConnectRetryMs, deadline - Date.now())
       if (wait > 0) await Bun.sleep(wait)
     }
   }
   if (connection === null) {
     const reason = lastError instanceof Error ? redactNatsUrl(lastError.message) : 'no attempt finished'
-    logger.error('nats first connect failed', { url: safeUrl, timeout_ms: config.firstConnectTimeoutMs, reason })
+    const refused = lastError instanceof AuthorizationError
+    logger.error('nats first connect failed', {
+      url: safeUrl,
+      timeout_ms: config.firstConnectTimeoutMs,
+      reason,
+      auth: auth.kind,
+    })
     throw appError(
       'unavailable',
-      `could not connect to NATS at ${safeUrl} within ${config.firstConnectTimeoutMs} ms (${reason})`,
+      refused
+        ? `NATS at ${safeUrl} refused the connection's credentials (${reason}; ${describeAuth(auth)})`
+        : `could not connect to NATS at ${safeUrl} within ${config.firstConnectTimeoutMs} ms (${reason})`,
       lastError,
     )
   }
@@ -145,4 +230,18 @@ export async function connectNats(config: NatsConnectConfig): Promise<NatsClient
       if (!nc.isClosed()) await nc.close()
     },
   } satisfies NatsClient
+}
+
+/** Which credentials were offered, never the secret itself. */
+function describeAuth(auth: NatsAuth): string {
+  switch (auth.kind) {
+    case 'none':
+      return 'none were given: set NATS_USER and NATS_PASSWORD, or NATS_CREDS'
+    case 'user':
+      return `user ${JSON.stringify(auth.user)} with a password`
+    case 'token':
+      return 'a token'
+    case 'creds':
+      return `the credentials file ${auth.path}`
+  }
 }

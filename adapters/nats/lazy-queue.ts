@@ -10,7 +10,7 @@ import { appError } from '../../core/errors.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { QueueLink, RunQueue } from '../../ports/queue.ts'
-import { connectNats, type NatsClient } from './connection.ts'
+import { connectNats, type NatsAuth, type NatsClient } from './connection.ts'
 import { createNatsKvBuckets } from './kv.ts'
 import { createNatsRunQueue } from './queue.ts'
 
@@ -23,7 +23,13 @@ export type LazyQueue = {
   close(): Promise<void>
 }
 
-export function connectLazily(config: { url: string; subject: string; logger: Logger; retryMs?: number }): LazyQueue {
+export function connectLazily(config: {
+  url: string
+  auth?: NatsAuth
+  subject: string
+  logger: Logger
+  retryMs?: number
+}): LazyQueue {
   let client: NatsClient | null = null
   let buckets: KvBuckets | null = null
   let runQueue: RunQueue | null = null
@@ -34,6 +40,7 @@ export function connectLazily(config: { url: string; subject: string; logger: Lo
       try {
         client = await connectNats({
           url: config.url,
+          ...(config.auth === undefined ? {} : { auth: config.auth }),
           name: 'swarm-controller',
           firstConnectTimeoutMs: 5_000,
           logger: config.logger,

@@ -4,6 +4,7 @@
  * runtimes, the secret store, metrics, the log) comes in as ports, so the
  * same code runs against the real adapters and the in-memory fakes.
  */
+import { acpBaseUrlAllowed } from '../../core/acp-base-urls.ts'
 import { aggregateVerdict, type ClassificationResult, rowFromAnswer } from '../../core/aggregate.ts'
 import { parseAnswer } from '../../core/answer.ts'
 import { checkContextBudget } from '../../core/budget.ts'
@@ -32,6 +33,8 @@ export type ClassifierDeps = {
   classificationTimeoutMs: number
   /** The shared context's size budget in bytes. */
   contextBudgetBytes: number
+  /** `ACP_BASE_URLS`, normalised (core/acp-base-urls.ts): an ACP run naming another fails before its key is read; null or absent allows any. */
+  acpBaseUrls?: readonly string[] | null
   /**
    * How a run's questions are started: `warm-first` (the default, docs/decisions.md)
    * or `all-parallel`, which exists so bench/cache.ts can measure the other side.
@@ -290,6 +293,13 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   }
 
   async function run(request: RunRequest, tell: RunInHand['tell']): Promise<RunReply> {
+    // Where the ACP key would go is checked before the key is even read.
+    if (request.runtime === 'acp' && !acpBaseUrlAllowed(deps.acpBaseUrls ?? null, request.acp?.base_url ?? '')) {
+      return failedReply(
+        request.id,
+        `the run's acp.base_url ${JSON.stringify(request.acp?.base_url ?? null)} is not in the classifier's ACP_BASE_URLS, so no provider was called`,
+      )
+    }
     // The key first: every session's process needs it to start (it is in
     // the process's environment), and the lookup is the only wait before it.
     const key = await readKey(request.runtime)

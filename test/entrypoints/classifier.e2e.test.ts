@@ -6,7 +6,9 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createRecordingLogger } from '../../adapters/memory/logger.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
 import { createNatsRunQueue, runSubject } from '../../adapters/nats/queue.ts'
@@ -137,6 +139,20 @@ describe('classifier process', () => {
     rmSync(empty, { recursive: true, force: true })
   })
 
+  it('refuses to start on a WORK_DIR others can write, with one line naming it', async () => {
+    const open = mkdtempSync(join(tmpdir(), 'rc-open-work-'))
+    chmodSync(open, 0o777)
+    try {
+      const proc = startClassifier({ WORK_DIR: open })
+      expect(await proc.exited).toBe(1)
+      expect(proc.lines.filter((line) => line.trim() !== '')).toEqual([
+        `classifier: configuration error: WORK_DIR ${open} is writable by group or others (mode 0777); chmod 700 it or set WORK_DIR to a private directory`,
+      ])
+    } finally {
+      rmSync(open, { recursive: true, force: true })
+    }
+  })
+
   it('answers a bad request with ok false and keeps serving', async () => {
     const proc = startClassifier()
     await proc.waitForLine('review classifier listening')
@@ -206,6 +222,30 @@ describe('classifier process', () => {
 })
 
 describe('classifier process on the ACP runtime', () => {
+  it('makes no provider call for a run whose acp.base_url is not in ACP_BASE_URLS, and says so', async () => {
+    const provider = await startFakeOpenAI({ mode: { kind: 'answer', text: MATCH } })
+    const acpSecrets = makeSecretsDir({ [RUNTIME_KEY_SECRETS.acp.path]: { api_key: 'acp-e2e-secret-4d2b' } })
+    try {
+      const proc = startClassifier({
+        SECRETS_DIR: acpSecrets,
+        NODE_EXTRA_CA_CERTS: provider.caFile,
+        ACP_BASE_URLS: 'https://llm.example/v1',
+      })
+      await proc.waitForLine('review classifier listening')
+      const acp = { base_url: provider.url, model: 'fake-model', prices: { input: 0.5, output: 2 } }
+      const reply = await ask(aRunRequest({ id: 'e2e-acp-off-list', runtime: 'acp', acp, classifications: rules(2) }))
+      expect(reply).toMatchObject({ id: 'e2e-acp-off-list', ok: false, overall: 'no-verdict', rows: [] })
+      expect(reply.error).toBe(
+        `the run's acp.base_url ${JSON.stringify(provider.url)} is not in the classifier's ACP_BASE_URLS, so no provider was called`,
+      )
+      expect(provider.requests()).toEqual([])
+      expect(await proc.waitForLine('review classifier run failed')).not.toContain('acp-e2e-secret-4d2b')
+    } finally {
+      await provider.stop()
+      rmSync(acpSecrets, { recursive: true, force: true })
+    }
+  })
+
   it('answers with the real opencode binary and exports cost and token counters', async () => {
     const provider = await startFakeOpenAI({
       mode: {
@@ -222,6 +262,8 @@ describe('classifier process on the ACP runtime', () => {
         NODE_EXTRA_CA_CERTS: provider.caFile,
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
         CLASSIFICATION_TIMEOUT_S: '60',
+        // The provider on the list, with a trailing slash the run's base URL doesn't have.
+        ACP_BASE_URLS: `https://other.example/v1, ${provider.url}/`,
       })
       await proc.waitForLine('review classifier listening')
       const reply = await ask(

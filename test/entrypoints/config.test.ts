@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { nkeys } from '@nats-io/transport-node'
 import { parseClassifierConfig, parseControllerConfig } from '../../entrypoints/config.ts'
 
 const ROOT = '/srv/review-classifier'
@@ -10,6 +11,22 @@ function parsed(env: Record<string, string>) {
   const result = parseClassifierConfig(env, ROOT)
   if (!result.ok) throw new Error(`expected a config, got: ${result.error}`)
   return result.value
+}
+
+/** A `.creds` file as nsc writes it: the user JWT, then the seed, each between its marker lines. */
+function credsFile(jwt: string, seed: string): string {
+  return [
+    '-----BEGIN NATS USER JWT-----',
+    jwt,
+    '------END NATS USER JWT------',
+    '',
+    '************************* IMPORTANT *************************',
+    '',
+    '-----BEGIN USER NKEY SEED-----',
+    seed,
+    '------END USER NKEY SEED------',
+    '',
+  ].join('\n')
 }
 
 function problem(env: Record<string, string>): string {
@@ -105,6 +122,72 @@ describe('parseClassifierConfig', () => {
     const message = problem(env)
     expect(message).toContain(variable)
     expect(message).not.toContain('\n')
+  })
+
+  it('reads NATS credentials from NATS_USER and NATS_PASSWORD, or out of NATS_URL, and none by default', () => {
+    expect(parsed({}).natsAuth).toEqual({ kind: 'none' })
+    expect(parsed({ NATS_USER: 'svc', NATS_PASSWORD: ' pw kept as written ' }).natsAuth).toEqual({
+      kind: 'user',
+      user: 'svc',
+      password: ' pw kept as written ',
+    })
+    expect(parsed({ NATS_URL: 'nats://svc:p%40ss@nats.internal:4222' }).natsAuth).toEqual({
+      kind: 'user',
+      user: 'svc',
+      password: 'p@ss',
+    })
+    expect(parsed({ NATS_URL: 'nats://s3cr3t-token@nats.internal:4222' }).natsAuth).toEqual({
+      kind: 'token',
+      token: 's3cr3t-token',
+    })
+  })
+
+  it('reads a NATS_CREDS file, relative to the project, and checks it holds a JWT and a seed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rc-config-'))
+    try {
+      const seed = new TextDecoder().decode(nkeys.createUser().getSeed())
+      writeFileSync(join(dir, 'svc.creds'), credsFile('eyJ0eXAiOiJKV1QifQ.e30.c2ln', seed))
+      const config = parseClassifierConfig({ NATS_CREDS: 'svc.creds' }, dir)
+      expect(config.ok && config.value.natsAuth.kind === 'creds' && config.value.natsAuth.path).toBe(
+        join(dir, 'svc.creds'),
+      )
+      writeFileSync(join(dir, 'bad.creds'), 'not a creds file\n')
+      expect(parseClassifierConfig({ NATS_CREDS: 'bad.creds' }, dir)).toEqual({
+        ok: false,
+        error: `NATS_CREDS ${join(dir, 'bad.creds')} is not a NATS credentials file (a user JWT and an NKEY seed, as nsc writes it)`,
+      })
+      expect(parseControllerConfig({ NATS_CREDS: 'missing.creds' }, dir)).toEqual({
+        ok: false,
+        error: `NATS_CREDS ${join(dir, 'missing.creds')} can't be read (it does not exist)`,
+      })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it.each([
+    [{ NATS_USER: 'svc' }, 'NATS_USER is set, so NATS_PASSWORD must be set too'],
+    [{ NATS_PASSWORD: 'pw' }, 'NATS_PASSWORD is set, so NATS_USER must be set too'],
+    [
+      { NATS_URL: 'nats://a:b@127.0.0.1:4222', NATS_USER: 'svc', NATS_PASSWORD: 'pw' },
+      'credentials in NATS_URL and NATS_USER and NATS_PASSWORD are set together; give the NATS credentials one way only',
+    ],
+    [
+      { NATS_USER: 'svc', NATS_PASSWORD: 'pw', NATS_CREDS: '/x.creds' },
+      'NATS_USER and NATS_PASSWORD and NATS_CREDS are set together; give the NATS credentials one way only',
+    ],
+  ])('refuses NATS credentials given by halves or twice: %p', (env, message) => {
+    expect(problem(env)).toBe(message)
+  })
+
+  it('reads ACP_BASE_URLS into a normalised list, and allows any base URL when it is unset', () => {
+    expect(parsed({}).acpBaseUrls).toBeNull()
+    expect(parsed({ ACP_BASE_URLS: 'https://a.example/v1/ https://B.example' }).acpBaseUrls).toEqual([
+      'https://a.example/v1',
+      'https://b.example',
+    ])
+    expect(problem({ ACP_BASE_URLS: '' })).toBe('ACP_BASE_URLS is set but lists no URL; unset it to allow any')
+    expect(problem({ ACP_BASE_URLS: 'http://a.example' })).toContain('ACP_BASE_URLS lists "http://a.example"')
   })
 
   it('never puts a token value in its error', () => {

@@ -1,5 +1,7 @@
 /** The forge contract, part one: what the controller reads with its own token. */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { DIFF_READ_MAX_BYTES, diffOverReadCapMessage, utf8Length } from '../../core/budget.ts'
+import { isAppError } from '../../core/errors.ts'
 import {
   BUSY,
   codeOf,
@@ -9,6 +11,10 @@ import {
   type ForgeHarness,
   fullName,
   HEAD_42,
+  HUGE_DIFF_BYTES,
+  HUGE_PR,
+  LARGE_DIFF_BYTES,
+  LARGE_PR,
   MANY,
   type MakeForge,
   MISSING,
@@ -91,6 +97,24 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
 
     it('reads a PR diff as the forge gives it', async () => {
       expect(await harness.forge.getPullDiff(WIDGETS, 42)).toBe(DIFF_42)
+    })
+
+    it('reads a diff up to the cap whole, and refuses a longer one as unprocessable naming the cap', async () => {
+      const whole = await harness.forge.getPullDiff(QUIET, LARGE_PR, LARGE_DIFF_BYTES)
+      expect(utf8Length(whole)).toBe(LARGE_DIFF_BYTES)
+      expect(whole).toStartWith('diff --git a/huge.txt b/huge.txt\n')
+      const failure = await harness.forge.getPullDiff(QUIET, LARGE_PR, LARGE_DIFF_BYTES - 1).catch((e: unknown) => e)
+      expect(isAppError(failure, 'unprocessable') ? failure.message : failure).toBe(
+        diffOverReadCapMessage(LARGE_DIFF_BYTES - 1),
+      )
+    })
+
+    it(`refuses a diff over the default cap (${DIFF_READ_MAX_BYTES} bytes) without reading it all`, async () => {
+      expect(HUGE_DIFF_BYTES).toBeGreaterThan(DIFF_READ_MAX_BYTES)
+      const failure = await harness.forge.getPullDiff(QUIET, HUGE_PR).catch((e: unknown) => e)
+      expect(isAppError(failure, 'unprocessable') ? failure.message : failure).toBe(
+        "the PR's diff is larger than 10 MB, the most the controller reads of a diff, so it was read no further",
+      )
     })
 
     it('reads a file at a branch with its blob sha', async () => {

@@ -53,6 +53,12 @@ export const RULES_TEXT =
 export const MANY = 120
 export const DIFF_42 =
   'diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)\n'
+/** A PR of {@link QUIET} whose diff is five times the read cap: the fakes generate it, never holding it whole. */
+export const HUGE_PR = 2
+export const HUGE_DIFF_BYTES = 50_000_000
+/** A PR of {@link QUIET} whose diff is 1.5 MB, to read with a smaller cap or whole. */
+export const LARGE_PR = 3
+export const LARGE_DIFF_BYTES = 1_500_000
 export const HEAD_42 = '4b7e2f0c9d1a3b5c7e9f1a2b3c4d5e6f7a8b9c0d'
 
 /** Sixty repos with one open PR each, beyond one page of repos. */
@@ -100,7 +106,15 @@ export function contractForgeSeed(): ForgeSeed {
     },
     { ...EMPTY, empty: true },
     { ...BUSY, pulls: busyPulls(), collaborators: { [SERVICE_LOGIN]: 'read' } },
-    { ...QUIET, pulls: [{ number: 1, state: 'closed' }] },
+    {
+      ...QUIET,
+      pulls: [
+        { number: 1, state: 'closed' },
+        // Closed, so they list nowhere; only their diffs are read.
+        { number: HUGE_PR, state: 'closed', diffBytes: HUGE_DIFF_BYTES },
+        { number: LARGE_PR, state: 'closed', diffBytes: LARGE_DIFF_BYTES },
+      ],
+    },
     ...SPREAD.map((repo) => ({ ...repo, pulls: [{ number: 1 }] })),
   ]
   return {

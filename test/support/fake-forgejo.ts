@@ -31,11 +31,13 @@ import {
   type AccountFlags,
   apiError,
   type Caller,
+  type DiffStreams,
   type Extra,
   type FakeForgejoSettings,
   type FakeReview,
   type Route,
   type RouteContext,
+  STREAMED,
   seededFlags,
 } from './fake-forgejo/context.ts'
 import { type Site, userJson } from './fake-forgejo/render.ts'
@@ -43,7 +45,7 @@ import { repoRoutes } from './fake-forgejo/repo-routes.ts'
 import { findOperation, loadSwagger } from './fake-forgejo/swagger.ts'
 import { userRoutes } from './fake-forgejo/user-routes.ts'
 
-export type { AccountFlags, FakeReview } from './fake-forgejo/context.ts'
+export type { AccountFlags, DiffStreams, FakeReview } from './fake-forgejo/context.ts'
 
 export type FakeForgejoOptions = Partial<FakeForgejoSettings> & {
   seed?: ForgeSeed
@@ -80,6 +82,8 @@ export type FakeForgejo = {
   readonly responses: FakeForgejoResponse[]
   /** What it serves at this version, as swagger templates. */
   readonly routes: ReadonlyArray<{ method: string; template: string; since?: number }>
+  /** What the generated diffs (`diffBytes` in a seed pull) streamed: bytes sent, and streams the client cancelled. */
+  diffStreams(): DiffStreams
   /** The most requests it was handling at once since the start or the last reset. */
   maxInFlight(): number
   resetMaxInFlight(): void
@@ -138,7 +142,14 @@ function hasScope(scopes: string[], needed: string): boolean {
 export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo {
   const settings: FakeForgejoSettings = { ...DEFAULTS, ...options }
   const state = buildState(options.seed ?? {})
-  const extra: Extra = { passwords: new Map(), flags: new Map(), reviews: [], ids: new Map(), counters: { comment: 0 } }
+  const extra: Extra = {
+    passwords: new Map(),
+    flags: new Map(),
+    reviews: [],
+    ids: new Map(),
+    counters: { comment: 0 },
+    diffStreams: { bytesSent: 0, cancelled: 0 },
+  }
   for (const user of options.seed?.users ?? []) extra.flags.set(user.login.toLowerCase(), seededFlags(user.flags))
   const requests: FakeForgejoRequest[] = []
   const responses: FakeForgejoResponse[] = []
@@ -313,7 +324,8 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
 
   async function recorded(route: Route, response: Response): Promise<Response> {
     const isJson = (response.headers.get('content-type') ?? '').includes('application/json')
-    const text = await response.clone().text()
+    // A streamed diff is recorded unread: reading a clone would pull all of it from the source.
+    const text = STREAMED.has(response) ? '(streamed)' : await response.clone().text()
     responses.push({
       method: route.method,
       template: route.template,
@@ -340,6 +352,7 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
     routes: routes.map(({ method, template, since }) =>
       since === undefined ? { method, template } : { method, template, since },
     ),
+    diffStreams: () => ({ ...extra.diffStreams }),
     maxInFlight: () => maxInFlight,
     resetMaxInFlight() {
       maxInFlight = inFlight

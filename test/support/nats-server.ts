@@ -14,6 +14,8 @@ export type NatsServerOptions = {
   maxPayloadBytes?: number
   /** How long to wait for "Server is ready"; default 10 s. */
   readyTimeoutMs?: number
+  /** A user and password every client must give (an `authorization` block in a config file); unset: anyone connects. */
+  auth?: { user: string; password: string }
 }
 
 export type NatsServer = {
@@ -151,9 +153,17 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const dir = await mkdtemp(join(tmpdir(), 'rc-nats-'))
   const storeDir = join(dir, 'store')
   const configArgs: string[] = []
-  if (options.maxPayloadBytes !== undefined) {
+  const configLines = [
+    ...(options.maxPayloadBytes === undefined ? [] : [`max_payload: ${options.maxPayloadBytes}`]),
+    ...(options.auth === undefined
+      ? []
+      : [
+          `authorization { user: ${JSON.stringify(options.auth.user)}, password: ${JSON.stringify(options.auth.password)} }`,
+        ]),
+  ]
+  if (configLines.length > 0) {
     const configFile = join(dir, 'nats.conf')
-    await writeFile(configFile, `max_payload: ${options.maxPayloadBytes}\n`)
+    await writeFile(configFile, `${configLines.join('\n')}\n`)
     configArgs.push('-c', configFile)
   }
   const log: string[] = []

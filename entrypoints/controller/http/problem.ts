@@ -56,6 +56,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported Media Type',
   421: 'Misdirected Request',
   422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',

@@ -2,6 +2,8 @@
  * Reading a PR as a run needs it: its head, its commits and its diff, all of
  * one head. A review and a try-out read it the same way.
  */
+import { DIFF_READ_MAX_BYTES } from '../../../core/budget.ts'
+import { isAppError } from '../../../core/errors.ts'
 import { repoName } from '../../../core/repo.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import { settingsForRunRequest } from '../../../core/settings.ts'
@@ -16,6 +18,18 @@ export type PullReader = Pick<ForgeReader, 'getPullRequest' | 'listPullCommits' 
 /** A push between reading the head and the diff makes the read inconsistent; read again this many times at most. */
 const PULL_READ_ATTEMPTS = 3
 
+/** The diff was over the read cap: the message is core's, ready for a no-verdict. */
+class DiffTooLarge extends Error {}
+
+async function readDiff(forge: PullReader, repo: RepoRef, pr: number): Promise<string> {
+  try {
+    return await forge.getPullDiff(repo, pr, DIFF_READ_MAX_BYTES)
+  } catch (error) {
+    if (isAppError(error, 'unprocessable')) throw new DiffTooLarge(error.message)
+    throw error
+  }
+}
+
 export function describeError(error: unknown): string {
   if (error instanceof Error && error.message.trim() !== '') return error.message
   return 'unknown error'
@@ -26,6 +40,8 @@ export function describeError(error: unknown): string {
  * sha to pin, so the head is read again after the diff: when a push moved
  * it in between, the read starts over on the new head. `progress.headSha`
  * follows the head being read, so a caller knows it even when the read fails.
+ * A diff over the read cap (core's `DIFF_READ_MAX_BYTES`) stops the read at
+ * once, with core's sentence naming the cap: it would be over again.
  */
 export async function readPullAtOneHead(
   forge: PullReader,
@@ -38,13 +54,14 @@ export async function readPullAtOneHead(
     for (let attempt = 1; ; attempt += 1) {
       if (pull.headSha === '') return err("the forge can't resolve the pull request's head commit")
       progress.headSha = pull.headSha
-      const [commits, diff] = await Promise.all([forge.listPullCommits(repo, pr), forge.getPullDiff(repo, pr)])
+      const [commits, diff] = await Promise.all([forge.listPullCommits(repo, pr), readDiff(forge, repo, pr)])
       const after = await forge.getPullRequest(repo, pr)
       if (after.headSha === pull.headSha) return ok({ pull, commits, diff })
       if (attempt >= PULL_READ_ATTEMPTS) return err("the pull request's head kept moving while it was read")
       pull = after
     }
   } catch (error) {
+    if (error instanceof DiffTooLarge) return err(error.message)
     return err(`the pull request couldn't be read: ${describeError(error)}`)
   }
 }

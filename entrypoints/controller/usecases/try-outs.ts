@@ -19,7 +19,9 @@
  * (that run still ends and goes into the run store, but its GET answers 404).
  *
  * Try-outs take no review place: the concurrency limit is for requested
- * reviews, and the spec leaves try-outs out of it.
+ * reviews, and the spec leaves try-outs out of it. They have a bound of
+ * their own, {@link TRY_OUTS_RUNNING_MAX} running at once (a repeat or a
+ * replay is one), past which `start` throws {@link TryOutsFullError}.
  */
 import { type Aggregate, checkProgressRow } from '../../../core/aggregate.ts'
 import { repoName } from '../../../core/repo.ts'
@@ -51,6 +53,16 @@ import type { RunStore } from './stores.ts'
 export const TRY_OUT_KEEP_MS = 60 * 60_000
 /** The most results held in memory at once, running ones included. */
 export const TRY_OUTS_KEPT_MAX = 1_000
+/** The most try-outs running at once; a repeat or a replay is one, however many runs it makes. */
+export const TRY_OUTS_RUNNING_MAX = 4
+
+/** A try-out refused because {@link TRY_OUTS_RUNNING_MAX} (or the configured bound) are running; the route's 429. */
+export class TryOutsFullError extends Error {
+  override readonly name = 'TryOutsFullError'
+  constructor(readonly running: number) {
+    super(`${running} try-outs are running, the most this controller runs at once; try again when one finishes`)
+  }
+}
 
 /** The forge reads a try-out makes, all with the controller's own token; the POST lists a replay's PRs. */
 export type TryOutForge = PullReader & Pick<ForgeReader, 'listRecentPulls'>
@@ -93,13 +105,17 @@ export type TryOutsDeps = {
   keepMs?: number
   /** Defaults to {@link TRY_OUTS_KEPT_MAX}. */
   maxKept?: number
+  /** Defaults to {@link TRY_OUTS_RUNNING_MAX}. */
+  maxRunning?: number
 }
 
 export type TryOuts = {
-  /** Starts the run (or a repeat's runs) in the background and answers its id at once. */
+  /** Starts the run (or a repeat's runs) in the background and answers its id at once; {@link TryOutsFullError} at the bound. */
   start(input: TryOutInput): string
-  /** Starts a replay's runs in the background and answers its id at once. */
+  /** Starts a replay's runs in the background and answers its id at once; {@link TryOutsFullError} at the bound. */
   startReplay(input: ReplayInput): string
+  /** Throws {@link TryOutsFullError} when a new try-out would be refused now (the POST asks before its forge reads). */
+  checkRoom(): void
   /** The result by id, or null for an unknown, evicted or expired one. */
   get(id: string): TryOutView | null
   /** Resolves once no try-out is running or being recorded (tests, shutdown). */
@@ -207,6 +223,8 @@ async function eachAtMost<T>(items: readonly T[], limit: number, fn: (item: T) =
 export function createTryOuts(deps: TryOutsDeps): TryOuts {
   const keepMs = deps.keepMs ?? TRY_OUT_KEEP_MS
   const maxKept = Math.max(1, deps.maxKept ?? TRY_OUTS_KEPT_MAX)
+  const maxRunning = Math.max(1, deps.maxRunning ?? TRY_OUTS_RUNNING_MAX)
+  let running = 0
   // Insertion order is POST order, which eviction relies on.
   const entries = new Map<string, Entry>()
   const inFlight = new Set<Promise<void>>()
@@ -373,10 +391,28 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
     return deps.runs.record(entry)
   }
 
-  /** Holds the entry and runs `work` in the background, tracked for `idle`. */
-  function launch(id: string, entry: Entry, work: () => Promise<void>): void {
+  function checkRoom(): void {
+    if (running >= maxRunning) throw new TryOutsFullError(running)
+  }
+
+  /**
+   * Holds the entry and runs `work` in the background, tracked for `idle`.
+   * It counts as running until `work` calls `finish` (its runs are over; the
+   * store write may follow), or ends.
+   */
+  function launch(id: string, entry: Entry, work: (finish: () => number) => Promise<void>): void {
+    prune()
+    makeRoom()
     entries.set(id, entry)
-    const promise = work().catch((error: unknown) => {
+    running += 1
+    const finish = (): number => {
+      if (entry.finishedMs === null) {
+        entry.finishedMs = deps.clock.nowMs()
+        running -= 1
+      }
+      return entry.finishedMs
+    }
+    const promise = work(finish).catch((error: unknown) => {
       // `RunStore.record` never throws by contract; a store that does must not become an unhandled rejection.
       deps.logger.error('review classifier try-out could not be recorded', {
         id,
@@ -384,32 +420,32 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       })
     })
     inFlight.add(promise)
-    void promise.finally(() => inFlight.delete(promise))
+    void promise.finally(() => {
+      finish()
+      inFlight.delete(promise)
+    })
   }
 
   return {
     start(input) {
-      prune()
-      makeRoom()
+      checkRoom()
       const startedMs = deps.clock.nowMs()
       const id = deps.ids.runId()
       const slots = Array.from({ length: Math.max(1, input.repeat ?? 1) }, () =>
         newSlot(input.headSha === '' ? null : input.headSha),
       )
       const entry: Entry = { view: () => onePrView(id, input, slots), finishedMs: null }
-      launch(id, entry, async () => {
+      launch(id, entry, async (finish) => {
         await guarded(id, slots, () => runOnePr(id, input, slots))
-        const finishedMs = deps.clock.nowMs()
-        // The result shows before the store write, which may wait on the queue's retries.
-        entry.finishedMs = finishedMs
+        // The result shows (and its place is free) before the store write, which may wait on the queue's retries.
+        const finishedMs = finish()
         const first = slots[0] ?? newSlot(null)
         await record(id, input, input.pr, first, startedMs, finishedMs, entry.view().detail)
       })
       return id
     },
     startReplay(input) {
-      prune()
-      makeRoom()
+      checkRoom()
       const id = deps.ids.runId()
       const lines = input.pulls.map((pull) => ({ pull, slot: newSlot(pull.headSha === '' ? null : pull.headSha) }))
       const slots = lines.map((line) => line.slot)
@@ -429,7 +465,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
         }
       }
       const entry: Entry = { view, finishedMs: null }
-      launch(id, entry, async () => {
+      launch(id, entry, async (finish) => {
         await eachAtMost(lines, runsAtOnce(input.classifications.length), async ({ pull, slot }) => {
           const runId = replayRunId(id, pull.number)
           const startedMs = deps.clock.nowMs()
@@ -458,10 +494,11 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
             })
           })
         })
-        entry.finishedMs = deps.clock.nowMs()
+        finish()
       })
       return id
     },
+    checkRoom,
     get(id) {
       prune()
       const entry = entries.get(id)

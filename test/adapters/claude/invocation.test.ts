@@ -170,6 +170,8 @@ describe('claude invocation pieces', () => {
     expect(claudeArgs({ ...base, effort: 'max' }).join(' ')).toContain('--effort max')
     expect(claudeArgs({ ...base, effort: null })).toEqual([
       '--print',
+      '--setting-sources',
+      '',
       '--input-format',
       'stream-json',
       '--output-format',

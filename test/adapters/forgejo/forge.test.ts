@@ -4,8 +4,20 @@ import { FORGE_LOG_MESSAGES } from '../../../adapters/forgejo/http.ts'
 import type { ForgeSeed, SeedRepo } from '../../../adapters/memory/forge.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { isAppError } from '../../../core/errors.ts'
-import { BUSY, codeOf, contractForgeSeed, fullName, MANY, WIDGETS } from '../../ports/forge.fixtures.ts'
+import {
+  BUSY,
+  codeOf,
+  contractForgeSeed,
+  DIFF_42,
+  fullName,
+  HUGE_DIFF_BYTES,
+  HUGE_PR,
+  MANY,
+  QUIET,
+  WIDGETS,
+} from '../../ports/forge.fixtures.ts'
 import { ADMIN_TOKEN, type ForgejoHarness, startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
+import { waitFor } from '../../support/waits.ts'
 
 setDefaultTimeout(60_000)
 
@@ -239,6 +251,21 @@ describe('createForgejoForge: reads', () => {
       path: '/repos/acme/widgets/pulls/42.diff',
       template: '/repos/{owner}/{repo}/pulls/{index}.{diffType}',
     })
+  })
+
+  it('stops reading a diff at the cap: the stream is cancelled, not read to its end', async () => {
+    const { fake, forge } = await start(contractForgeSeed())
+    expect(await codeOf(forge.getPullDiff(QUIET, HUGE_PR))).toBe('unprocessable')
+    await waitFor(() => fake.diffStreams().cancelled === 1, 'the fake forge to see its diff stream cancelled')
+    // What the socket buffers took on top of the cap, not the other 40 MB.
+    expect(fake.diffStreams().bytesSent).toBeLessThan(HUGE_DIFF_BYTES / 2)
+  })
+
+  it('refuses a diff one byte over the cap, and reads one exactly at it', async () => {
+    const { forge } = await start(contractForgeSeed())
+    // The fake states DIFF_42's length, so this is the Content-Length path.
+    expect(await codeOf(forge.getPullDiff(WIDGETS, 42, DIFF_42.length - 1))).toBe('unprocessable')
+    expect(await forge.getPullDiff(WIDGETS, 42, DIFF_42.length)).toBe(DIFF_42)
   })
 
   it('reads a file under a path with spaces and a branch with a slash', async () => {

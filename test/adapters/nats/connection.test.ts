@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
-import { connectNats, type NatsClient, redactNatsUrl } from '../../../adapters/nats/connection.ts'
+import { connectNats, type NatsClient, natsUrlAuth, redactNatsUrl } from '../../../adapters/nats/connection.ts'
 import { isAppError } from '../../../core/errors.ts'
 import { cleanUp } from '../../support/cleanup.ts'
 import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
@@ -102,5 +102,67 @@ describe('connectNats', () => {
     await client.close(500)
     expect(client.connection.isClosed()).toBe(true)
     expect(client.isConnected()).toBe(false)
+  })
+})
+
+describe('connectNats with credentials', () => {
+  const password = 'svc-pw-0c7e1a9d'
+  let server: NatsServer
+  const clients: NatsClient[] = []
+  beforeAll(async () => {
+    server = await startNatsServer({ auth: { user: 'svc', password } })
+  })
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close(1000)))
+  })
+  afterAll(async () => {
+    await server?.cleanup()
+  })
+
+  function withUrl(url: string, logger = createRecordingLogger()) {
+    return connectNats({ url, name: 'test', firstConnectTimeoutMs: 30_000, logger })
+  }
+
+  it('signs in with a user and password, given as auth or in the URL (which the client alone would ignore)', async () => {
+    const logger = createRecordingLogger()
+    const given = await connectNats({
+      url: server.url,
+      auth: { kind: 'user', user: 'svc', password },
+      name: 'test',
+      firstConnectTimeoutMs: 5_000,
+      logger,
+    })
+    clients.push(given)
+    expect(given.isConnected()).toBe(true)
+    const inUrl = await withUrl(`nats://svc:${password}@127.0.0.1:${server.port}`, logger)
+    clients.push(inUrl)
+    expect(inUrl.isConnected()).toBe(true)
+    expect(inUrl.safeUrl).toBe(server.url)
+    expect(JSON.stringify(logger.entries)).not.toContain(password)
+  })
+
+  it('fails at once, not at its deadline, when the server refuses: no credentials, or a wrong password', async () => {
+    const logger = createRecordingLogger()
+    const anonymous = await failureOf(withUrl(server.url, logger))
+    expect(isAppError(anonymous, 'unavailable') ? anonymous.message : String(anonymous)).toBe(
+      `NATS at ${server.url} refused the connection's credentials (Authorization Violation; none were given: set NATS_USER and NATS_PASSWORD, or NATS_CREDS)`,
+    )
+    const wrong = await failureOf(withUrl(`nats://svc:not-${password}@127.0.0.1:${server.port}`, logger))
+    const message = isAppError(wrong) ? wrong.message : String(wrong)
+    expect(message).toContain(
+      'refused the connection\'s credentials (Authorization Violation; user "svc" with a password)',
+    )
+    expect(message).not.toContain(password)
+    expect(JSON.stringify(logger.entries)).not.toContain(password)
+    expect(logger.withMessage('nats first connect failed').map((entry) => entry.fields.auth)).toEqual(['none', 'user'])
+  })
+})
+
+describe('natsUrlAuth', () => {
+  it('reads a user and password or a token out of a URL, percent-decoded', () => {
+    expect(natsUrlAuth('nats://127.0.0.1:4222')).toEqual({ kind: 'none' })
+    expect(natsUrlAuth('nats://svc:p%3Aw@h:4222')).toEqual({ kind: 'user', user: 'svc', password: 'p:w' })
+    expect(natsUrlAuth('nats://svc:@h:4222')).toEqual({ kind: 'user', user: 'svc', password: '' })
+    expect(natsUrlAuth('tls://t0ken@h:4222')).toEqual({ kind: 'token', token: 't0ken' })
   })
 })

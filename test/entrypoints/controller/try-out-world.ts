@@ -59,10 +59,10 @@ export function createTryOutWorld(options: TryOutWorldOptions = {}): TryOutWorld
       forgeHooks.onCall('listPullCommits', pr)
       return world.forge.listPullCommits(repo, pr)
     },
-    getPullDiff(repo, pr) {
+    getPullDiff(repo, pr, maxBytes) {
       forgeCalls.push('getPullDiff')
       forgeHooks.onCall('getPullDiff', pr)
-      return world.forge.getPullDiff(repo, pr)
+      return world.forge.getPullDiff(repo, pr, maxBytes)
     },
     listRecentPulls(repo, count) {
       forgeCalls.push('listRecentPulls')

@@ -49,7 +49,14 @@ export type Extra = {
   reviews: FakeReview[]
   ids: Map<string, number>
   counters: { comment: number }
+  /** What the generated diffs streamed: bytes handed to the socket, and streams the client cancelled. */
+  diffStreams: DiffStreams
 }
+
+export type DiffStreams = { bytesSent: number; cancelled: number }
+
+/** Answers whose body is a stream the recorder must not read (it would pull the whole of it). */
+export const STREAMED = new WeakSet<Response>()
 
 export type Caller = {
   user: UserState

@@ -1,9 +1,11 @@
 /** The fake forge's repository routes: repos, PRs, commits, diffs, contents, branches, reviews, permissions. */
 import { addSnapshot, addStatus, blobSha, type RepoState, repoKey, sha1 } from '../../../adapters/memory/forge-state.ts'
+import { generatedDiffChunks } from '../../../adapters/memory/generated-diff.ts'
 import type { ForgeFile } from '../../../ports/forge.ts'
 import {
   apiError,
   bodyObject,
+  type DiffStreams,
   type FakeReviewState,
   json,
   notFound,
@@ -12,6 +14,7 @@ import {
   RANK,
   type Route,
   type RouteContext,
+  STREAMED,
   serverError,
   stringField,
 } from './context.ts'
@@ -38,6 +41,30 @@ function withRepo(handler: (context: RouteContext, repo: RepoState) => Response 
     const repo = findRepo(context)
     return repo === null ? notFound(context, 'repository does not exist') : handler(context, repo)
   }
+}
+
+/** A generated diff sent a piece at a time as the client reads, with no length up front (as Forgejo streams one). */
+function streamedDiff(bytes: number, stats: DiffStreams, headers: Record<string, string>): Response {
+  const pieces = generatedDiffChunks(bytes)
+  const response = new Response(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = pieces.next()
+        if (next.done === true) {
+          controller.close()
+          return
+        }
+        stats.bytesSent += next.value.byteLength
+        controller.enqueue(next.value)
+      },
+      cancel() {
+        stats.cancelled += 1
+      },
+    }),
+    { headers },
+  )
+  STREAMED.add(response)
+  return response
 }
 
 function withPull(handler: (context: RouteContext, repo: RepoState, pr: number) => Response | Promise<Response>) {
@@ -319,7 +346,10 @@ export function repoRoutes(): Route[] {
         const pull = repo.pulls.get(pr)
         if (context.params.diffType === 'patch')
           return new Response(`From ${pull?.headSha} Mon Sep 17 00:00:00 2001\n\n${pull?.diff ?? ''}`)
-        return new Response(pull?.diff ?? '', { headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
+        const headers = { 'Content-Type': 'text/plain; charset=utf-8' }
+        if (pull?.diffBytes === null || pull?.diffBytes === undefined)
+          return new Response(pull?.diff ?? '', { headers })
+        return streamedDiff(pull.diffBytes, context.extra.diffStreams, headers)
       }),
     },
     {

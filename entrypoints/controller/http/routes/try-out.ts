@@ -26,7 +26,7 @@ import type { ForgePullRequest } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
 import type { SettingsStore } from '../../usecases/stores.ts'
-import type { TryOutForge, TryOuts } from '../../usecases/try-outs.ts'
+import { TRY_OUTS_RUNNING_MAX, type TryOutForge, type TryOuts, TryOutsFullError } from '../../usecases/try-outs.ts'
 import {
   HttpProblem,
   ProblemSchema,
@@ -48,6 +48,16 @@ export type TryOutRoutesDeps = {
 }
 
 export const TRY_OUT_PATH = '/api/review-classifier/try-out'
+
+/** `fn`, with the use case's "too many running" as the 429 saying how many run. */
+function whenFull<T>(fn: () => T): T {
+  try {
+    return fn()
+  } catch (error) {
+    if (error instanceof TryOutsFullError) throw new HttpProblem(429, error.message)
+    throw error
+  }
+}
 
 /** An id quoted back in a 404 is cut to this, so a long one isn't echoed whole. */
 const SHOWN_ID_CHARS = 101
@@ -106,6 +116,8 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
           if (!parsed.ok) throw new HttpProblem(400, parsed.error)
           const asked = parsed.value
           const { repo, classifications } = asked
+          // Before the forge reads: a POST past the bound costs nothing.
+          whenFull(() => tryOuts.checkRoom())
           requireQueue(queue)
           const forge = requireForge(deps.forge)
           const settingsNow = await readSettings()
@@ -113,11 +125,11 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
           let id: string
           if ('replay' in asked) {
             const pulls = await listRecent(forge, repo, asked.replay)
-            id = tryOuts.startReplay({ ...common, count: asked.replay, pulls })
+            id = whenFull(() => tryOuts.startReplay({ ...common, count: asked.replay, pulls }))
           } else {
             const headSha = await readHead(forge, repo, asked.pr)
             const repeat = asked.repeat === undefined ? {} : { repeat: asked.repeat }
-            id = tryOuts.start({ ...common, pr: asked.pr, headSha, ...repeat })
+            id = whenFull(() => tryOuts.start({ ...common, pr: asked.pr, headSha, ...repeat }))
           }
           logger.info('review classifier try-out started', {
             id,
@@ -137,6 +149,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
             400: ProblemSchema,
             401: ProblemSchema,
             404: ProblemSchema,
+            429: ProblemSchema,
             500: ProblemSchema,
             503: ProblemSchema,
           },
@@ -147,6 +160,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
               'times on the PR; replay (1–20), instead of pr, runs them against the repo’s last PRs, open or merged. ' +
               '400 for a body that breaks a rule (a repeat or replay out of range among them); ' +
               '404 for a repo or PR the forge does not know, or a repo with no PR to replay; ' +
+              `429 while ${TRY_OUTS_RUNNING_MAX} try-outs run (a repeat or a replay is one), until one finishes; ` +
               '503 without a swarm queue, without a forge or its token, or with the forge down.',
             tags: ['try-out'],
             requestBody: {

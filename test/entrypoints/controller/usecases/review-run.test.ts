@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { checkReplyRows } from '../../../../core/aggregate.ts'
+import { DIFF_READ_MAX_BYTES, diffOverReadCapMessage } from '../../../../core/budget.ts'
 import { appError } from '../../../../core/errors.ts'
 import { RETRY_HINT, renderNoVerdictBody, renderReviewBody } from '../../../../core/review-body.ts'
 import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../../core/rules-file.ts'
@@ -363,6 +364,28 @@ describe('createReviewRunner: no verdict', () => {
     const { review, record } = await expectNoVerdict(world, "the pull request couldn't be read: the forge answered 502")
     expect(review.commitId).toBe('aaaa000000000000000000000000000000000003')
     expect(record.head_sha).toBeUndefined()
+    expect(world.requests).toHaveLength(0)
+  })
+
+  it('comments no verdict naming the cap for a diff over it, read once, and sends no run', async () => {
+    const world = createWorld()
+    await world.serve(approveAll)
+    world.forge.upsertPull(REPO, { number: 42, diffBytes: DIFF_READ_MAX_BYTES + 1 })
+    let diffReads = 0
+    const deps = {
+      ...world.deps,
+      forge: {
+        ...world.forge,
+        getPullDiff(repo: typeof REPO, pr: number, maxBytes?: number) {
+          diffReads += 1
+          return world.forge.getPullDiff(repo, pr, maxBytes)
+        },
+      },
+    }
+    await createReviewRunner(deps).review(await requestFor(world))
+    const { review } = await expectNoVerdict(world, diffOverReadCapMessage(DIFF_READ_MAX_BYTES))
+    expect(review.body).toContain("the PR's diff is larger than 10 MB, the most the controller reads of a diff")
+    expect(diffReads).toBe(1)
     expect(world.requests).toHaveLength(0)
   })
 
