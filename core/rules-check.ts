@@ -9,6 +9,7 @@
  * about one key, which key, so an editor can show it next to the field.
  */
 import { err, ok, type Result } from './result.ts'
+import { capDetail, capText, QUOTED_MAX_CHARS, quoteInput } from './text.ts'
 import type { Classification, Polarity } from './types.ts'
 
 export const MAX_CLASSIFICATIONS = 10
@@ -27,6 +28,11 @@ export type RulesProblem = {
   entry?: number
   /** The entry's key the problem is about; absent when it's about the entry as a whole (or an unknown key). */
   key?: ClassificationKey
+}
+
+/** The problem with its detail cut to a few sentences, whatever the value it quotes. */
+export function cappedProblem(problem: RulesProblem): RulesProblem {
+  return { ...problem, detail: capDetail(problem.detail) }
 }
 
 export function formatRulesProblem(problem: RulesProblem): string {
@@ -86,7 +92,7 @@ export function validateClassifications(value: unknown, label: string): Result<C
 function collect(check: (problems: RulesProblem[]) => Classification[]): Result<Classification[], RulesProblem[]> {
   const problems: RulesProblem[] = []
   const classifications = check(problems)
-  return problems.length > 0 ? err(problems) : ok(classifications)
+  return problems.length > 0 ? err(problems.map(cappedProblem)) : ok(classifications)
 }
 
 /** Checks a parsed file against "Repo configuration". */
@@ -133,7 +139,7 @@ function checkList(file: string, label: string, list: SourceNode, problems: Rule
   const firstIndexByName = new Map<string, number>()
   list.items.forEach((item, index) => {
     const name = usableName(item)
-    const at = `${label}[${index}]${name === null ? '' : ` (name ${JSON.stringify(name)})`}`
+    const at = `${label}[${index}]${name === null ? '' : ` (name ${quoteInput(name)})`}`
     const entryProblems: EntryProblem[] = []
     const entry = checkEntry(item, entryProblems)
     if (name !== null) {
@@ -200,7 +206,9 @@ function checkText(key: 'name' | 'description', node: SourceNode | undefined, pr
     return null
   }
   if (node.alsoReadAs !== null) {
-    problems.push(`${key} is ${node.text} without quotes, which YAML 1.1 reads as ${node.alsoReadAs}; put it in quotes`)
+    problems.push(
+      `${key} is ${capText(node.text, QUOTED_MAX_CHARS)} without quotes, which YAML 1.1 reads as ${node.alsoReadAs}; put it in quotes`,
+    )
     return null
   }
   if (node.value.trim() === '') {
@@ -241,14 +249,16 @@ function checkPolarity(node: SourceNode | undefined, problems: ProblemSink): Pol
 }
 
 function describeKey(key: SourceNode): string {
-  return key.kind === 'scalar' && typeof key.value === 'string' ? JSON.stringify(key.value) : describe(key)
+  return key.kind === 'scalar' && typeof key.value === 'string' ? quoteInput(key.value) : describe(key)
 }
 
 function describe(node: SourceNode): string {
   if (node.kind === 'map') return 'a mapping'
   if (node.kind === 'list') return 'a list'
-  const { value, text } = node
-  if (typeof value === 'string') return `${JSON.stringify(value)} (a string)`
+  const { value } = node
+  // The written form of a number or a null can be as long as the file.
+  const text = capText(node.text, QUOTED_MAX_CHARS)
+  if (typeof value === 'string') return `${quoteInput(value)} (a string)`
   if (value === null || value === undefined) return text === '' ? 'nothing' : `${text} (null)`
   if (typeof value === 'number' || typeof value === 'bigint') return `${text} (a number)`
   if (typeof value === 'boolean') return `${text} (a boolean)`

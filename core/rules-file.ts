@@ -67,7 +67,7 @@ export function formatOf(path: string): 'yaml' | 'json' | null {
   return null
 }
 
-export { RULES_YAML_OPTIONS } from './rules-source.ts'
+export { RULES_MAX_ITEMS, RULES_MAX_YAML_TOKENS, RULES_YAML_OPTIONS } from './rules-source.ts'
 
 function sizeProblem(path: string, text: string): RulesProblem | null {
   // UTF-8 takes at least one byte per UTF-16 unit, so a long string is over
