@@ -9,10 +9,14 @@
  * about one key, which key, so an editor can show it next to the field.
  */
 import { err, ok, type Result } from './result.ts'
-import { capDetail, capText, QUOTED_MAX_CHARS, quoteInput } from './text.ts'
+import { capDetail, capText, codePointName, QUOTED_MAX_CHARS, quoteInput } from './text.ts'
 import type { Classification, Polarity } from './types.ts'
 
 export const MAX_CLASSIFICATIONS = 10
+/** A name's length in characters (code points): it is a label in a table and a commit message. */
+export const NAME_MAX_CHARS = 64
+/** A description's: a question of a few sentences, not a document. */
+export const DESCRIPTION_MAX_CHARS = 2000
 
 export const CLASSIFICATION_KEYS = ['name', 'description', 'threshold', 'polarity'] as const
 export type ClassificationKey = (typeof CLASSIFICATION_KEYS)[number]
@@ -168,11 +172,12 @@ function usableName(entry: SourceNode): string | null {
 type EntryProblem = { detail: string; key: ClassificationKey | null }
 
 /** Where a check of one value puts its problems. */
-type ProblemSink = { push(detail: string): unknown }
+type ProblemSink = { push(detail: string): unknown; count(): number }
 
 function checkEntry(entry: SourceNode, entryProblems: EntryProblem[]): Classification | null {
   const about = (key: ClassificationKey | null): ProblemSink => ({
     push: (detail: string) => entryProblems.push({ detail, key }),
+    count: () => entryProblems.filter((problem) => problem.key === key).length,
   })
   const problems = about(null)
   if (entry.kind !== 'map') {
@@ -215,7 +220,62 @@ function checkText(key: 'name' | 'description', node: SourceNode | undefined, pr
     problems.push(`${key} is empty`)
     return null
   }
-  return node.value
+  const before = problems.count()
+  const max = key === 'name' ? NAME_MAX_CHARS : DESCRIPTION_MAX_CHARS
+  const length = codePointCount(node.value)
+  if (length > max) problems.push(`${key} is ${length} characters long; at most ${max} are allowed`)
+  const held = key === 'name' ? nameCharProblem(node.value) : descriptionCharProblem(node.value)
+  if (held !== null) problems.push(held)
+  return problems.count() > before ? null : node.value
+}
+
+/** Characters as the limits count them: code points. */
+function codePointCount(text: string): number {
+  let count = 0
+  for (const _ of text) count += 1
+  return count
+}
+
+/**
+ * A name is one line of visible text: no control (Cc), format character (Cf:
+ * zero-width, bidi, soft hyphen, BOM) or lone surrogate (Cs), and no
+ * whitespace but the plain space.
+ */
+const NAME_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Cs}]|(?! )\s/u
+/** A description may be several lines (a YAML block scalar holds newlines) and hold tabs; no other control. */
+const DESCRIPTION_FORBIDDEN = /(?![\n\t])[\p{Cc}\p{Cf}\p{Cs}]/u
+
+function charKind(char: string): string {
+  if (/\p{Cc}/u.test(char)) return 'a control character'
+  if (/\p{Cf}/u.test(char)) return 'a format character'
+  if (/\p{Cs}/u.test(char)) return 'half of a surrogate pair'
+  return 'a space other than U+0020'
+}
+
+/** The first forbidden character as `U+200B (a format character) at character 7`, 1-based in code points. */
+function describeHeld(text: string, forbidden: RegExp): string | null {
+  const found = forbidden.exec(text)
+  if (found === null) return null
+  const char = found[0]
+  const position = [...text.slice(0, found.index)].length + 1
+  return `${codePointName(char)} (${charKind(char)}) at character ${position}`
+}
+
+function nameCharProblem(name: string): string | null {
+  const held = describeHeld(name, NAME_FORBIDDEN)
+  if (held !== null) {
+    return `name holds ${held}; a name is one line of visible characters, with no control or format characters`
+  }
+  if (name.startsWith(' ') || name.endsWith(' ')) {
+    return `name ${name.startsWith(' ') ? 'starts' : 'ends'} with a space; write it without`
+  }
+  return null
+}
+
+function descriptionCharProblem(description: string): string | null {
+  const held = describeHeld(description, DESCRIPTION_FORBIDDEN)
+  if (held === null) return null
+  return `description holds ${held}; a description holds no format characters, and no control characters but newline and tab`
 }
 
 const DECIMAL_DIGITS = /^(?:0|[1-9][0-9]*)$/

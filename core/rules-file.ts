@@ -19,9 +19,11 @@ import type { Classification } from './types.ts'
 export {
   CLASSIFICATION_KEYS,
   type ClassificationKey,
+  DESCRIPTION_MAX_CHARS,
   formatRulesProblem,
   formatRulesProblems,
   MAX_CLASSIFICATIONS,
+  NAME_MAX_CHARS,
   type RulesProblem,
   validateClassifications,
 } from './rules-check.ts'

@@ -1,12 +1,15 @@
 /**
  * The bounds a rules file and a request's classifications are held to
  * (docs/behaviour.md, "Repo configuration"): how many keys, entries and YAML
- * tokens a file may hold before it is read, and how long a problem that
- * quotes a bad value may get.
+ * tokens a file may hold before it is read, how long and which characters a
+ * name and a description may be, and how long a problem that quotes a bad
+ * value may get.
  */
 import { describe, expect, it } from 'bun:test'
 import {
+  DESCRIPTION_MAX_CHARS,
   formatRulesProblem,
+  NAME_MAX_CHARS,
   parseRulesFile,
   RULES_JSON_PATH,
   RULES_MAX_ITEMS,
@@ -105,11 +108,90 @@ describe('how much of a file is read', () => {
   })
 })
 
+describe('names and descriptions', () => {
+  const oneLine = 'a name is one line of visible characters, with no control or format characters'
+
+  it(`refuses a name of more than ${NAME_MAX_CHARS} characters, counted in code points`, () => {
+    expect(detailsOf({ name: 'n'.repeat(NAME_MAX_CHARS) })).toEqual([])
+    expect(detailsOf({ name: '😀'.repeat(NAME_MAX_CHARS) })).toEqual([])
+    expect(detailsOf({ name: 'n'.repeat(NAME_MAX_CHARS + 1) })).toEqual([
+      `name is ${NAME_MAX_CHARS + 1} characters long; at most ${NAME_MAX_CHARS} are allowed`,
+    ])
+    expect(detailsOf({ name: 'n'.repeat(200_000) })).toEqual(['name is 200000 characters long; at most 64 are allowed'])
+  })
+
+  it('refuses control and format characters and line breaks in a name, naming the character and where', () => {
+    const cases: [string, string][] = [
+      ['no-ads\u200b', 'U+200B (a format character) at character 7'],
+      ['no\u202eads', 'U+202E (a format character) at character 3'],
+      ['\u2066no-ads\u2069', 'U+2066 (a format character) at character 1'],
+      ['\ufeffno-ads', 'U+FEFF (a format character) at character 1'],
+      ['no\u00adads', 'U+00AD (a format character) at character 3'],
+      ['no\u0000ads', 'U+0000 (a control character) at character 3'],
+      ['no\u001bads', 'U+001B (a control character) at character 3'],
+      ['no\u0085ads', 'U+0085 (a control character) at character 3'],
+      ['no-ads\nCo-authored-by: x', 'U+000A (a control character) at character 7'],
+      ['no\tads', 'U+0009 (a control character) at character 3'],
+      ['no\u00a0ads', 'U+00A0 (a space other than U+0020) at character 3'],
+      ['no\u2028ads', 'U+2028 (a space other than U+0020) at character 3'],
+      ['😀\ud800', 'U+D800 (half of a surrogate pair) at character 2'],
+    ]
+    for (const [name, held] of cases) expect(detailsOf({ name })).toEqual([`name holds ${held}; ${oneLine}`])
+  })
+
+  it('keeps spaces inside a name, and refuses them at its ends', () => {
+    expect(detailsOf({ name: 'no ads, ever — 広告なし' })).toEqual([])
+    expect(detailsOf({ name: 'no-ads ' })).toEqual(['name ends with a space; write it without'])
+    expect(detailsOf({ name: ' no-ads' })).toEqual(['name starts with a space; write it without'])
+  })
+
+  it(`refuses a description of more than ${DESCRIPTION_MAX_CHARS} characters`, () => {
+    expect(detailsOf({ description: 'd'.repeat(DESCRIPTION_MAX_CHARS) })).toEqual([])
+    expect(detailsOf({ description: 'd'.repeat(DESCRIPTION_MAX_CHARS + 1) })).toEqual([
+      `description is ${DESCRIPTION_MAX_CHARS + 1} characters long; at most ${DESCRIPTION_MAX_CHARS} are allowed`,
+    ])
+  })
+
+  it('lets a description hold newlines and tabs, and no other control or any format character', () => {
+    const rest = 'a description holds no format characters, and no control characters but newline and tab'
+    expect(detailsOf({ description: 'Line one.\n\tLine two.\n' })).toEqual([])
+    expect(detailsOf({ description: 'Ask \u202eyes\u202c.' })).toEqual([
+      `description holds U+202E (a format character) at character 5; ${rest}`,
+    ])
+    expect(detailsOf({ description: 'Windows\r\nline' })).toEqual([
+      `description holds U+000D (a control character) at character 8; ${rest}`,
+    ])
+    expect(detailsOf({ description: 'bell\u0007' })).toEqual([
+      `description holds U+0007 (a control character) at character 5; ${rest}`,
+    ])
+  })
+
+  it('reports a name that is too long and holds a bad character as two problems', () => {
+    expect(detailsOf({ name: `${'n'.repeat(70)}\u200b` })).toEqual([
+      'name is 71 characters long; at most 64 are allowed',
+      `name holds U+200B (a format character) at character 71; ${oneLine}`,
+    ])
+  })
+
+  it('names the entry in a rules file, with the name shown escaped', () => {
+    const text = `classifications:\n  - name: "no-ads\\u200b"\n    description: d\n    threshold: 1\n    polarity: positive\n`
+    expect(problemsOf(YML, text).map(formatRulesProblem)).toEqual([
+      `${YML}: classifications[0] (name "no-ads\\u200b"): name holds U+200B (a format character) at character 7; ${oneLine}`,
+    ])
+  })
+})
+
 describe('a problem that quotes a bad value', () => {
   const huge = 'x'.repeat(900_000)
 
   it('stays a few hundred characters, whatever the value, and ends with …', () => {
-    const cases = [{ polarity: huge }, { [huge]: 1 }, { threshold: huge }, { description: { [huge]: 1 } }]
+    const cases = [
+      { polarity: huge },
+      { [huge]: 1 },
+      { name: `${huge}\u200b` },
+      { threshold: huge },
+      { description: { [huge]: 1 } },
+    ]
     for (const overrides of cases) {
       const result = validateClassifications([entry(overrides)], 'the body')
       expect(result.ok).toBe(false)
