@@ -12,7 +12,8 @@
 
 import { err, ok, type Result } from './result.ts'
 import { type RulesProblem, validateRulesTree } from './rules-check.ts'
-import { readJsonSource, readYamlSource } from './rules-source.ts'
+import { readJsonSource } from './rules-json.ts'
+import { readYamlSource } from './rules-source.ts'
 import type { Classification } from './types.ts'
 
 // The checks themselves live in rules-check.ts, which the try-out page bundles without the YAML reader.

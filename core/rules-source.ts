@@ -2,7 +2,8 @@
  * The two rules file formats read into one small source tree, so the rules
  * of "Repo configuration" are checked once (in rules-check.ts) with the same
  * messages whatever the format. Structural problems (syntax, anchors, tags,
- * duplicate keys, several documents) are reported here.
+ * duplicate keys, several documents) are reported here, and in
+ * rules-json.ts for JSON.
  */
 
 import type { DocumentOptions, Node, ParseOptions, SchemaOptions } from 'yaml'
@@ -16,7 +17,7 @@ import {
   type RulesProblem,
   type SourceNode,
 } from './rules-check.ts'
-import { capText, QUOTED_MAX_CHARS, quoteInput } from './text.ts'
+import { capText, QUOTED_MAX_CHARS } from './text.ts'
 
 /**
  * The most keys and list entries a file may hold, counted before it is read
@@ -34,7 +35,7 @@ export const RULES_MAX_YAML_TOKENS = 10_000
 /** Flow collections (`[`, `{`) nested deeper are refused before composing, which recurses once per level. */
 const YAML_MAX_FLOW_DEPTH = 64
 
-const ITEMS_DETAIL =
+export const ITEMS_DETAIL =
   `the file holds more than ${RULES_MAX_ITEMS} keys and list entries, so it isn't read; ` +
   `a rules file holds one key and a list of at most ${MAX_CLASSIFICATIONS} entries of ${CLASSIFICATION_KEYS.length} keys`
 const TOKENS_DETAIL =
@@ -42,7 +43,15 @@ const TOKENS_DETAIL =
   `so it isn't read; a rules file needs a few hundred`
 const DEPTH_DETAIL = 'the file nests too deeply to read'
 
-function position(lines: LineCounter, offset: number): string {
+/** The line starts of `text` up to `end`, for {@link position}. */
+export function lineStarts(text: string, end = text.length): LineCounter {
+  const lines = new LineCounter()
+  lines.addNewLine(0)
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1)
+  return lines
+}
+
+export function position(lines: LineCounter, offset: number): string {
   const { line, col } = lines.linePos(offset)
   return `line ${line}, column ${col}`
 }
@@ -166,11 +175,8 @@ function duplicateKeyOffsets(node: Node): number[] {
 export function readYamlSource(path: string, text: string): Result<SourceNode, RulesProblem[]> {
   const lines = new LineCounter()
   const over = yamlOverLimit(text)
-  if (over !== null) {
-    lines.addNewLine(0)
-    for (let i = text.indexOf('\n'); i !== -1 && i < over.offset; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1)
-    return err([{ file: path, at: position(lines, over.offset), detail: over.detail }])
-  }
+  if (over !== null)
+    return err([{ file: path, at: position(lineStarts(text, over.offset), over.offset), detail: over.detail }])
   const docs = parseAllDocuments(text, { ...RULES_YAML_OPTIONS, lineCounter: lines })
   const [doc, second] = docs
   if (doc === undefined)
@@ -278,156 +284,4 @@ function fromYamlNode(node: unknown, alsoReadAs: ReadonlyMap<number, string>, de
   }
   // A missing value (`name:` with nothing after it) has no node at all.
   return { kind: 'scalar', value: null, text: '', alsoReadAs: null }
-}
-
-class JsonSyntaxError extends Error {
-  constructor(
-    readonly offset: number,
-    detail: string,
-    /** Whether the detail says what the file is over, rather than why it isn't JSON. */
-    readonly limit = false,
-  ) {
-    super(detail)
-  }
-}
-
-const JSON_STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y
-const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
-const JSON_LITERAL = /true|false|null/y
-const JSON_MAX_DEPTH = 64
-
-/**
- * A small strict JSON reader. `JSON.parse` can't be used alone: it keeps the
- * last of two equal keys without a word, loses the written form of numbers
- * (`80.0`), and under Bun its errors carry no position.
- */
-export function readJsonSource(path: string, text: string): Result<SourceNode, RulesProblem[]> {
-  const lines = new LineCounter()
-  lines.addNewLine(0)
-  let start = 0
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1)
-  // Tolerated because editors on some systems add it; it carries no meaning.
-  if (text.startsWith('\uFEFF')) start = 1
-  const duplicates: RulesProblem[] = []
-  let pos = start
-  let items = 0
-
-  /** Counts one key or list entry, stopping the read past {@link RULES_MAX_ITEMS}, as for YAML. */
-  function countItem(): void {
-    items += 1
-    if (items > RULES_MAX_ITEMS) throw new JsonSyntaxError(pos, ITEMS_DETAIL, true)
-  }
-
-  function skipSpace(): void {
-    while (pos < text.length && ' \t\n\r'.includes(text.charAt(pos))) pos++
-  }
-  function unexpected(): never {
-    if (pos >= text.length) throw new JsonSyntaxError(pos, 'unexpected end of file')
-    throw new JsonSyntaxError(pos, `unexpected character ${quoteInput(text.charAt(pos))}`)
-  }
-  function match(pattern: RegExp): string | null {
-    pattern.lastIndex = pos
-    const found = pattern.exec(text)
-    if (found === null) return null
-    pos += found[0].length
-    return found[0]
-  }
-  function readString(): string {
-    const lexeme = match(JSON_STRING)
-    if (lexeme === null)
-      throw new JsonSyntaxError(pos, 'invalid string: unterminated, or a raw control character or bad escape inside')
-    return String(JSON.parse(lexeme))
-  }
-  function readValue(depth: number): SourceNode {
-    if (depth > JSON_MAX_DEPTH) throw new JsonSyntaxError(pos, `nested more than ${JSON_MAX_DEPTH} levels deep`)
-    skipSpace()
-    const char = text.charAt(pos)
-    if (char === '{') return readObject(depth)
-    if (char === '[') return readArray(depth)
-    if (char === '"') {
-      const value = readString()
-      return { kind: 'scalar', value, text: value, alsoReadAs: null }
-    }
-    const number = match(JSON_NUMBER)
-    if (number !== null) return { kind: 'scalar', value: Number(number), text: number, alsoReadAs: null }
-    const literal = match(JSON_LITERAL)
-    if (literal !== null)
-      return { kind: 'scalar', value: literal === 'null' ? null : literal === 'true', text: literal, alsoReadAs: null }
-    return unexpected()
-  }
-  function readObject(depth: number): SourceNode {
-    pos++
-    const entries: { key: SourceNode; value: SourceNode }[] = []
-    const seen = new Map<string, number>()
-    skipSpace()
-    if (text.charAt(pos) === '}') {
-      pos++
-      return { kind: 'map', entries }
-    }
-    for (;;) {
-      skipSpace()
-      if (text.charAt(pos) !== '"') throw new JsonSyntaxError(pos, 'expected a key in double quotes')
-      countItem()
-      const keyAt = pos
-      const key = readString()
-      const first = seen.get(key)
-      if (first !== undefined) {
-        duplicates.push({
-          file: path,
-          at: position(lines, keyAt),
-          detail: `duplicate key ${quoteInput(key)} (first at ${position(lines, first)})`,
-        })
-      } else {
-        seen.set(key, keyAt)
-      }
-      skipSpace()
-      if (text.charAt(pos) !== ':') throw new JsonSyntaxError(pos, `expected ":" after the key ${quoteInput(key)}`)
-      pos++
-      entries.push({ key: { kind: 'scalar', value: key, text: key, alsoReadAs: null }, value: readValue(depth + 1) })
-      skipSpace()
-      const next = text.charAt(pos)
-      pos++
-      if (next === '}') return { kind: 'map', entries }
-      if (next !== ',') {
-        pos--
-        throw new JsonSyntaxError(pos, pos >= text.length ? 'unexpected end of file' : 'expected "," or "}"')
-      }
-    }
-  }
-  function readArray(depth: number): SourceNode {
-    pos++
-    const entries: SourceNode[] = []
-    skipSpace()
-    if (text.charAt(pos) === ']') {
-      pos++
-      return { kind: 'list', items: entries }
-    }
-    for (;;) {
-      skipSpace()
-      countItem()
-      entries.push(readValue(depth + 1))
-      skipSpace()
-      const next = text.charAt(pos)
-      pos++
-      if (next === ']') return { kind: 'list', items: entries }
-      if (next !== ',') {
-        pos--
-        throw new JsonSyntaxError(pos, pos >= text.length ? 'unexpected end of file' : 'expected "," or "]"')
-      }
-    }
-  }
-
-  skipSpace()
-  if (pos >= text.length)
-    return err([{ file: path, at: null, detail: 'the file is empty; it needs the key "classifications"' }])
-  try {
-    const root = readValue(0)
-    skipSpace()
-    if (pos < text.length) throw new JsonSyntaxError(pos, 'unexpected content after the end of the JSON value')
-    return duplicates.length > 0 ? err(duplicates) : ok(root)
-  } catch (error) {
-    if (!(error instanceof JsonSyntaxError)) throw error
-    const detail = error.limit ? error.message : `invalid JSON: ${error.message}`
-    return err([{ file: path, at: position(lines, error.offset), detail }])
-  }
 }

@@ -83,6 +83,14 @@ describe('how much of a file is read', () => {
     expect(problemsOf(YML, '---\n'.repeat(RULES_MAX_YAML_TOKENS)).map((p) => p.detail)).toEqual([detail])
   })
 
+  it('reads a JSON string of 900 KB as a string, with escapes', () => {
+    // A regular expression took seconds over such a string; the scan is linear.
+    const text = `{"classifications": "${'x\\n'.repeat(300_000)}"}`
+    expect(problemsOf(JSN, text).map((p) => p.detail)).toEqual([
+      `must be a list of 1 to 10 classifications, got "${'x\\n'.repeat(33)}…" (a string)`,
+    ])
+  })
+
   it('refuses flow collections nested past 64 levels before composing them', () => {
     expect(problemsOf(YML, `classifications: ${'['.repeat(65)}${']'.repeat(65)}\n`)).toEqual([
       { file: YML, at: 'line 1, column 82', detail: 'the file nests too deeply to read' },
