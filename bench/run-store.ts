@@ -57,6 +57,7 @@ function countingBuckets(buckets: KvBuckets, runsBucket: string, counters: Count
         get: (key) => kv.get(key),
         create: (key, value) => counted(() => kv.create(key, value)),
         update: (key, value, revision) => counted(() => kv.update(key, value, revision)),
+        maxValueBytes: () => kv.maxValueBytes(),
       } satisfies KeyValue
     },
   }

@@ -9,9 +9,14 @@
  * about one key, which key, so an editor can show it next to the field.
  */
 import { err, ok, type Result } from './result.ts'
+import { capDetail, capText, codePointName, QUOTED_MAX_CHARS, quoteInput } from './text.ts'
 import type { Classification, Polarity } from './types.ts'
 
 export const MAX_CLASSIFICATIONS = 10
+/** A name's length in characters (code points): it is a label in a table and a commit message. */
+export const NAME_MAX_CHARS = 64
+/** A description's: a question of a few sentences, not a document. */
+export const DESCRIPTION_MAX_CHARS = 2000
 
 export const CLASSIFICATION_KEYS = ['name', 'description', 'threshold', 'polarity'] as const
 export type ClassificationKey = (typeof CLASSIFICATION_KEYS)[number]
@@ -27,6 +32,11 @@ export type RulesProblem = {
   entry?: number
   /** The entry's key the problem is about; absent when it's about the entry as a whole (or an unknown key). */
   key?: ClassificationKey
+}
+
+/** The problem with its detail cut to a few sentences, whatever the value it quotes. */
+export function cappedProblem(problem: RulesProblem): RulesProblem {
+  return { ...problem, detail: capDetail(problem.detail) }
 }
 
 export function formatRulesProblem(problem: RulesProblem): string {
@@ -86,7 +96,7 @@ export function validateClassifications(value: unknown, label: string): Result<C
 function collect(check: (problems: RulesProblem[]) => Classification[]): Result<Classification[], RulesProblem[]> {
   const problems: RulesProblem[] = []
   const classifications = check(problems)
-  return problems.length > 0 ? err(problems) : ok(classifications)
+  return problems.length > 0 ? err(problems.map(cappedProblem)) : ok(classifications)
 }
 
 /** Checks a parsed file against "Repo configuration". */
@@ -133,7 +143,7 @@ function checkList(file: string, label: string, list: SourceNode, problems: Rule
   const firstIndexByName = new Map<string, number>()
   list.items.forEach((item, index) => {
     const name = usableName(item)
-    const at = `${label}[${index}]${name === null ? '' : ` (name ${JSON.stringify(name)})`}`
+    const at = `${label}[${index}]${name === null ? '' : ` (name ${quoteInput(name)})`}`
     const entryProblems: EntryProblem[] = []
     const entry = checkEntry(item, entryProblems)
     if (name !== null) {
@@ -162,11 +172,12 @@ function usableName(entry: SourceNode): string | null {
 type EntryProblem = { detail: string; key: ClassificationKey | null }
 
 /** Where a check of one value puts its problems. */
-type ProblemSink = { push(detail: string): unknown }
+type ProblemSink = { push(detail: string): unknown; count(): number }
 
 function checkEntry(entry: SourceNode, entryProblems: EntryProblem[]): Classification | null {
   const about = (key: ClassificationKey | null): ProblemSink => ({
     push: (detail: string) => entryProblems.push({ detail, key }),
+    count: () => entryProblems.filter((problem) => problem.key === key).length,
   })
   const problems = about(null)
   if (entry.kind !== 'map') {
@@ -200,14 +211,71 @@ function checkText(key: 'name' | 'description', node: SourceNode | undefined, pr
     return null
   }
   if (node.alsoReadAs !== null) {
-    problems.push(`${key} is ${node.text} without quotes, which YAML 1.1 reads as ${node.alsoReadAs}; put it in quotes`)
+    problems.push(
+      `${key} is ${capText(node.text, QUOTED_MAX_CHARS)} without quotes, which YAML 1.1 reads as ${node.alsoReadAs}; put it in quotes`,
+    )
     return null
   }
   if (node.value.trim() === '') {
     problems.push(`${key} is empty`)
     return null
   }
-  return node.value
+  const before = problems.count()
+  const max = key === 'name' ? NAME_MAX_CHARS : DESCRIPTION_MAX_CHARS
+  const length = codePointCount(node.value)
+  if (length > max) problems.push(`${key} is ${length} characters long; at most ${max} are allowed`)
+  const held = key === 'name' ? nameCharProblem(node.value) : descriptionCharProblem(node.value)
+  if (held !== null) problems.push(held)
+  return problems.count() > before ? null : node.value
+}
+
+/** Characters as the limits count them: code points. */
+function codePointCount(text: string): number {
+  let count = 0
+  for (const _ of text) count += 1
+  return count
+}
+
+/**
+ * A name is one line of visible text: no control (Cc), format character (Cf:
+ * zero-width, bidi, soft hyphen, BOM) or lone surrogate (Cs), and no
+ * whitespace but the plain space.
+ */
+const NAME_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Cs}]|(?! )\s/u
+/** A description may be several lines (a YAML block scalar holds newlines) and hold tabs; no other control. */
+const DESCRIPTION_FORBIDDEN = /(?![\n\t])[\p{Cc}\p{Cf}\p{Cs}]/u
+
+function charKind(char: string): string {
+  if (/\p{Cc}/u.test(char)) return 'a control character'
+  if (/\p{Cf}/u.test(char)) return 'a format character'
+  if (/\p{Cs}/u.test(char)) return 'half of a surrogate pair'
+  return 'a space other than U+0020'
+}
+
+/** The first forbidden character as `U+200B (a format character) at character 7`, 1-based in code points. */
+function describeHeld(text: string, forbidden: RegExp): string | null {
+  const found = forbidden.exec(text)
+  if (found === null) return null
+  const char = found[0]
+  const position = [...text.slice(0, found.index)].length + 1
+  return `${codePointName(char)} (${charKind(char)}) at character ${position}`
+}
+
+function nameCharProblem(name: string): string | null {
+  const held = describeHeld(name, NAME_FORBIDDEN)
+  if (held !== null) {
+    return `name holds ${held}; a name is one line of visible characters, with no control or format characters`
+  }
+  if (name.startsWith(' ') || name.endsWith(' ')) {
+    return `name ${name.startsWith(' ') ? 'starts' : 'ends'} with a space; write it without`
+  }
+  return null
+}
+
+function descriptionCharProblem(description: string): string | null {
+  const held = describeHeld(description, DESCRIPTION_FORBIDDEN)
+  if (held === null) return null
+  return `description holds ${held}; a description holds no format characters, and no control characters but newline and tab`
 }
 
 const DECIMAL_DIGITS = /^(?:0|[1-9][0-9]*)$/
@@ -241,14 +309,16 @@ function checkPolarity(node: SourceNode | undefined, problems: ProblemSink): Pol
 }
 
 function describeKey(key: SourceNode): string {
-  return key.kind === 'scalar' && typeof key.value === 'string' ? JSON.stringify(key.value) : describe(key)
+  return key.kind === 'scalar' && typeof key.value === 'string' ? quoteInput(key.value) : describe(key)
 }
 
 function describe(node: SourceNode): string {
   if (node.kind === 'map') return 'a mapping'
   if (node.kind === 'list') return 'a list'
-  const { value, text } = node
-  if (typeof value === 'string') return `${JSON.stringify(value)} (a string)`
+  const { value } = node
+  // The written form of a number or a null can be as long as the file.
+  const text = capText(node.text, QUOTED_MAX_CHARS)
+  if (typeof value === 'string') return `${quoteInput(value)} (a string)`
   if (value === null || value === undefined) return text === '' ? 'nothing' : `${text} (null)`
   if (typeof value === 'number' || typeof value === 'bigint') return `${text} (a number)`
   if (typeof value === 'boolean') return `${text} (a boolean)`

@@ -12,16 +12,19 @@
 
 import { err, ok, type Result } from './result.ts'
 import { type RulesProblem, validateRulesTree } from './rules-check.ts'
-import { readJsonSource, readYamlSource } from './rules-source.ts'
+import { readJsonSource } from './rules-json.ts'
+import { readYamlSource } from './rules-source.ts'
 import type { Classification } from './types.ts'
 
 // The checks themselves live in rules-check.ts, which the try-out page bundles without the YAML reader.
 export {
   CLASSIFICATION_KEYS,
   type ClassificationKey,
+  DESCRIPTION_MAX_CHARS,
   formatRulesProblem,
   formatRulesProblems,
   MAX_CLASSIFICATIONS,
+  NAME_MAX_CHARS,
   type RulesProblem,
   validateClassifications,
 } from './rules-check.ts'
@@ -67,7 +70,7 @@ export function formatOf(path: string): 'yaml' | 'json' | null {
   return null
 }
 
-export { RULES_YAML_OPTIONS } from './rules-source.ts'
+export { RULES_MAX_ITEMS, RULES_MAX_YAML_TOKENS, RULES_YAML_OPTIONS } from './rules-source.ts'
 
 function sizeProblem(path: string, text: string): RulesProblem | null {
   // UTF-8 takes at least one byte per UTF-16 unit, so a long string is over

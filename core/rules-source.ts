@@ -2,15 +2,56 @@
  * The two rules file formats read into one small source tree, so the rules
  * of "Repo configuration" are checked once (in rules-check.ts) with the same
  * messages whatever the format. Structural problems (syntax, anchors, tags,
- * duplicate keys, several documents) are reported here.
+ * duplicate keys, several documents) are reported here, and in
+ * rules-json.ts for JSON.
  */
 
-import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml'
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, visit } from 'yaml'
+import type { DocumentOptions, Node, ParseOptions, SchemaOptions } from 'yaml'
+import { CST, isAlias, isMap, isNode, isPair, isScalar, isSeq, Lexer, LineCounter, parseAllDocuments } from 'yaml'
 import { err, ok, type Result } from './result.ts'
-import { INSPECTED_DEPTH, type RulesProblem, type SourceNode } from './rules-check.ts'
+import {
+  CLASSIFICATION_KEYS,
+  cappedProblem,
+  INSPECTED_DEPTH,
+  MAX_CLASSIFICATIONS,
+  type RulesProblem,
+  type SourceNode,
+} from './rules-check.ts'
+import { capText, QUOTED_MAX_CHARS } from './text.ts'
 
-function position(lines: LineCounter, offset: number): string {
+/**
+ * The most keys and list entries a file may hold, counted before it is read
+ * any further. A rules file holds 51 (one key, ten entries of four keys); the
+ * slack lets a file of a few dozen entries still hear that it has too many.
+ */
+export const RULES_MAX_ITEMS = 500
+/**
+ * The most YAML tokens (scalars, indicators, anchors, comments, line breaks,
+ * spaces) a file may hold. Reading YAML costs per token, so this bounds the
+ * work whatever the file is made of; a rules file needs a few hundred, a
+ * long commented one a few thousand.
+ */
+export const RULES_MAX_YAML_TOKENS = 10_000
+/** Flow collections (`[`, `{`) nested deeper are refused before composing, which recurses once per level. */
+const YAML_MAX_FLOW_DEPTH = 64
+
+export const ITEMS_DETAIL =
+  `the file holds more than ${RULES_MAX_ITEMS} keys and list entries, so it isn't read; ` +
+  `a rules file holds one key and a list of at most ${MAX_CLASSIFICATIONS} entries of ${CLASSIFICATION_KEYS.length} keys`
+const TOKENS_DETAIL =
+  `the file holds more than ${RULES_MAX_YAML_TOKENS} YAML tokens (keys, values, indicators, comments, line breaks), ` +
+  `so it isn't read; a rules file needs a few hundred`
+const DEPTH_DETAIL = 'the file nests too deeply to read'
+
+/** The line starts of `text` up to `end`, for {@link position}. */
+export function lineStarts(text: string, end = text.length): LineCounter {
+  const lines = new LineCounter()
+  lines.addNewLine(0)
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1)
+  return lines
+}
+
+export function position(lines: LineCounter, offset: number): string {
   const { line, col } = lines.linePos(offset)
   return `line ${line}, column ${col}`
 }
@@ -27,7 +68,9 @@ function shortTag(tag: string): string {
 export const RULES_YAML_OPTIONS = {
   version: '1.2',
   schema: 'core',
-  uniqueKeys: true,
+  // The library's own check compares each key with every earlier one of its
+  // map, quadratic in the keys; readYamlSource checks with a Map instead.
+  uniqueKeys: false,
   merge: false,
   prettyErrors: false,
   compat: 'yaml-1.1',
@@ -42,9 +85,98 @@ const YAML_11_TYPE_NAMES: Partial<Record<string, string>> = {
   timestamp: 'a date',
 }
 
+/**
+ * One pass of the YAML lexer, stopping at the first limit the file passes:
+ * {@link RULES_MAX_YAML_TOKENS}, {@link RULES_MAX_ITEMS}, or
+ * {@link YAML_MAX_FLOW_DEPTH}. Linear in what it reads, and it reads at most
+ * the tokens the limit allows, so a hostile file costs no more than a
+ * large honest one. Answers the offset and the limit's words, or null.
+ *
+ * Items: outside flow collections each `-`, `?` and `:` indicator is one
+ * (an explicit `? key` with its `: value` counts twice); inside one, each
+ * item is counted where its first token is.
+ */
+function yamlOverLimit(text: string): { offset: number; detail: string } | null {
+  let offset = 0
+  let tokens = 0
+  let items = 0
+  let scalarNext = false
+  // Per open flow collection: whether its next token starts an item.
+  const flow: boolean[] = []
+  for (const token of new Lexer().lex(text)) {
+    const at = offset
+    // The lexer's control tokens mark what follows and take no room in the text.
+    if (token === '\x02' || token === '\x18' || token === '\x1f') {
+      if (token === '\x18') flow.length = 0
+      if (token === '\x1f') scalarNext = true
+      continue
+    }
+    offset += token.length
+    tokens += 1
+    if (tokens > RULES_MAX_YAML_TOKENS) return { offset: at, detail: TOKENS_DETAIL }
+    // A scalar's text follows its marker, and may look like anything.
+    const type = scalarNext ? 'scalar' : CST.tokenType(token)
+    scalarNext = false
+    const blank = type === 'space' || type === 'newline' || type === 'comment'
+    if (flow.length > 0) {
+      const top = flow.length - 1
+      if (type === 'comma') flow[top] = true
+      else if (type === 'flow-seq-end' || type === 'flow-map-end') flow.pop()
+      else if (!blank && flow[top] === true) {
+        flow[top] = false
+        items += 1
+      }
+    } else if (type === 'seq-item-ind' || type === 'explicit-key-ind' || type === 'map-value-ind') {
+      items += 1
+    }
+    if (items > RULES_MAX_ITEMS) return { offset: at, detail: ITEMS_DETAIL }
+    if (type === 'flow-seq-start' || type === 'flow-map-start') {
+      flow.push(true)
+      if (flow.length > YAML_MAX_FLOW_DEPTH) return { offset: at, detail: DEPTH_DETAIL }
+    }
+  }
+  return null
+}
+
+/**
+ * Every node under `root` in document order (a key before its value), with
+ * a stack of its own: the library's `visit` copies the path at each node,
+ * which costs the depth times the nodes.
+ */
+function eachNode(root: unknown, see: (node: Node) => void): void {
+  const stack: unknown[] = [root]
+  while (stack.length > 0) {
+    const next = stack.pop()
+    if (isPair(next)) {
+      stack.push(next.value, next.key)
+      continue
+    }
+    if (!isNode(next)) continue
+    see(next)
+    if (isMap(next) || isSeq(next)) for (let i = next.items.length - 1; i >= 0; i -= 1) stack.push(next.items[i])
+  }
+}
+
+/** Where a map repeats a key: the library's own check is quadratic in a map's keys, this one linear. */
+function duplicateKeyOffsets(node: Node): number[] {
+  if (!isMap(node)) return []
+  const offsets: number[] = []
+  const seen = new Set<unknown>()
+  for (const { key } of node.items) {
+    // As the library compares them: a scalar key by its value (NaN never equal), any other key is unlike every other.
+    if (!isScalar(key) || Number.isNaN(key.value)) continue
+    if (seen.has(key.value)) offsets.push(key.range?.[0] ?? 0)
+    else seen.add(key.value)
+  }
+  return offsets
+}
+
 /** Parses YAML 1.2 (core schema) and refuses what would make a file mean different things to different readers. */
 export function readYamlSource(path: string, text: string): Result<SourceNode, RulesProblem[]> {
   const lines = new LineCounter()
+  const over = yamlOverLimit(text)
+  if (over !== null)
+    return err([{ file: path, at: position(lineStarts(text, over.offset), over.offset), detail: over.detail }])
   const docs = parseAllDocuments(text, { ...RULES_YAML_OPTIONS, lineCounter: lines })
   const [doc, second] = docs
   if (doc === undefined)
@@ -60,21 +192,25 @@ export function readYamlSource(path: string, text: string): Result<SourceNode, R
     ])
   }
   const [firstError] = doc.errors
-  if (firstError !== undefined) {
+  const duplicates: { offset: number; detail: string }[] = []
+  eachNode(doc.contents, (node) => {
+    for (const offset of duplicateKeyOffsets(node)) duplicates.push({ offset, detail: 'Map keys must be unique' })
+  })
+  if (firstError !== undefined || duplicates.length > 0) {
     // The composer turns its own crashes into errors with a JS engine
     // message: a stack overflow on deep nesting (once per level it unwinds),
     // and an extra RESOURCE_EXHAUSTION after a real syntax error.
-    if (doc.errors.some((error) => /call stack/i.test(error.message))) {
-      return err([{ file: path, at: position(lines, firstError.pos[0]), detail: 'the file nests too deeply to read' }])
+    if (firstError !== undefined && doc.errors.some((error) => /call stack/i.test(error.message))) {
+      return err([{ file: path, at: position(lines, firstError.pos[0]), detail: DEPTH_DETAIL }])
     }
     const real = doc.errors.filter((error) => error.code !== 'RESOURCE_EXHAUSTION')
-    return err(
-      (real.length > 0 ? real : doc.errors).map((error) => ({
-        file: path,
-        at: position(lines, error.pos[0]),
-        detail: error.message,
-      })),
-    )
+    const found = [
+      ...(real.length > 0 ? real : doc.errors).map((error) => ({ offset: error.pos[0], detail: error.message })),
+      ...duplicates,
+    ]
+    // In file order, as the library reported its own duplicate keys among its other errors.
+    found.sort((a, b) => a.offset - b.offset)
+    return err(found.map(({ offset, detail }) => cappedProblem({ file: path, at: position(lines, offset), detail })))
   }
   const problems: RulesProblem[] = []
   if (doc.directives.yaml.explicit && doc.directives.yaml.version !== '1.2') {
@@ -84,12 +220,12 @@ export function readYamlSource(path: string, text: string): Result<SourceNode, R
       detail: `the %YAML ${doc.directives.yaml.version} directive is not allowed; rules files are read as YAML 1.2`,
     })
   }
-  visit(doc, (_key, node) => {
+  eachNode(doc.contents, (node) => {
     if (isAlias(node)) {
       problems.push({
         file: path,
         at: position(lines, node.range?.[0] ?? 0),
-        detail: `the alias *${node.source} is not allowed; write the value out`,
+        detail: `the alias *${capText(node.source, QUOTED_MAX_CHARS)} is not allowed; write the value out`,
       })
       return
     }
@@ -102,11 +238,12 @@ export function readYamlSource(path: string, text: string): Result<SourceNode, R
       problems.push({
         file: path,
         at: position(lines, anchorAt === -1 ? start : anchorAt),
-        detail: `the anchor &${node.anchor} is not allowed; rules files use no anchors or aliases`,
+        detail: `the anchor &${capText(node.anchor, QUOTED_MAX_CHARS)} is not allowed; rules files use no anchors or aliases`,
       })
     }
     if (node.tag !== undefined) {
-      problems.push({ file: path, at, detail: `the tag ${shortTag(node.tag)} is not allowed; rules files use no tags` })
+      const tag = capText(shortTag(node.tag), QUOTED_MAX_CHARS)
+      problems.push({ file: path, at, detail: `the tag ${tag} is not allowed; rules files use no tags` })
     }
   })
   if (problems.length > 0) return err(problems)
@@ -147,143 +284,4 @@ function fromYamlNode(node: unknown, alsoReadAs: ReadonlyMap<number, string>, de
   }
   // A missing value (`name:` with nothing after it) has no node at all.
   return { kind: 'scalar', value: null, text: '', alsoReadAs: null }
-}
-
-class JsonSyntaxError extends Error {
-  constructor(
-    readonly offset: number,
-    detail: string,
-  ) {
-    super(detail)
-  }
-}
-
-const JSON_STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y
-const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
-const JSON_LITERAL = /true|false|null/y
-const JSON_MAX_DEPTH = 64
-
-/**
- * A small strict JSON reader. `JSON.parse` can't be used alone: it keeps the
- * last of two equal keys without a word, loses the written form of numbers
- * (`80.0`), and under Bun its errors carry no position.
- */
-export function readJsonSource(path: string, text: string): Result<SourceNode, RulesProblem[]> {
-  const lines = new LineCounter()
-  lines.addNewLine(0)
-  let start = 0
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1)
-  // Tolerated because editors on some systems add it; it carries no meaning.
-  if (text.startsWith('\uFEFF')) start = 1
-  const duplicates: RulesProblem[] = []
-  let pos = start
-
-  function skipSpace(): void {
-    while (pos < text.length && ' \t\n\r'.includes(text.charAt(pos))) pos++
-  }
-  function unexpected(): never {
-    if (pos >= text.length) throw new JsonSyntaxError(pos, 'unexpected end of file')
-    throw new JsonSyntaxError(pos, `unexpected character ${JSON.stringify(text.charAt(pos))}`)
-  }
-  function match(pattern: RegExp): string | null {
-    pattern.lastIndex = pos
-    const found = pattern.exec(text)
-    if (found === null) return null
-    pos += found[0].length
-    return found[0]
-  }
-  function readString(): string {
-    const lexeme = match(JSON_STRING)
-    if (lexeme === null)
-      throw new JsonSyntaxError(pos, 'invalid string: unterminated, or a raw control character or bad escape inside')
-    return String(JSON.parse(lexeme))
-  }
-  function readValue(depth: number): SourceNode {
-    if (depth > JSON_MAX_DEPTH) throw new JsonSyntaxError(pos, `nested more than ${JSON_MAX_DEPTH} levels deep`)
-    skipSpace()
-    const char = text.charAt(pos)
-    if (char === '{') return readObject(depth)
-    if (char === '[') return readArray(depth)
-    if (char === '"') {
-      const value = readString()
-      return { kind: 'scalar', value, text: value, alsoReadAs: null }
-    }
-    const number = match(JSON_NUMBER)
-    if (number !== null) return { kind: 'scalar', value: Number(number), text: number, alsoReadAs: null }
-    const literal = match(JSON_LITERAL)
-    if (literal !== null)
-      return { kind: 'scalar', value: literal === 'null' ? null : literal === 'true', text: literal, alsoReadAs: null }
-    return unexpected()
-  }
-  function readObject(depth: number): SourceNode {
-    pos++
-    const entries: { key: SourceNode; value: SourceNode }[] = []
-    const seen = new Map<string, number>()
-    skipSpace()
-    if (text.charAt(pos) === '}') {
-      pos++
-      return { kind: 'map', entries }
-    }
-    for (;;) {
-      skipSpace()
-      if (text.charAt(pos) !== '"') throw new JsonSyntaxError(pos, 'expected a key in double quotes')
-      const keyAt = pos
-      const key = readString()
-      const first = seen.get(key)
-      if (first !== undefined) {
-        duplicates.push({
-          file: path,
-          at: position(lines, keyAt),
-          detail: `duplicate key ${JSON.stringify(key)} (first at ${position(lines, first)})`,
-        })
-      } else {
-        seen.set(key, keyAt)
-      }
-      skipSpace()
-      if (text.charAt(pos) !== ':') throw new JsonSyntaxError(pos, `expected ":" after the key ${JSON.stringify(key)}`)
-      pos++
-      entries.push({ key: { kind: 'scalar', value: key, text: key, alsoReadAs: null }, value: readValue(depth + 1) })
-      skipSpace()
-      const next = text.charAt(pos)
-      pos++
-      if (next === '}') return { kind: 'map', entries }
-      if (next !== ',') {
-        pos--
-        throw new JsonSyntaxError(pos, pos >= text.length ? 'unexpected end of file' : 'expected "," or "}"')
-      }
-    }
-  }
-  function readArray(depth: number): SourceNode {
-    pos++
-    const items: SourceNode[] = []
-    skipSpace()
-    if (text.charAt(pos) === ']') {
-      pos++
-      return { kind: 'list', items }
-    }
-    for (;;) {
-      items.push(readValue(depth + 1))
-      skipSpace()
-      const next = text.charAt(pos)
-      pos++
-      if (next === ']') return { kind: 'list', items }
-      if (next !== ',') {
-        pos--
-        throw new JsonSyntaxError(pos, pos >= text.length ? 'unexpected end of file' : 'expected "," or "]"')
-      }
-    }
-  }
-
-  skipSpace()
-  if (pos >= text.length)
-    return err([{ file: path, at: null, detail: 'the file is empty; it needs the key "classifications"' }])
-  try {
-    const root = readValue(0)
-    skipSpace()
-    if (pos < text.length) throw new JsonSyntaxError(pos, 'unexpected content after the end of the JSON value')
-    return duplicates.length > 0 ? err(duplicates) : ok(root)
-  } catch (error) {
-    if (!(error instanceof JsonSyntaxError)) throw error
-    return err([{ file: path, at: position(lines, error.offset), detail: `invalid JSON: ${error.message}` }])
-  }
 }

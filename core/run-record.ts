@@ -9,8 +9,10 @@
 import type { Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { isRecord, keepKnownFields, schemaMismatch } from './decode.ts'
+import { appError } from './errors.ts'
 import { err, ok, type Result } from './result.ts'
 import { type REVIEW_OUTCOMES, type RUN_TRIGGERS, RunRecordSchema, type TRY_OUT_OUTCOMES } from './schemas.ts'
+import { quoteInput } from './text.ts'
 
 export const RUNS_BUCKET = 'review-classifier-runs'
 export const RUNS_KEY = 'recent'
@@ -86,20 +88,44 @@ function parseStored(storedText: string | null): { entries: unknown[]; warning: 
   return { entries: stored, warning: null }
 }
 
+/** What {@link appendRun} wrote: the text, and how many of the oldest runs it left out to stay within the bytes. */
+export type AppendedRuns = { text: string; kept: number; dropped: number; bytes: number }
+
+const encoder = new TextEncoder()
+
 /**
  * Adds a finished run to the stored list (`null` when nothing is stored yet)
- * and answers the text to write back. Entries this build can't decode stay
+ * and answers the text to write back, with how many runs it holds. Entries this build can't decode stay
  * as they were and count toward the {@link RUNS_KEPT}; a stored value that
- * isn't a list is replaced by a fresh one.
+ * isn't a list is replaced by a fresh one. The text is at most `maxBytes`
+ * of UTF-8: past it, the oldest runs are left out (`dropped` says how many
+ * beyond the {@link RUNS_KEPT}). A new run that alone is over is an error.
  */
-export function appendRun(storedText: string | null, record: RunRecord): string {
+export function appendRunWithin(storedText: string | null, record: RunRecord, maxBytes: number): AppendedRuns {
   const { entries } = parseStored(storedText)
-  return JSON.stringify([toStoredRecord(record), ...entries].slice(0, RUNS_KEPT))
+  const list = [toStoredRecord(record), ...entries].slice(0, RUNS_KEPT)
+  // Each entry's size once, then the array's: brackets and a comma between entries.
+  const sizes = list.map((entry) => encoder.encode(JSON.stringify(entry)).byteLength)
+  let kept = list.length
+  let bytes = 2 + sizes.reduce((total, size) => total + size, 0) + kept - 1
+  while (bytes > maxBytes && kept > 1) {
+    kept -= 1
+    bytes -= (sizes[kept] ?? 0) + 1
+  }
+  if (bytes > maxBytes) {
+    throw appError('invalid', `the run alone is ${bytes} bytes, over the ${maxBytes} bytes the run store takes`)
+  }
+  return { text: JSON.stringify(list.slice(0, kept)), kept, dropped: list.length - kept, bytes }
+}
+
+/** {@link appendRunWithin} with no bound on the bytes. */
+export function appendRun(storedText: string | null, record: RunRecord): string {
+  return appendRunWithin(storedText, record, Number.POSITIVE_INFINITY).text
 }
 
 function entryLabel(entry: unknown, index: number): string {
   const id = isRecord(entry) ? entry.id : undefined
-  return typeof id === 'string' ? `stored run ${JSON.stringify(id)}` : `stored run #${index + 1}`
+  return typeof id === 'string' ? `stored run ${quoteInput(id)}` : `stored run #${index + 1}`
 }
 
 /** The stored runs, newest first, leaving out (with a warning each) the ones this build can't decode. */

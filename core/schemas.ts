@@ -57,8 +57,14 @@ const Percent = (description?: string) =>
 
 /** One rule, exactly the rules file's four keys (docs/behaviour.md, "Repo configuration"). */
 export const ClassificationSchema = Type.Object({
-  name: Type.String({ minLength: 1, description: 'Short and unique in the repo, shown in the result table.' }),
-  description: Type.String({ minLength: 1, description: 'The yes/no question the model answers about the PR.' }),
+  name: Type.String({
+    minLength: 1,
+    description: 'Short and unique in the repo, shown in the result table: at most 64 characters of one visible line.',
+  }),
+  description: Type.String({
+    minLength: 1,
+    description: 'The yes/no question the model answers about the PR: at most 2,000 characters.',
+  }),
   threshold: Percent('The certainty a verdict needs to count.'),
   polarity: PolaritySchema,
 })

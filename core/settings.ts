@@ -9,6 +9,7 @@
 
 import { isRecord } from './decode.ts'
 import { err, ok, type Result } from './result.ts'
+import { quoteInput } from './text.ts'
 import type { AcpPrices, AcpProvider, Effort, RunRequestSettings, Runtime, Settings } from './types.ts'
 
 export const SETTINGS_BUCKET = 'review-classifier-settings'
@@ -25,6 +26,8 @@ export const DEFAULT_SETTINGS: Settings = {
 
 export const MIN_CONCURRENT_REVIEWS = 1
 export const MAX_CONCURRENT_REVIEWS = 8
+/** A model's name, `model` and `acp.model`, in characters: real ones are a few dozen. */
+export const MODEL_MAX_CHARS = 256
 
 const EFFORTS: readonly Effort[] = ['low', 'medium', 'high', 'xhigh', 'max']
 const RUNTIMES: readonly Runtime[] = ['api-key', 'acp']
@@ -47,7 +50,7 @@ type Fields = Record<string, unknown>
 function describeValue(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'a list'
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`
+  if (typeof value === 'string') return `the string ${quoteInput(value)}`
   if (typeof value === 'object') return 'an object'
   return String(value)
 }
@@ -67,11 +70,11 @@ function unknownFieldProblems(
   return Object.keys(fields)
     .filter((key) => !known.includes(key))
     .map((key) => {
-      const name = `${path}${key}`
+      const name = quoteInput(`${path}${key}`)
       if (key === 'api_key') {
-        return `unknown field "${name}": keys belong in the secret store, never in the settings`
+        return `unknown field ${name}: keys belong in the secret store, never in the settings`
       }
-      return `unknown field "${name}": expected only ${known.join(', ')}`
+      return `unknown field ${name}: expected only ${known.join(', ')}`
     })
 }
 
@@ -218,7 +221,7 @@ function baseUrlProblem(baseUrl: string): string | null {
   try {
     url = new URL(baseUrl)
   } catch {
-    return `acp.base_url must be an https:// URL, and ${JSON.stringify(baseUrl)} isn't a URL`
+    return `acp.base_url must be an https:// URL, and ${quoteInput(baseUrl)} isn't a URL`
   }
   if (url.protocol !== 'https:') {
     return `acp.base_url must be an https:// URL, not ${url.protocol}//`
@@ -233,14 +236,24 @@ function baseUrlProblem(baseUrl: string): string | null {
   return null
 }
 
+/** Longer than {@link MODEL_MAX_CHARS} code points. */
+function tooLong(model: string): boolean {
+  return model.length > MODEL_MAX_CHARS && [...model].length > MODEL_MAX_CHARS
+}
+
+function modelTooLong(field: 'model' | 'acp.model', model: string): string {
+  return `${field} is ${[...model].length} characters long; at most ${MODEL_MAX_CHARS} are allowed`
+}
+
 /** The rules the whole document must keep, whether a PUT would store it or it was read back. */
 export function settingsRuleProblems(settings: Settings): string[] {
   const problems: string[] = []
   const { model, max_concurrent_reviews: limit, acp } = settings
   if (model === '') problems.push("model can't be empty")
-  else if (hasWhitespace(model)) problems.push(`model must be one word, and ${JSON.stringify(model)} has whitespace`)
+  else if (tooLong(model)) problems.push(modelTooLong('model', model))
+  else if (hasWhitespace(model)) problems.push(`model must be one word, and ${quoteInput(model)} has whitespace`)
   else if (model.startsWith('-'))
-    problems.push(`model can't start with "-": claude would read ${JSON.stringify(model)} as an option`)
+    problems.push(`model can't start with "-": claude would read ${quoteInput(model)} as an option`)
   if (limit < MIN_CONCURRENT_REVIEWS || limit > MAX_CONCURRENT_REVIEWS) {
     problems.push(`max_concurrent_reviews must be ${MIN_CONCURRENT_REVIEWS} to ${MAX_CONCURRENT_REVIEWS}, not ${limit}`)
   }
@@ -248,7 +261,8 @@ export function settingsRuleProblems(settings: Settings): string[] {
     const urlProblem = baseUrlProblem(acp.base_url)
     if (urlProblem !== null) problems.push(urlProblem)
     if (acp.model === '') problems.push("acp.model can't be empty")
-    else if (hasWhitespace(acp.model)) problems.push(`acp.model can't contain whitespace: ${JSON.stringify(acp.model)}`)
+    else if (tooLong(acp.model)) problems.push(modelTooLong('acp.model', acp.model))
+    else if (hasWhitespace(acp.model)) problems.push(`acp.model can't contain whitespace: ${quoteInput(acp.model)}`)
     for (const field of PRICE_FIELDS) {
       const price = acp.prices[field]
       if (price === undefined) continue

@@ -10,6 +10,7 @@ import { type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { schemaMismatch } from './decode.ts'
 import { SERVICE_ACCOUNT } from './service-account.ts'
+import { quoteInput } from './text.ts'
 import type { RepoRef } from './types.ts'
 
 /** The fine-grained event type (`X-Forgejo-Event-Type`); the coarse `X-Forgejo-Event` says only `pull_request`. */
@@ -76,7 +77,7 @@ export function decodeReviewRequestDelivery(
   }
   const eventType = headers.eventType.trim()
   if (eventType !== REVIEW_REQUEST_EVENT_TYPE) {
-    return { kind: 'ignore', reason: `event type ${JSON.stringify(eventType)} is not ${REVIEW_REQUEST_EVENT_TYPE}` }
+    return { kind: 'ignore', reason: `event type ${quoteInput(eventType)} is not ${REVIEW_REQUEST_EVENT_TYPE}` }
   }
 
   if (!Value.Check(ActionShape, body)) {
@@ -84,7 +85,7 @@ export function decodeReviewRequestDelivery(
   }
   if (body.action === REMOVED) return { kind: 'ignore', reason: 'a removed review request starts nothing' }
   if (body.action !== REQUESTED) {
-    return { kind: 'ignore', reason: `action ${JSON.stringify(body.action)} starts nothing` }
+    return { kind: 'ignore', reason: `action ${quoteInput(body.action)} starts nothing` }
   }
 
   if (!Value.Check(ReviewerShape, body)) {
@@ -94,7 +95,7 @@ export function decodeReviewRequestDelivery(
   if (!sameLogin(reviewer, SERVICE_ACCOUNT.login)) {
     return {
       kind: 'ignore',
-      reason: `the review was requested from ${JSON.stringify(reviewer)}, not ${SERVICE_ACCOUNT.login}`,
+      reason: `the review was requested from ${quoteInput(reviewer)}, not ${SERVICE_ACCOUNT.login}`,
     }
   }
 

@@ -25,6 +25,12 @@ export type KeyValue = {
    * `conflict` when another write came first. Returns the new revision.
    */
   update(key: string, value: string, revision: number): Promise<number>
+  /**
+   * The most UTF-8 bytes a value may hold: a larger one is refused with
+   * `invalid`. On NATS it follows the server's `max_payload` as the
+   * connection last heard it, less room for a write's headers.
+   */
+  maxValueBytes(): number
 }
 
 export type KvBuckets = {

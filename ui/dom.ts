@@ -4,6 +4,7 @@
  * no `innerHTML` anywhere in the client; a link only takes an http(s) URL or
  * a path of this site.
  */
+import { isSafeHref } from './href.ts'
 
 export type Child = Node | string | number | null | undefined | false
 type Listener = (event: Event) => void
@@ -11,17 +12,6 @@ export type Props = {
   class?: string | undefined
   on?: Record<string, Listener>
   [attribute: string]: string | number | boolean | null | undefined | Record<string, Listener>
-}
-
-/** Whether a URL may be a link's target: http(s) anywhere, or a fragment or path of this site. */
-export function isSafeHref(url: string): boolean {
-  if (url.startsWith('#') || url.startsWith('./') || url.startsWith('../') || /^\/(?!\/)/.test(url)) return true
-  try {
-    const parsed = new URL(url)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:'
-  } catch {
-    return false
-  }
 }
 
 /** An element with its attributes (`true` sets an empty one, `false`/null/undefined none), listeners and children. */

@@ -1,5 +1,6 @@
 /** Pure mappers from Forgejo's answers (as `schemas.ts` reads them) to the forge port's types. */
 import { appError } from '../../core/errors.ts'
+import { capText, QUOTED_MAX_CHARS } from '../../core/text.ts'
 import type { CommitMessage, RepoRef } from '../../core/types.ts'
 import type {
   AccessTokenInfo,
@@ -53,12 +54,16 @@ export function toCommitMessages(newestFirst: ReadonlyArray<{ commit: { message:
 
 /** A file entry's text; `invalid` for anything but a readable file (a symlink, a submodule, a blob too large to inline). */
 export function toForgeFile(body: ContentsBody): ForgeFile {
-  if (body.type !== 'file') throw appError('invalid', `${body.path} is a ${body.type}, not a file`)
+  // The forge's own words, each cut: a rules file's problem quotes them.
+  const path = capText(body.path, QUOTED_MAX_CHARS)
+  if (body.type !== 'file')
+    throw appError('invalid', `${path} is a ${capText(body.type, QUOTED_MAX_CHARS)}, not a file`)
   if (body.content === null || body.content === undefined || (body.content === '' && body.size > 0)) {
-    throw appError('invalid', `${body.path} is too large (${body.size} bytes) for the forge to send its content`)
+    throw appError('invalid', `${path} is too large (${body.size} bytes) for the forge to send its content`)
   }
   if (body.encoding !== 'base64' && body.encoding !== null && body.encoding !== undefined) {
-    throw appError('unavailable', `the forge sent ${body.path} in an unknown encoding ${body.encoding}`)
+    const encoding = capText(body.encoding, QUOTED_MAX_CHARS)
+    throw appError('unavailable', `the forge sent ${path} in an unknown encoding ${encoding}`)
   }
   return { content: Buffer.from(body.content, 'base64').toString('utf8'), sha: body.sha }
 }

@@ -15,8 +15,16 @@ export type MemoryKv = KvBuckets & {
 
 type BucketState = { entries: Map<string, KvEntry>; lastRevision: number }
 
-export function createMemoryKv(): MemoryKv {
+export type MemoryKvOptions = {
+  /** The most UTF-8 bytes a value may hold, as a NATS server's max_payload bounds it; default 1 MiB less 1 KiB. */
+  maxValueBytes?: number
+}
+
+const encoder = new TextEncoder()
+
+export function createMemoryKv(options: MemoryKvOptions = {}): MemoryKv {
   const buckets = new Map<string, BucketState>()
+  const maxValueBytes = options.maxValueBytes ?? 1024 * 1024 - 1024
   let failure: AppError | null = null
 
   // Every call yields once before touching the state, as a real round trip
@@ -28,6 +36,10 @@ export function createMemoryKv(): MemoryKv {
 
   function bucketView(name: string, state: BucketState): KeyValue {
     function write(key: string, value: string): number {
+      const bytes = encoder.encode(value).byteLength
+      if (bytes > maxValueBytes) {
+        throw appError('invalid', `kv write of ${name}/${key}: larger than the server's max_payload (${bytes} bytes)`)
+      }
       state.lastRevision += 1
       state.entries.set(key, { value, revision: state.lastRevision })
       return state.lastRevision
@@ -51,6 +63,7 @@ export function createMemoryKv(): MemoryKv {
         }
         return write(key, value)
       },
+      maxValueBytes: () => maxValueBytes,
     } satisfies KeyValue
   }
 

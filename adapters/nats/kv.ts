@@ -21,6 +21,14 @@ export type NatsKvConfig = {
   timeoutMs?: number
 }
 
+/** The server default, for a connection that hasn't heard the server's own yet. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024
+/**
+ * Room left for a write's headers: a compare-and-set carries
+ * `Nats-Expected-Last-Subject-Sequence` (about 60 bytes); the rest is slack.
+ */
+export const KV_HEADER_ROOM_BYTES = 1024
+
 export function createNatsKvBuckets(client: NatsClient, config: NatsKvConfig = {}): KvBuckets {
   const kvm = new Kvm(jetstream(client.connection, { timeout: config.timeoutMs ?? 5000 }))
   // Per factory, not per module: one stream-info round trip per bucket, not per call.
@@ -63,6 +71,9 @@ export function createNatsKvBuckets(client: NatsClient, config: NatsKvConfig = {
         if (!(Number.isSafeInteger(revision) && revision > 0))
           throw appError('conflict', `${action}: no key is at revision ${revision}`)
         return guarded(action, () => kv.update(key, value, revision))
+      },
+      maxValueBytes() {
+        return (client.connection.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - KV_HEADER_ROOM_BYTES
       },
     } satisfies KeyValue
   }

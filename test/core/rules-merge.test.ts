@@ -275,8 +275,10 @@ describe('mergeClassifications', () => {
         maxLength: 60,
       })
       .filter((s) => s.trim() !== '')
+    // A name is one line with no space at its ends; a description may hold anything here.
+    const name = text.map((s) => s.replace(/[\n\t]/g, '-').trim()).filter((s) => s !== '')
     const addition = fc.record({
-      name: fc.oneof(fc.constantFrom(...existing.map((c) => c.name)), text),
+      name: fc.oneof(fc.constantFrom(...existing.map((c) => c.name)), name),
       description: text,
       threshold: fc.integer({ min: 0, max: 100 }),
       polarity: fc.constantFrom('positive' as const, 'negative' as const),

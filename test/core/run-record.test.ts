@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import {
   appendRun,
+  appendRunWithin,
   decodeRunRecord,
   listRuns,
   RUN_FINISHED_MESSAGE,
@@ -66,6 +67,26 @@ describe('appendRun', () => {
     const first = appendRun(null, aRun({ id: 'older' }))
     const second = appendRun(first, aRun({ id: 'newer' }))
     expect(listRuns(second).runs.map((run) => run.id)).toEqual(['newer', 'older'])
+  })
+
+  it('leaves out the oldest runs past maxBytes of UTF-8, and says how many', () => {
+    let stored: string | null = null
+    const id = (n: number) => `run-${String(n).padStart(2, '0')}`
+    for (let n = 1; n <= 10; n += 1) stored = appendRun(stored, aRun({ id: id(n), detail: 'é'.repeat(100) }))
+    const one = new TextEncoder().encode(
+      JSON.stringify(toStoredRecord(aRun({ id: 'run-11', detail: 'é'.repeat(100) }))),
+    )
+    // Room for exactly four runs: brackets, four entries and three commas.
+    const maxBytes = 2 + 4 * one.byteLength + 3
+    const appended = appendRunWithin(stored, aRun({ id: 'run-11', detail: 'é'.repeat(100) }), maxBytes)
+    expect(appended).toMatchObject({ kept: 4, dropped: 7, bytes: maxBytes })
+    expect(new TextEncoder().encode(appended.text).byteLength).toBe(maxBytes)
+    expect(listRuns(appended.text).runs.map((run) => run.id)).toEqual(['run-11', 'run-10', 'run-09', 'run-08'])
+    expect(appendRunWithin(stored, aRun({ id: 'run-11' }), Number.POSITIVE_INFINITY).dropped).toBe(0)
+  })
+
+  it('refuses a run that alone is over maxBytes', () => {
+    expect(() => appendRunWithin(null, aRun({ detail: 'd'.repeat(1000) }), 500)).toThrow(/the run alone is \d+ bytes/)
   })
 
   it('drops the oldest run when the 101st is recorded', () => {

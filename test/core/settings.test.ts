@@ -4,6 +4,7 @@ import {
   DEFAULT_SETTINGS,
   decodeStoredSettings,
   decodeStoredSettingsText,
+  MODEL_MAX_CHARS,
   settingsForRunRequest,
   validateSettingsUpdate,
 } from '../../core/settings.ts'
@@ -318,6 +319,28 @@ describe('applySettingsUpdate', () => {
   it('accepts the ends of the 1 to 8 range', () => {
     expect(applySettingsUpdate(DEFAULT_SETTINGS, { max_concurrent_reviews: 1 }).ok).toBe(true)
     expect(applySettingsUpdate(DEFAULT_SETTINGS, { max_concurrent_reviews: 8 }).ok).toBe(true)
+  })
+
+  it(`bounds model and acp.model at ${MODEL_MAX_CHARS} characters, naming the field`, () => {
+    expect(applySettingsUpdate(DEFAULT_SETTINGS, { model: 'm'.repeat(MODEL_MAX_CHARS) }).ok).toBe(true)
+    expect(detailOf(DEFAULT_SETTINGS, { model: 'm'.repeat(300_000) })).toBe(
+      `model is 300000 characters long; at most ${MODEL_MAX_CHARS} are allowed`,
+    )
+    expect(detailOf(DEFAULT_SETTINGS, { acp: anAcp({ model: 'q'.repeat(MODEL_MAX_CHARS + 1) }) })).toBe(
+      `acp.model is ${MODEL_MAX_CHARS + 1} characters long; at most ${MODEL_MAX_CHARS} are allowed`,
+    )
+    // A stored document, or a run request, is held to the same bound.
+    expect(decodeStoredSettings({ ...DEFAULT_SETTINGS, model: 'm'.repeat(MODEL_MAX_CHARS + 1) }).settings).toBeNull()
+  })
+
+  it('quotes a bad value or field name in a few hundred characters at most, invisible characters escaped', () => {
+    const huge = 'x'.repeat(900_000)
+    for (const body of [{ [huge]: 1 }, { model: `${huge} y` }, { effort: huge }, { acp: anAcp({ base_url: huge }) }]) {
+      expect(detailOf(DEFAULT_SETTINGS, body).length).toBeLessThan(400)
+    }
+    expect(detailOf(DEFAULT_SETTINGS, { model: 'a\u202eb c' })).toBe(
+      'model must be one word, and "a\\u202eb c" has whitespace',
+    )
   })
 
   it('accepts a model with a dash inside it', () => {

@@ -51,6 +51,16 @@ describe('decodeReviewRequestDelivery', () => {
     expect(decodeReviewRequestDelivery(REVIEW_REQUEST, delivered({ action: 'synchronized' })).kind).toBe('ignore')
   })
 
+  it('quotes an ignored action or reviewer in a short reason, invisible characters escaped', () => {
+    const action = decodeReviewRequestDelivery(REVIEW_REQUEST, delivered({ action: 'x'.repeat(500_000) }))
+    expect(action).toEqual({ kind: 'ignore', reason: `action "${'x'.repeat(99)}…" starts nothing` })
+    const reviewer = decodeReviewRequestDelivery(REVIEW_REQUEST, delivered({ reviewer: 'review-classifier\u200b' }))
+    expect(reviewer).toEqual({
+      kind: 'ignore',
+      reason: 'the review was requested from "review-classifier\\u200b", not review-classifier',
+    })
+  })
+
   it('calls a delivery without an event type invalid', () => {
     expect(decodeReviewRequestDelivery({ eventType: null }, delivered()).kind).toBe('invalid')
     expect(decodeReviewRequestDelivery({ eventType: ' ' }, delivered()).kind).toBe('invalid')

@@ -101,6 +101,18 @@ export function kvContract(name: string, make: () => Promise<KvHarness>): void {
       expect((await kv.get('recent'))?.value).toBe(text)
     })
 
+    it('takes a value of maxValueBytes() UTF-8 bytes, on create and on update', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      const max = kv.maxValueBytes()
+      expect(max).toBeGreaterThan(0)
+      // Two-byte characters, so a bound counted in UTF-16 units would let twice as much through.
+      const full = `${'é'.repeat(Math.floor(max / 2) - 1)}${'x'.repeat(max % 2)}xx`
+      expect(new TextEncoder().encode(full).byteLength).toBe(max)
+      const revision = await kv.create('recent', full)
+      expect((await kv.get('recent'))?.value).toBe(full)
+      await kv.update('recent', `${full.slice(1)}y`, revision)
+    })
+
     it('loses no write when concurrent writers append through updateWithRetry', async () => {
       const kv = await harness.buckets.open('contract-a')
       const writers = 4

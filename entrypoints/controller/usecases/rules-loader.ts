@@ -11,6 +11,7 @@
 import { appError, isAppError } from '../../../core/errors.ts'
 import { repoName } from '../../../core/repo.ts'
 import type { DefaultBranchRules } from '../../../core/repo-rules.ts'
+import { cappedProblem } from '../../../core/rules-check.ts'
 import { parseRulesFile, RULES_JSON_PATH, RULES_YML_PATH, selectRulesFile } from '../../../core/rules-file.ts'
 import type { RepoRef } from '../../../core/types.ts'
 import type { ForgeReader } from '../../../ports/forge.ts'
@@ -64,7 +65,13 @@ export async function loadDefaultBranchRules(forge: RulesReader, repo: RepoRef):
   const file = path === RULES_YML_PATH ? yml : json
   if (path === null || file === null) return { kind: 'none', branch, commit }
   if (file.kind === 'unreadable')
-    return { kind: 'invalid', path, branch, commit, problems: [{ file: path, at: null, detail: file.detail }] }
+    return {
+      kind: 'invalid',
+      path,
+      branch,
+      commit,
+      problems: [cappedProblem({ file: path, at: null, detail: file.detail })],
+    }
   const parsed = parseRulesFile(path, file.text)
   if (!parsed.ok) return { kind: 'invalid', path, branch, commit, problems: parsed.error }
   return {

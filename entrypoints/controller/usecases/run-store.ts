@@ -6,7 +6,8 @@
 
 import { isAppError } from '../../../core/errors.ts'
 import {
-  appendRun,
+  type AppendedRuns,
+  appendRunWithin,
   listRuns,
   RUN_FINISHED_MESSAGE,
   RUNS_BUCKET,
@@ -25,6 +26,7 @@ export type KvRunStoreDeps = {
 
 export const RUN_WRITE_FAILED_MESSAGE = 'review classifier run not recorded in the run store'
 export const RUN_LEFT_OUT_MESSAGE = 'stored review classifier run left out of the list'
+export const RUNS_DROPPED_MESSAGE = 'oldest review classifier runs dropped to fit the run store'
 
 export function createKvRunStore(deps: KvRunStoreDeps): RunStore {
   const { buckets, logger } = deps
@@ -37,7 +39,26 @@ export function createKvRunStore(deps: KvRunStoreDeps): RunStore {
       logger.info(RUN_FINISHED_MESSAGE, runFinishedEvent(run))
       try {
         const kv = await buckets.open(RUNS_BUCKET)
-        await updateWithRetry(kv, RUNS_KEY, (current) => appendRun(current, run))
+        // The whole list is one KV value, and one message: it must fit the server's max_payload.
+        const maxBytes = kv.maxValueBytes()
+        // What the attempt that was written appended: updateWithRetry answers only the text.
+        const last: { appended: AppendedRuns | null } = { appended: null }
+        await updateWithRetry(kv, RUNS_KEY, (current) => {
+          last.appended = appendRunWithin(current, run, maxBytes)
+          return last.appended.text
+        })
+        const written = last.appended
+        if (written !== null && written.dropped > 0) {
+          logger.warn(RUNS_DROPPED_MESSAGE, {
+            bucket: RUNS_BUCKET,
+            key: RUNS_KEY,
+            id: run.id,
+            kept: written.kept,
+            dropped: written.dropped,
+            bytes: written.bytes,
+            max_bytes: maxBytes,
+          })
+        }
       } catch (error) {
         logger.warn(RUN_WRITE_FAILED_MESSAGE, {
           id: run.id,

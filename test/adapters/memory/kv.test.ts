@@ -25,6 +25,15 @@ describe('createMemoryKv', () => {
     expect(await bucket.get('all')).toBeNull()
   })
 
+  it('refuses a value over its max_payload with invalid, as a NATS server does, and keeps the old one', async () => {
+    const bucket = await createMemoryKv({ maxValueBytes: 10 }).open('review-classifier-runs')
+    const revision = await bucket.create('recent', '0123456789')
+    const failure = await bucket.update('recent', '€€€€', revision).catch((error: unknown) => error)
+    expect(isAppError(failure, 'invalid')).toBe(true)
+    expect(isAppError(failure) ? failure.message : '').toContain('max_payload')
+    expect((await bucket.get('recent'))?.value).toBe('0123456789')
+  })
+
   it('numbers revisions per bucket, as one stream per bucket does', async () => {
     const kv = createMemoryKv()
     const a = await kv.open('a')

@@ -402,6 +402,16 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
     ],
     ['no classifications', { repo: 'acme/blank', classifications: [] }, /empty/],
     ['an array body', [], /JSON object/],
+    [
+      'a name with a zero-width space, which would go into the commit message',
+      { repo: 'acme/blank', classifications: [aClassification({ name: 'datetime\u200b' })] },
+      /^the body: classifications\[0\] \(name "datetime\\u200b"\): name holds U\+200B \(a format character\) at character 9; a name is one line of visible characters/,
+    ],
+    [
+      'a name of 200,000 characters',
+      { repo: 'acme/blank', classifications: [aClassification({ name: 'n'.repeat(200_000) })] },
+      /name is 200000 characters long; at most 64 are allowed$/,
+    ],
   ])('answers 400 for %s, without calling the forge', async (_, body, detail) => {
     const { harness: h, app } = await aWorld()
     await expectProblem(await app.handle(openPr(body)), 400, detail)

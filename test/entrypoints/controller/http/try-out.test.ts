@@ -465,6 +465,29 @@ describe('POST /api/review-classifier/try-out: refused', () => {
     )
   })
 
+  it('answers 400 for a name with a control or format character or over 64 characters, and a long description', async () => {
+    const world = createTryOutWorld()
+    const post = (overrides: Record<string, unknown>) =>
+      world.app.handle(postTryOut(aTryOutBody({ classifications: [aClassification(overrides)] })))
+    await expectProblem(
+      await post({ name: 'no-ads\u202e' }),
+      400,
+      'the body: classifications[0] (name "no-ads\\u202e"): name holds U+202E (a format character) at character 7; a name is one line of visible characters, with no control or format characters',
+    )
+    await expectProblem(await post({ name: 'a\nb' }), 400, /name holds U\+000A \(a control character\) at character 2/)
+    await expectProblem(
+      await post({ name: 'n'.repeat(65) }),
+      400,
+      /name is 65 characters long; at most 64 are allowed$/,
+    )
+    await expectProblem(
+      await post({ description: 'd'.repeat(2001) }),
+      400,
+      /description is 2001 characters long; at most 2000 are allowed$/,
+    )
+    expect(world.forgeCalls).toEqual([])
+  })
+
   it('names every problem of the body at once, and starts nothing for a refused body', async () => {
     const world = createTryOutWorld()
     await world.serve(allClear)

@@ -9,8 +9,10 @@ import {
   createKvRunStore,
   RUN_LEFT_OUT_MESSAGE,
   RUN_WRITE_FAILED_MESSAGE,
+  RUNS_DROPPED_MESSAGE,
 } from '../../../../entrypoints/controller/usecases/run-store.ts'
 import type { KvBuckets } from '../../../../ports/kv.ts'
+import { aRow } from '../../../builders.ts'
 import { cleanUp } from '../../../support/cleanup.ts'
 import { type NatsServer, startNatsServer } from '../../../support/nats-server.ts'
 import { aRunRecord, failureOf } from '../http/http-support.ts'
@@ -56,6 +58,41 @@ function expectNewestKept(runs: RunRecord[]): void {
     kept += indexes.length
   }
   expect(kept).toBe(RUNS_KEPT)
+}
+
+/**
+ * A run as large as the caps let one be: ten rows with a 500-character
+ * reason and a 200-character error each, and a refusal listing ten problems
+ * (some 15 KB). A hundred of them are well past NATS' default 1 MiB.
+ */
+function aLargeRun(index: number): RunRecord {
+  const rows = Array.from({ length: 10 }, (_, i) =>
+    aRow({ name: `rule-${i}`, reason: 'r'.repeat(500), error: { kind: 'runtime', detail: 'e'.repeat(200) } }),
+  )
+  return aRunRecord({ id: `large-${index}`, pr: index, outcome: 'no-verdict', detail: 'd'.repeat(4500), rows })
+}
+
+/** Records `count` large runs one after another; answers the store's list and what the writes logged. */
+async function recordLarge(buckets: KvBuckets, count: number) {
+  const logger = createRecordingLogger()
+  const store = createKvRunStore({ buckets, logger })
+  for (let index = 1; index <= count; index += 1) {
+    await store.record(aLargeRun(index))
+    const [newest] = await store.list()
+    expect(newest?.id).toBe(`large-${index}`)
+  }
+  const stored = await (await buckets.open(RUNS_BUCKET)).get(RUNS_KEY)
+  return {
+    runs: await store.list(),
+    bytes: new TextEncoder().encode(stored?.value ?? '').byteLength,
+    failed: logger.withMessage(RUN_WRITE_FAILED_MESSAGE),
+    dropped: logger.withMessage(RUNS_DROPPED_MESSAGE),
+  }
+}
+
+/** The newest `kept` of `count` large runs, newest first. */
+function newestLarge(count: number, kept: number): string[] {
+  return Array.from({ length: kept }, (_, i) => `large-${count - i}`)
 }
 
 describe('createKvRunStore', () => {
@@ -148,6 +185,36 @@ describe('createKvRunStore', () => {
     expect(await failureOf(store.list())).toMatchObject({ code: 'timeout' })
   })
 
+  it('drops the oldest runs when the list would not fit the store, logs it, and keeps recording', async () => {
+    const buckets = createMemoryKv({ maxValueBytes: 64 * 1024 })
+    const { runs, bytes, failed, dropped } = await recordLarge(buckets, 20)
+    expect(failed).toEqual([])
+    expect(bytes).toBeLessThanOrEqual(64 * 1024)
+    expect(runs.map((run) => run.id)).toEqual(newestLarge(20, runs.length))
+    expect(runs.length).toBeGreaterThan(1)
+    expect(dropped.length).toBeGreaterThan(0)
+    expect(dropped[0]?.level).toBe('warn')
+    expect(dropped.at(-1)?.fields).toEqual({
+      bucket: RUNS_BUCKET,
+      key: RUNS_KEY,
+      id: 'large-20',
+      kept: runs.length,
+      dropped: 1,
+      bytes: expect.any(Number),
+      max_bytes: 64 * 1024,
+    })
+  })
+
+  it('logs a run that alone is over what the store takes as not recorded, and keeps the list', async () => {
+    const buckets = createMemoryKv({ maxValueBytes: 4 * 1024 })
+    const logger = createRecordingLogger()
+    const store = createKvRunStore({ buckets, logger })
+    await store.record(aRunRecord({ id: 'small' }))
+    await store.record(aLargeRun(1))
+    expect(logger.withMessage(RUN_WRITE_FAILED_MESSAGE)[0]?.fields).toMatchObject({ id: 'large-1', code: 'invalid' })
+    expect((await store.list()).map((run) => run.id)).toEqual(['small'])
+  })
+
   it('loses nothing to three concurrent writers and keeps the newest 100 (memory KV)', async () => {
     const buckets = createMemoryKv()
     const { runs, warnings } = await recordConcurrently(() => buckets)
@@ -176,6 +243,46 @@ describe('createKvRunStore', () => {
         () => Promise.all(clients.map((client) => client.close(1000))),
         server === undefined ? null : () => server.cleanup(),
       )
+    })
+
+    /** A server of its own (the runs bucket is one key), and one connection to it. */
+    async function onOwnServer(maxPayloadBytes: number | undefined, test: (buckets: KvBuckets) => Promise<void>) {
+      const own = await startNatsServer(maxPayloadBytes === undefined ? {} : { maxPayloadBytes })
+      const client = await connectNats({
+        url: own.url,
+        name: 'run-store-large',
+        firstConnectTimeoutMs: 10_000,
+        logger: createRecordingLogger(),
+      })
+      try {
+        await test(createNatsKvBuckets(client))
+      } finally {
+        await cleanUp(
+          () => client.close(1000),
+          () => own.cleanup(),
+        )
+      }
+    }
+
+    it("keeps the list under the server's default max_payload with 100 large runs, dropping the oldest", async () => {
+      await onOwnServer(undefined, async (buckets) => {
+        const { runs, bytes, failed, dropped } = await recordLarge(buckets, RUNS_KEPT)
+        expect(failed).toEqual([])
+        expect(bytes).toBeLessThanOrEqual(1024 * 1024 - 1024)
+        expect(runs.length).toBeLessThan(RUNS_KEPT)
+        expect(runs.map((run) => run.id)).toEqual(newestLarge(RUNS_KEPT, runs.length))
+        expect(dropped.at(-1)?.fields).toMatchObject({ max_bytes: 1024 * 1024 - 1024, kept: runs.length })
+      })
+    })
+
+    it("reads the bound from the server's own max_payload", async () => {
+      await onOwnServer(64 * 1024, async (buckets) => {
+        expect((await buckets.open(RUNS_BUCKET)).maxValueBytes()).toBe(63 * 1024)
+        const { runs, bytes, failed } = await recordLarge(buckets, 12)
+        expect(failed).toEqual([])
+        expect(bytes).toBeLessThanOrEqual(63 * 1024)
+        expect(runs.map((run) => run.id)).toEqual(newestLarge(12, runs.length))
+      })
     })
 
     it('loses nothing to three concurrent writers on their own connections and keeps the newest 100', async () => {
