@@ -24,7 +24,7 @@
  */
 import type { Msg, Subscription } from '@nats-io/transport-node'
 import { errors } from '@nats-io/transport-node'
-import { appError } from '../../core/errors.ts'
+import { appError, describeError } from '../../core/errors.ts'
 import type { RunReply } from '../../core/types.ts'
 import { decodeRunProgress } from '../../core/wire-decode.ts'
 import type { Logger } from '../../ports/logger.ts'
@@ -180,7 +180,7 @@ export function createNatsRunResponder(
     try {
       client.connection.publish(subject, encoder.encode(JSON.stringify({ id, ...message })))
     } catch (error) {
-      logger.debug('run progress not sent', { id, error: error instanceof Error ? error.message : String(error) })
+      logger.debug('run progress not sent', { id, error: describeError(error) })
     }
   }
 
@@ -226,7 +226,7 @@ export function createNatsRunResponder(
     } catch (error) {
       clearInterval(heartbeat)
       // The handler promised not to reject; if it did, there is no reply to send and the requester times out.
-      logger.error('run handler rejected', { error: error instanceof Error ? error.message : String(error) })
+      logger.error('run handler rejected', { error: describeError(error) })
       return
     }
     // The reply says the rest; a heartbeat after it would only be noise.
@@ -241,7 +241,7 @@ export function createNatsRunResponder(
     } catch (error) {
       logger.error('run reply not sent', {
         id: reply.id,
-        error: error instanceof Error ? error.message : String(error),
+        error: describeError(error),
       })
     }
   }
@@ -283,7 +283,7 @@ export function createNatsRunResponder(
             await subscription.drain()
           } catch (error) {
             logger.warn('run subscription drain failed', {
-              error: error instanceof Error ? error.message : String(error),
+              error: describeError(error),
             })
           }
           while (inFlight.size > 0) await Promise.allSettled([...inFlight])

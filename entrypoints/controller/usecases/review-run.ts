@@ -18,6 +18,7 @@ import {
   STOPPING_STATUS,
   verdictStatus,
 } from '../../../core/commit-status.ts'
+import { describeError } from '../../../core/errors.ts'
 import { repoName } from '../../../core/repo.ts'
 import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
@@ -33,7 +34,7 @@ import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { WAITING_PLACES } from './admission.ts'
-import { describeError, type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
+import { type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
 import { createReviewActs, type ReviewActs } from './review-acts.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'

@@ -4,7 +4,7 @@
  * finished` log event that reaches VictoriaLogs whether or not the write does.
  */
 
-import { isAppError } from '../../../core/errors.ts'
+import { describeError, isAppError } from '../../../core/errors.ts'
 import {
   type AppendedRuns,
   appendRunWithin,
@@ -66,7 +66,7 @@ export function createKvRunStore(deps: KvRunStoreDeps): RunStore {
           repo: run.repo,
           pr: run.pr,
           code: isAppError(error) ? error.code : 'internal',
-          error: error instanceof Error ? error.message : String(error),
+          error: describeError(error),
         })
       }
     },

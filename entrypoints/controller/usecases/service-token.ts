@@ -8,7 +8,7 @@
  * wait starts), at most the forge's own bound for a call, and fail only once
  * the pass has ended without a token (docs/behaviour.md, "The service account").
  */
-import { isAppError } from '../../../core/errors.ts'
+import { errorReason } from '../../../core/errors.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import { SERVICE_TOKEN } from '../../../core/service-account.ts'
 import { FORGE_CALL_DEADLINE_MS } from '../../../ports/forge.ts'
@@ -50,7 +50,7 @@ export async function readServiceToken(
   try {
     token = await secrets.read(path, field)
   } catch (error) {
-    const reason = isAppError(error) ? error.message : 'an internal error'
+    const reason = errorReason(error)
     return err({
       kind: 'unreadable',
       detail: `the service account's token can't be read from the secret store: ${reason}`,

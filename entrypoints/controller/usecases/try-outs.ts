@@ -24,6 +24,7 @@
  * replay is one), past which `start` throws {@link TryOutsFullError}.
  */
 import { type Aggregate, checkProgressRow } from '../../../core/aggregate.ts'
+import { errorKind } from '../../../core/errors.ts'
 import { repoName } from '../../../core/repo.ts'
 import type { RunRecord, TryOutOutcome } from '../../../core/run-record.ts'
 import { readRunReply } from '../../../core/run-reply.ts'
@@ -295,7 +296,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
     } catch (error) {
       deps.logger.error('review classifier try-out failed unexpectedly', {
         id,
-        kind: error instanceof Error ? error.name : typeof error,
+        kind: errorKind(error),
       })
       for (const slot of slots) if (!isOver(slot)) endSlot(slot, failed('the try-out failed on an internal error'))
     }
@@ -416,7 +417,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       // `RunStore.record` never throws by contract; a store that does must not become an unhandled rejection.
       deps.logger.error('review classifier try-out could not be recorded', {
         id,
-        kind: error instanceof Error ? error.name : typeof error,
+        kind: errorKind(error),
       })
     })
     inFlight.add(promise)
@@ -490,7 +491,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
             // `RunStore.record` never throws by contract; one that does must not stop the other PRs.
             deps.logger.error('review classifier try-out could not be recorded', {
               id: runId,
-              kind: error instanceof Error ? error.name : typeof error,
+              kind: errorKind(error),
             })
           })
         })
