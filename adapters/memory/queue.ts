@@ -5,6 +5,8 @@
  * directions travel as JSON text. Progress (taken, heartbeats, rows) reaches
  * the requester as it would over its own subject.
  */
+
+import { raceAbort } from '../../core/abort.ts'
 import { type AppError, appError } from '../../core/errors.ts'
 import type { RunReply } from '../../core/types.ts'
 import { decodeRunProgress } from '../../core/wire-decode.ts'
@@ -87,31 +89,22 @@ export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
       () => member.inFlight.delete(handled),
       () => member.inFlight.delete(handled),
     )
-    return new Promise<string>((resolve, reject) => {
-      const done = (): void => {
-        clearTimeout(timer)
-        clearInterval(heartbeat)
-        options?.signal?.removeEventListener('abort', onAbort)
-      }
-      const onAbort = (): void => {
-        done()
-        reject(options?.signal?.reason)
-      }
-      const timer = setTimeout(() => {
-        done()
-        reject(appError('timeout', `no reply within ${timeoutMs} ms`))
-      }, timeoutMs)
-      options?.signal?.addEventListener('abort', onAbort, { once: true })
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const replied = new Promise<string>((resolve, reject) => {
+      timer = setTimeout(() => reject(appError('timeout', `no reply within ${timeoutMs} ms`)), timeoutMs)
       handled.then(
         (reply) => {
           // A dead member's reply never leaves it.
-          if (member.dead) return
-          done()
-          resolve(JSON.stringify(reply))
+          if (!member.dead) resolve(JSON.stringify(reply))
         },
         // A handler that rejects sends nothing, so the requester waits out its timeout.
         () => clearInterval(heartbeat),
       )
+    })
+    // The reply, or the abort signal's reason as soon as it fires; either way the timer and heartbeats stop.
+    return raceAbort(replied, options?.signal).finally(() => {
+      clearTimeout(timer)
+      clearInterval(heartbeat)
     })
   }
 

@@ -24,6 +24,7 @@
  */
 import type { Msg, Subscription } from '@nats-io/transport-node'
 import { errors } from '@nats-io/transport-node'
+import { raceAbort } from '../../core/abort.ts'
 import { appError, describeError } from '../../core/errors.ts'
 import type { RunReply } from '../../core/types.ts'
 import { decodeRunProgress } from '../../core/wire-decode.ts'
@@ -105,17 +106,6 @@ function listenToProgress(
   return () => subscription.unsubscribe()
 }
 
-/** The request's reply, or the abort signal's reason as soon as it fires. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return work
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}
-
 export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfig): RunQueue {
   return {
     async request(request, timeoutMs, options = {}) {
@@ -128,7 +118,8 @@ export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfi
         throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max))
       const stopListening = listenToProgress(client, progressSubject(config.subject, request.id), options.onProgress)
       try {
-        const reply = await untilAborted(
+        // The reply, or the abort signal's reason as soon as it fires.
+        const reply = await raceAbort(
           client.connection.request(config.subject, body, { timeout: timeoutMs }),
           options.signal,
         )

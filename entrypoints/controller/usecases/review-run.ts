@@ -12,6 +12,7 @@
  * and every run is recorded. A run with no clean verdict never approves.
  */
 
+import { raceAbort } from '../../../core/abort.ts'
 import {
   describeStatusProblems,
   QUEUE_FULL_STATUS,
@@ -127,8 +128,8 @@ function noVerdict(reason: string, table: Table | null = null): Conclusion {
   return { kind: 'no-verdict', reason, table }
 }
 
-function stoppedReason(signal: AbortSignal): string {
-  return signal.reason instanceof ReviewStopped ? signal.reason.message : 'the review was stopped'
+function stoppedReason(reason: unknown): string {
+  return reason instanceof ReviewStopped ? reason.message : 'the review was stopped'
 }
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
@@ -206,7 +207,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     const read = await readPull(request, progress)
     if (!read.ok) return noVerdict(read.error)
     // Stopped while it read: the stopped run's statuses are on their way, and a pending now would come after them.
-    if (signal?.aborted) return noVerdict(stoppedReason(signal))
+    if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
     // Pending as soon as the head is settled, and set before anything is asked of the classifier,
     // unless the token is still being minted: then it follows the token, and the run goes on (review-acts.ts).
     progress.pullUrl = read.value.pull.htmlUrl
@@ -228,7 +229,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       settings: settings.value,
     })
     // A review stopped while it read sends no run: the classifier would work for nobody.
-    if (signal?.aborted) return noVerdict(stoppedReason(signal))
+    if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
     const reply = await requestRun(runRequest, signal)
     if (!reply.ok) return noVerdict(reply.error)
     return concludeReply(id, rules.value, reply.value, progress)
@@ -304,13 +305,10 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     signal: AbortSignal | undefined,
   ): Promise<{ conclusion: Conclusion; progress: Progress }> {
     const running = conclude(id, request, progress, signal).then((conclusion) => ({ conclusion, progress }))
-    if (signal === undefined) return running
-    return new Promise((resolve, reject) => {
-      const stop = (): void => resolve({ conclusion: noVerdict(stoppedReason(signal)), progress: { ...progress } })
-      if (signal.aborted) stop()
-      else signal.addEventListener('abort', stop, { once: true })
-      running.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop))
-    })
+    return raceAbort(running, signal, (reason) => ({
+      conclusion: noVerdict(stoppedReason(reason)),
+      progress: { ...progress },
+    }))
   }
 
   return {
