@@ -17,7 +17,7 @@ import type { Clock } from '../../ports/clock.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
 import type { AskOptions, ClassifyResult, ModelRuntime, ModelSession, SessionSpec } from '../../ports/model-runtime.ts'
-import type { SecretStore } from '../../ports/secret-store.ts'
+import { readSecret, type SecretStore } from '../../ports/secret-store.ts'
 import type { Place, SessionLimiter, SparePlace } from './session-limiter.ts'
 
 const TOKEN_TYPES: readonly TokenType[] = ['input', 'output', 'cacheRead', 'cacheCreation']
@@ -280,16 +280,12 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   }
 
   async function readKey(runtime: Runtime): Promise<{ key: string } | { error: string }> {
-    const { path, field } = RUNTIME_KEY_SECRETS[runtime]
-    try {
-      const key = await deps.secrets.read(path, field)
-      if (key === null || key === '')
-        return { error: `no key for the ${runtime} runtime: secret/${path} has no ${field}` }
-      return { key }
-    } catch (error) {
-      const why = error instanceof Error ? error.message : 'unknown error'
-      return { error: `the ${runtime} runtime's key could not be read from the secret store: ${why}` }
-    }
+    const secret = RUNTIME_KEY_SECRETS[runtime]
+    const read = await readSecret(deps.secrets, secret)
+    if (read.ok) return { key: read.value }
+    if (read.error.kind === 'missing')
+      return { error: `no key for the ${runtime} runtime: secret/${secret.path} has no ${secret.field}` }
+    return { error: `the ${runtime} runtime's key could not be read from the secret store: ${read.error.reason}` }
   }
 
   async function run(request: RunRequest, tell: RunInHand['tell']): Promise<RunReply> {
