@@ -168,6 +168,12 @@ export const RunReplySchema = Type.Object({
  * `row` as each classification ends. A controller that hears nothing keeps
  * waiting for the reply as before, so an older classifier still works.
  */
+/** How often a classifier says it still works on a run it took: the `heartbeat_ms` its `taken` names. */
+export const HEARTBEAT_INTERVAL_MS = 2_000
+
+/** How many heartbeat intervals of silence end a run the classifier took: the controller's wait then stops. */
+export const MISSED_HEARTBEATS = 4
+
 export const RunProgressSchema = Type.Union([
   Type.Object({ id: Type.String(), kind: Type.Literal('taken'), heartbeat_ms: Type.Integer({ minimum: 1 }) }),
   Type.Object({ id: Type.String(), kind: Type.Literal('heartbeat') }),

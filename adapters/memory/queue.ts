@@ -8,7 +8,8 @@
 
 import { raceAbort } from '../../core/abort.ts'
 import { type AppError, appError } from '../../core/errors.ts'
-import type { RunReply } from '../../core/types.ts'
+import { HEARTBEAT_INTERVAL_MS } from '../../core/schemas.ts'
+import type { RunProgress, RunReply } from '../../core/types.ts'
 import { decodeRunProgress } from '../../core/wire-decode.ts'
 import type {
   RunHandler,
@@ -36,14 +37,14 @@ export type MemoryQueue = RunQueue &
   }
 
 export type MemoryQueueConfig = {
-  /** The interval heartbeats go out at while a run is in hand; default 2000 ms, as the NATS responder's. */
+  /** The interval heartbeats go out at while a run is in hand; default {@link HEARTBEAT_INTERVAL_MS}, as the NATS responder's. */
   heartbeatMs?: number
 }
 
 type Member = { handler: RunHandler; draining: boolean; dead: boolean; inFlight: Set<Promise<unknown>> }
 
 export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
-  const heartbeatMs = config.heartbeatMs ?? 2_000
+  const heartbeatMs = config.heartbeatMs ?? HEARTBEAT_INTERVAL_MS
   const members: Member[] = []
   let nextMember = 0
   let failure: AppError | null = null
@@ -58,7 +59,7 @@ export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
   }
 
   /** Delivers a progress message as its JSON text would arrive, decoded, and drops it when it doesn't decode. */
-  function deliver(options: RunRequestOptions | undefined, message: unknown): void {
+  function deliver(options: RunRequestOptions | undefined, message: RunProgress): void {
     const decoded = decodeRunProgress(JSON.stringify(message))
     if (decoded.ok) options?.onProgress?.(decoded.value)
   }

@@ -26,7 +26,8 @@ import type { Msg, Subscription } from '@nats-io/transport-node'
 import { errors } from '@nats-io/transport-node'
 import { raceAbort } from '../../core/abort.ts'
 import { appError, describeError } from '../../core/errors.ts'
-import type { RunReply } from '../../core/types.ts'
+import { HEARTBEAT_INTERVAL_MS } from '../../core/schemas.ts'
+import type { RunProgress, RunReply } from '../../core/types.ts'
 import { decodeRunProgress } from '../../core/wire-decode.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type {
@@ -53,9 +54,6 @@ export function runSubject(swarm: string): string {
 
 /** The queue group every classifier joins. */
 export const runQueueGroup = 'review-classifier'
-
-/** How often a classifier says it still works on a run it took (docs/decisions.md, "Wire formats"). */
-export const DEFAULT_HEARTBEAT_MS = 2_000
 
 /** A run id that can be one subject token; the controller's ids (UUIDs) always are. */
 const SUBJECT_TOKEN = /^[A-Za-z0-9_-]{1,128}$/
@@ -148,7 +146,7 @@ export type NatsRunResponderConfig = {
   queue?: string
   /** How long a finished run's reply waits for a lost connection to come back; default 60 s. */
   replyReconnectWaitMs?: number
-  /** How often a run in hand sends its heartbeat; default {@link DEFAULT_HEARTBEAT_MS}. */
+  /** How often a run in hand sends its heartbeat; default {@link HEARTBEAT_INTERVAL_MS}. */
   heartbeatMs?: number
 }
 
@@ -162,16 +160,16 @@ export function createNatsRunResponder(
   const { logger } = deps
   const queue = config.queue ?? runQueueGroup
   const replyReconnectWaitMs = config.replyReconnectWaitMs ?? 60_000
-  const heartbeatMs = config.heartbeatMs ?? DEFAULT_HEARTBEAT_MS
+  const heartbeatMs = config.heartbeatMs ?? HEARTBEAT_INTERVAL_MS
 
   /** Publishes a progress message; a run whose id can't be a subject has none, and a failed publish changes nothing. */
-  function publishProgress(id: string, message: Record<string, unknown>): void {
-    const subject = progressSubject(config.subject, id)
+  function publishProgress(message: RunProgress): void {
+    const subject = progressSubject(config.subject, message.id)
     if (subject === null) return
     try {
-      client.connection.publish(subject, encoder.encode(JSON.stringify({ id, ...message })))
+      client.connection.publish(subject, encoder.encode(JSON.stringify(message)))
     } catch (error) {
-      logger.debug('run progress not sent', { id, error: describeError(error) })
+      logger.debug('run progress not sent', { id: message.id, error: describeError(error) })
     }
   }
 
@@ -204,12 +202,12 @@ export function createNatsRunResponder(
     let heartbeat: ReturnType<typeof setInterval> | undefined
     const tell: RunTell = (event) => {
       if (event.kind === 'row') {
-        publishProgress(event.id, { kind: 'row', row: event.row })
+        publishProgress({ id: event.id, kind: 'row', row: event.row })
         return
       }
       if (heartbeat !== undefined) return
-      publishProgress(event.id, { kind: 'taken', heartbeat_ms: heartbeatMs })
-      heartbeat = setInterval(() => publishProgress(event.id, { kind: 'heartbeat' }), heartbeatMs)
+      publishProgress({ id: event.id, kind: 'taken', heartbeat_ms: heartbeatMs })
+      heartbeat = setInterval(() => publishProgress({ id: event.id, kind: 'heartbeat' }), heartbeatMs)
     }
     let reply: RunReply
     try {
