@@ -106,10 +106,7 @@ async function main(): Promise<void> {
   }
   const subject = runSubject(config.swarm)
   const subscription = await createNatsRunResponder(nats, { subject }, { logger }).serve((text, tell) =>
-    classifier.handle(text, (event) => {
-      if (event.kind === 'taken') tell({ kind: 'taken', id: event.id })
-      else if (event.kind === 'row') tell({ kind: 'row', id: event.id, row: event.row })
-    }),
+    classifier.handle(text, tell),
   )
   logger.info('review classifier listening', {
     subject,

@@ -71,16 +71,17 @@ export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
     const member = pickMember()
     if (member === null) throw appError('unavailable', 'classifier not running')
     let heartbeat: ReturnType<typeof setInterval> | undefined
+    // As the NATS responder: `taken` once, then heartbeats, and each row; a question's start stays with the classifier.
     const tell: RunTell = (event) => {
       if (member.dead) return
-      if (event.kind === 'taken') {
+      if (event.kind === 'row') {
+        deliver(options, { id: event.id, kind: 'row', row: event.row })
+      } else if (event.kind === 'taken' && heartbeat === undefined) {
         deliver(options, { id: event.id, kind: 'taken', heartbeat_ms: heartbeatMs })
-        heartbeat ??= setInterval(() => {
+        heartbeat = setInterval(() => {
           if (member.dead) clearInterval(heartbeat)
           else deliver(options, { id: event.id, kind: 'heartbeat' })
         }, heartbeatMs)
-      } else {
-        deliver(options, { id: event.id, kind: 'row', row: event.row })
       }
     }
     // Async wrapper: a handler that throws synchronously behaves like one that rejects.

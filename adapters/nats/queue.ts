@@ -200,14 +200,14 @@ export function createNatsRunResponder(
 
   async function answer(msg: Msg, handler: RunHandler): Promise<void> {
     let heartbeat: ReturnType<typeof setInterval> | undefined
+    // A question's start stays with the classifier: the requester hears the row when it ends.
     const tell: RunTell = (event) => {
       if (event.kind === 'row') {
         publishProgress({ id: event.id, kind: 'row', row: event.row })
-        return
+      } else if (event.kind === 'taken' && heartbeat === undefined) {
+        publishProgress({ id: event.id, kind: 'taken', heartbeat_ms: heartbeatMs })
+        heartbeat = setInterval(() => publishProgress({ id: event.id, kind: 'heartbeat' }), heartbeatMs)
       }
-      if (heartbeat !== undefined) return
-      publishProgress({ id: event.id, kind: 'taken', heartbeat_ms: heartbeatMs })
-      heartbeat = setInterval(() => publishProgress({ id: event.id, kind: 'heartbeat' }), heartbeatMs)
     }
     let reply: RunReply
     try {

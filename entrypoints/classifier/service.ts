@@ -17,6 +17,7 @@ import type { Clock } from '../../ports/clock.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
 import type { AskOptions, ClassifyResult, ModelRuntime, ModelSession, SessionSpec } from '../../ports/model-runtime.ts'
+import type { RunTell } from '../../ports/queue.ts'
 import { readSecret, type SecretStore } from '../../ports/secret-store.ts'
 import type { Place, SessionLimiter, SparePlace } from './session-limiter.ts'
 
@@ -44,23 +45,13 @@ export type ClassifierDeps = {
 
 export type Schedule = 'warm-first' | 'all-parallel'
 
-/**
- * What a run tells while it works: the run was read and taken, a question
- * got its model session, a question ended (its row as aggregation will show
- * it). `id` is the request's, `total` how many classifications it asks.
- */
-export type RunEvent =
-  | { kind: 'taken'; id: string; total: number }
-  | { kind: 'question-started'; id: string; name: string; total: number }
-  | { kind: 'row'; id: string; row: Row; total: number }
-
 export type Classifier = {
   /**
    * Answers one run request's JSON text; never rejects, whatever the input.
    * `onProgress` hears the run taken once its request is read, and each
    * question start and end as it happens; a listener that throws is ignored.
    */
-  handle(requestText: string, onProgress?: (event: RunEvent) => void): Promise<RunReply>
+  handle(requestText: string, onProgress?: RunTell): Promise<RunReply>
   /** Stops every session in hand (shutdown past its grace): their rows fail, their runs still answer. */
   abortAll(): void
 }
@@ -112,7 +103,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     spec: SessionSpec
     /** Aborts when the service shuts down or the run stops before its questions (over budget). */
     signal: AbortSignal
-    tell: (event: RunEvent) => void
+    tell: RunTell
     /** Every session opened for the run and not ended yet, with its place, so none outlives the run. */
     opened: Map<ModelSession, Place>
     /** Sessions being closed in the background once answered; the run waits for them before it ends. */
@@ -382,9 +373,9 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     else deps.logger.warn('review classifier run failed', fields)
   }
 
-  async function handle(requestText: string, onProgress?: (event: RunEvent) => void): Promise<RunReply> {
+  async function handle(requestText: string, onProgress?: RunTell): Promise<RunReply> {
     const startedMs = deps.clock.nowMs()
-    const tell = (event: RunEvent): void => {
+    const tell: RunTell = (event) => {
       try {
         onProgress?.(event)
       } catch {
