@@ -80,7 +80,6 @@ async function main(): Promise<void> {
     if (stopping) return
     stopping = true
     logger.info('controller stopping', { signal, drain_timeout_s: config.drainTimeoutMs / 1000 })
-    controller.stop()
     await controller.drain(() => server.stop())
     await queue.close()
     logger.info('controller stopped', {})

@@ -17,7 +17,7 @@ import type { Clock } from '../../ports/clock.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
 import type { AskOptions, ClassifyResult, ModelRuntime, ModelSession, SessionSpec } from '../../ports/model-runtime.ts'
-import type { RunTell } from '../../ports/queue.ts'
+import type { RunSubscription, RunTell } from '../../ports/queue.ts'
 import { readSecret, type SecretStore } from '../../ports/secret-store.ts'
 import type { Place, SessionLimiter, SparePlace } from './session-limiter.ts'
 
@@ -45,6 +45,9 @@ export type ClassifierDeps = {
 
 export type Schedule = 'warm-first' | 'all-parallel'
 
+/** How long a drain lets the runs in hand go on before stopping their sessions. */
+export const DRAIN_GRACE_MS = 20_000
+
 export type Classifier = {
   /**
    * Answers one run request's JSON text; never rejects, whatever the input.
@@ -54,6 +57,13 @@ export type Classifier = {
   handle(requestText: string, onProgress?: RunTell): Promise<RunReply>
   /** Stops every session in hand (shutdown past its grace): their rows fail, their runs still answer. */
   abortAll(): void
+  /**
+   * On SIGTERM: `subscription` takes no new run and lets the runs in hand
+   * answer; past `graceMs` (default {@link DRAIN_GRACE_MS}) their sessions
+   * are stopped as by `abortAll`, and the runs still answer. Resolves once
+   * every reply has gone out.
+   */
+  drain(subscription: RunSubscription, graceMs?: number): Promise<void>
 }
 
 function failedReply(id: string, error: string, rows: Row[] = []): RunReply {
@@ -401,10 +411,20 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     return reply
   }
 
+  function abortAll(): void {
+    shutdown.abort(new Error('shutting down'))
+  }
+
   return {
     handle,
-    abortAll() {
-      shutdown.abort(new Error('shutting down'))
+    abortAll,
+    async drain(subscription, graceMs = DRAIN_GRACE_MS) {
+      const grace = setTimeout(abortAll, graceMs)
+      try {
+        await subscription.drain()
+      } finally {
+        clearTimeout(grace)
+      }
     },
-  }
+  } satisfies Classifier
 }
