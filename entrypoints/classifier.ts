@@ -27,7 +27,7 @@ import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../core/budget.ts'
 import { createClassifier, DRAIN_GRACE_MS } from './classifier/service.ts'
 import { createSessionLimiter } from './classifier/session-limiter.ts'
 import { parseClassifierConfig } from './config.ts'
-import { createSecretStore } from './wiring.ts'
+import { createSecretStore } from './configured-secret-store.ts'
 
 const FIRST_CONNECT_TIMEOUT_MS = 15_000
 

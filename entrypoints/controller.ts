@@ -17,9 +17,9 @@ import { createRandomIds } from '../adapters/system/ids.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
 import { CONTROLLER_TOKEN_SECRET } from '../core/service-account.ts'
 import { parseControllerConfig } from './config.ts'
+import { createSecretStore } from './configured-secret-store.ts'
 import { WEBHOOK_BODY_MAX_BYTES } from './controller/http/webhook.ts'
 import { createController } from './controller/service.ts'
-import { createSecretStore } from './wiring.ts'
 
 async function main(): Promise<void> {
   const parsed = parseControllerConfig(process.env, resolve(import.meta.dir, '..'))

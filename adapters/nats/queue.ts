@@ -41,7 +41,11 @@ import type {
 import type { NatsClient } from './connection.ts'
 import { natsErrorToAppError, notConnected } from './errors.ts'
 
-/** The run subject under the swarm's prefix (`SWARM`, default `swarm`). */
+/**
+ * The run subject under the swarm's prefix (`SWARM`, default `swarm`):
+ * every run travels on it, reviews and try-outs alike. Its last token is the
+ * spec's name for it, `try-out`, and nothing here reads meaning into it.
+ */
 export function runSubject(swarm: string): string {
   if (!/^[^\s*>.][^\s*>]*$/.test(swarm) || swarm.endsWith('.')) {
     throw appError(
@@ -59,14 +63,15 @@ export const runQueueGroup = 'review-classifier'
 const SUBJECT_TOKEN = /^[A-Za-z0-9_-]{1,128}$/
 
 /**
- * A run's progress subject: `<SWARM>.review-classifier.progress.<id>`, beside
- * the run subject `<SWARM>.review-classifier.try-out`, so one prefix rule
- * covers both. `null` for an id that can't be a subject token: that run
- * simply has no progress.
+ * A run's progress subject, beside the run subject: its last token becomes
+ * `progress.<id>` (`<SWARM>.review-classifier.progress.<id>`), so one prefix
+ * rule covers both. `null` for an id that can't be a subject token: that
+ * run simply has no progress.
  */
 export function progressSubject(runSubjectName: string, id: string): string | null {
   if (!SUBJECT_TOKEN.test(id)) return null
-  const prefix = runSubjectName.endsWith('.try-out') ? runSubjectName.slice(0, -'.try-out'.length) : runSubjectName
+  const lastDot = runSubjectName.lastIndexOf('.')
+  const prefix = lastDot === -1 ? runSubjectName : runSubjectName.slice(0, lastDot)
   return `${prefix}.progress.${id}`
 }
 

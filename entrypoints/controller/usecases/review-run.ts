@@ -39,8 +39,9 @@ import { type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
 import { createReviewActs, type ReviewActs } from './review-acts.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
+import type { RunStore } from './run-store.ts'
 import type { ServiceAccountGate } from './service-token.ts'
-import type { RunStore, SettingsStore } from './stores.ts'
+import type { SettingsStore } from './settings-store.ts'
 
 export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
 /**

@@ -48,7 +48,7 @@ import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
 import { type PullRead, type PullReader, readPullAtOneHead, runRequestFor } from './pull-read.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
-import type { RunStore } from './stores.ts'
+import type { RunStore } from './run-store.ts'
 
 /** How long a finished try-out's result stays readable. */
 export const TRY_OUT_KEEP_MS = 60 * 60_000
