@@ -11,6 +11,7 @@
  * TypeBox's own, which unlike Elysia's `t.Integer` takes no numeric strings.
  */
 import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
+import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS } from './limits.ts'
 import { REPEAT_MAX, REPLAY_MAX } from './try-out-runs.ts'
 
 /** One literal schema per value of a tuple, as a tuple, so each keeps its own type. */
@@ -119,7 +120,11 @@ export const SettingsSchema = Type.Object(
   {
     model: Type.String({ description: "The API key runtime's model, as claude's --model takes it." }),
     effort: nullable(EffortSchema, "null runs at the runtime's own default."),
-    max_concurrent_reviews: Type.Integer({ minimum: 1, maximum: 8, description: 'Requested reviews run at once.' }),
+    max_concurrent_reviews: Type.Integer({
+      minimum: MIN_CONCURRENT_REVIEWS,
+      maximum: MAX_CONCURRENT_REVIEWS,
+      description: 'Requested reviews run at once.',
+    }),
     runtime: RuntimeSchema,
     acp: nullable(AcpProviderSchema, "The ACP runtime's provider; kept while the runtime is api-key."),
   },
@@ -168,6 +173,12 @@ export const RunReplySchema = Type.Object({
  * `row` as each classification ends. A controller that hears nothing keeps
  * waiting for the reply as before, so an older classifier still works.
  */
+/** How often a classifier says it still works on a run it took: the `heartbeat_ms` its `taken` names. */
+export const HEARTBEAT_INTERVAL_MS = 2_000
+
+/** How many heartbeat intervals of silence end a run the classifier took: the controller's wait then stops. */
+export const MISSED_HEARTBEATS = 4
+
 export const RunProgressSchema = Type.Union([
   Type.Object({ id: Type.String(), kind: Type.Literal('taken'), heartbeat_ms: Type.Integer({ minimum: 1 }) }),
   Type.Object({ id: Type.String(), kind: Type.Literal('heartbeat') }),

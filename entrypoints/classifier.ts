@@ -24,13 +24,11 @@ import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../core/budget.ts'
-import { createClassifier } from './classifier/service.ts'
+import { createClassifier, DRAIN_GRACE_MS } from './classifier/service.ts'
 import { createSessionLimiter } from './classifier/session-limiter.ts'
 import { parseClassifierConfig } from './config.ts'
-import { createSecretStore } from './wiring.ts'
+import { createSecretStore } from './configured-secret-store.ts'
 
-/** How long a drain lets the runs in hand go on before stopping their sessions. */
-const SHUTDOWN_GRACE_MS = 20_000
 const FIRST_CONNECT_TIMEOUT_MS = 15_000
 
 async function main(): Promise<void> {
@@ -106,10 +104,7 @@ async function main(): Promise<void> {
   }
   const subject = runSubject(config.swarm)
   const subscription = await createNatsRunResponder(nats, { subject }, { logger }).serve((text, tell) =>
-    classifier.handle(text, (event) => {
-      if (event.kind === 'taken') tell({ kind: 'taken', id: event.id })
-      else if (event.kind === 'row') tell({ kind: 'row', id: event.id, row: event.row })
-    }),
+    classifier.handle(text, tell),
   )
   logger.info('review classifier listening', {
     subject,
@@ -129,10 +124,8 @@ async function main(): Promise<void> {
       return
     }
     stopping = true
-    logger.info('review classifier draining', { signal, grace_s: SHUTDOWN_GRACE_MS / 1000 })
-    const grace = setTimeout(() => classifier.abortAll(), SHUTDOWN_GRACE_MS)
-    await subscription.drain()
-    clearTimeout(grace)
+    logger.info('review classifier draining', { signal, grace_s: DRAIN_GRACE_MS / 1000 })
+    await classifier.drain(subscription)
     // Every run has answered, so every session has ended: nothing of this instance is left to record.
     await instance.remove()
     await metrics.shutdown()

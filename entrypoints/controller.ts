@@ -17,9 +17,9 @@ import { createRandomIds } from '../adapters/system/ids.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
 import { CONTROLLER_TOKEN_SECRET } from '../core/service-account.ts'
 import { parseControllerConfig } from './config.ts'
+import { createSecretStore } from './configured-secret-store.ts'
 import { WEBHOOK_BODY_MAX_BYTES } from './controller/http/webhook.ts'
 import { createController } from './controller/service.ts'
-import { createSecretStore } from './wiring.ts'
 
 async function main(): Promise<void> {
   const parsed = parseControllerConfig(process.env, resolve(import.meta.dir, '..'))
@@ -80,7 +80,6 @@ async function main(): Promise<void> {
     if (stopping) return
     stopping = true
     logger.info('controller stopping', { signal, drain_timeout_s: config.drainTimeoutMs / 1000 })
-    controller.stop()
     await controller.drain(() => server.stop())
     await queue.close()
     logger.info('controller stopped', {})

@@ -10,6 +10,7 @@
  */
 import { connect } from 'node:net'
 import { join, resolve } from 'node:path'
+import { describeError } from '../core/errors.ts'
 import { isLoopbackAddress, LOOPBACK_HOSTNAMES } from '../core/request-origin.ts'
 import { type IdentityProxy, proxyUser, startIdentityProxy } from './identity-proxy.ts'
 import { type LocalNats, localNatsEnv, startLocalNats } from './local-nats.ts'
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
       // Its own process group: a Ctrl-C reaches only this launcher, which stops the rest in order.
       nats = await startLocalNats({ dataDir, port })
     } catch (error) {
-      log('error', 'local nats-server not started', { error: error instanceof Error ? error.message : String(error) })
+      log('error', 'local nats-server not started', { error: describeError(error) })
       process.exit(1)
     }
     children.push({ name: 'nats-server', proc: nats.proc })

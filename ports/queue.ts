@@ -41,10 +41,20 @@ export type RunQueue = {
 }
 
 /**
- * What a handler tells of the run in hand: that it took it (once it has
- * read its id), and each row as it ends. The responder adds the heartbeats.
+ * What a run tells while it works: it was read and taken, a question got
+ * its model session, a question ended (its row as aggregation will show
+ * it). `id` is the request's, `total` how many classifications it asks.
+ * The classifier tells all three (the CLI prints them); over the queue the
+ * requester hears `taken` and each `row`, and the responder adds the
+ * heartbeats.
  */
-export type RunTell = (event: { kind: 'taken'; id: string } | { kind: 'row'; id: string; row: Row }) => void
+export type RunEvent =
+  | { kind: 'taken'; id: string; total: number }
+  | { kind: 'question-started'; id: string; name: string; total: number }
+  | { kind: 'row'; id: string; row: Row; total: number }
+
+/** Hears what a run tells; it never throws. */
+export type RunTell = (event: RunEvent) => void
 
 /**
  * A handler receives the request's JSON text and must not reject: it

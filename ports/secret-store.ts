@@ -6,6 +6,10 @@
  * Secrets are read on every use, never cached, so a key written by hand or a
  * re-minted token counts from the next call.
  */
+import { errorReason } from '../core/errors.ts'
+import { err, ok, type Result } from '../core/result.ts'
+import type { SecretLocation } from '../core/service-account.ts'
+
 export type SecretStore = {
   /**
    * One field of the secret at `path`, or `null` when there is no such secret
@@ -21,4 +25,28 @@ export type SecretStore = {
    * `unavailable` as for `read`.
    */
   write(path: string, field: string, value: string): Promise<void>
+}
+
+/**
+ * Why {@link readSecret} has no value: nothing is stored there (or only an
+ * empty value), or the store failed, said in words that name nothing it
+ * holds (an AppError's message, else "an internal error").
+ */
+export type SecretProblem = { kind: 'missing' } | { kind: 'unreadable'; reason: string }
+
+/**
+ * Reads one secret, or says why there is none; never rejects. Each caller
+ * words the why for what the secret is for (a runtime's key, the service
+ * account's token).
+ */
+export async function readSecret(
+  store: Pick<SecretStore, 'read'>,
+  secret: SecretLocation,
+): Promise<Result<string, SecretProblem>> {
+  try {
+    const value = await store.read(secret.path, secret.field)
+    return value === null || value === '' ? err({ kind: 'missing' }) : ok(value)
+  } catch (error) {
+    return err({ kind: 'unreadable', reason: errorReason(error) })
+  }
 }

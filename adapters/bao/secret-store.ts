@@ -16,10 +16,10 @@
  */
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { type AppError, appError } from '../../core/errors.ts'
+import { type AppError, appError, describeError } from '../../core/errors.ts'
 import { capLine, redactSecrets } from '../../core/text.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
-import { describeHttpHost, errorMessage, isTimeoutError } from '../common/http-errors.ts'
+import { describeHttpHost, isTimeoutError } from '../common/http-errors.ts'
 import { nameSegments, secretPathSegments } from '../common/secret-path.ts'
 import type { TokenSource } from './token-source.ts'
 
@@ -85,7 +85,7 @@ export function createBaoSecretStore(config: BaoSecretStoreConfig, fetchFn: Fetc
       // No `cause`: the runtime's error is not ours to vouch for, so only its scrubbed message is kept.
       throw appError(
         'unavailable',
-        `OpenBao at ${server} can't be reached for ${method} /v1/${apiPath} (${redactSecrets(errorMessage(error), scrub)})`,
+        `OpenBao at ${server} can't be reached for ${method} /v1/${apiPath} (${redactSecrets(describeError(error), scrub)})`,
       )
     }
   }

@@ -14,6 +14,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { describeError } from '../../core/errors.ts'
 import { err } from '../../core/result.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type {
@@ -126,7 +127,7 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
 
     async function removeDir(dir: string): Promise<void> {
       await rm(dir, { recursive: true, force: true }).catch((error: unknown) => {
-        logger.warn('claude session directory not removed', { dir, error: String(error) })
+        logger.warn('claude session directory not removed', { dir, error: describeError(error) })
       })
     }
 
@@ -195,7 +196,7 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
         return started
       } catch (error) {
         if (sessionDir !== null) await removeDir(sessionDir)
-        const message = error instanceof Error ? error.message : String(error)
+        const message = describeError(error)
         return failureDetail(`could not run claude: ${message}`, spec.apiKey)
       } finally {
         if (started === null) detach()

@@ -6,10 +6,6 @@ export function isTimeoutError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'name' in error && error.name === 'TimeoutError'
 }
 
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : 'request failed'
-}
-
 /**
  * Host and port only, for messages: a URL may carry credentials or a long
  * path. `what` and `example` name the setting when the URL is not http(s).

@@ -15,16 +15,13 @@
  */
 import { lstatSync, mkdirSync, type Stats, statSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { describeError } from '../../core/errors.ts'
 
 const GROUP_OR_OTHER_WRITE = 0o022
 const STICKY = 0o1000
 
 function modeOf(stats: Stats): string {
   return `0${(stats.mode & 0o7777).toString(8)}`
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 /** Why the parent `dir` lets another user replace what is under it, or null. */
@@ -50,7 +47,7 @@ export function ensurePrivateDir(name: string, path: string, uid: number): strin
   } catch (error) {
     // Something that isn't a directory is there: the checks below say what.
     if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) {
-      return `${subject} can't be created: ${reasonOf(error)}`
+      return `${subject} can't be created: ${describeError(error)}`
     }
   }
   try {
@@ -74,6 +71,6 @@ export function ensurePrivateDir(name: string, path: string, uid: number): strin
     }
     return null
   } catch (error) {
-    return `${subject} can't be checked: ${reasonOf(error)}`
+    return `${subject} can't be checked: ${describeError(error)}`
   }
 }

@@ -28,6 +28,7 @@ import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node
 import { readdir, rename, rm } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
+import { describeError } from '../../core/errors.ts'
 import type { Logger } from '../../ports/logger.ts'
 import { bootId, livingGroupMembers, startTimeOf } from './proc.ts'
 
@@ -178,7 +179,7 @@ export async function endLeftovers(workDir: string, logger: Logger): Promise<Lef
       ended.instances += 1
       logger.info('leftovers of a dead classifier removed', { instance_pid: instancePid, dir: join(root, name) })
     } catch (error) {
-      logger.warn('leftovers of a dead classifier not removed', { dir: claimed, error: String(error) })
+      logger.warn('leftovers of a dead classifier not removed', { dir: claimed, error: describeError(error) })
     }
   }
   return ended

@@ -10,10 +10,10 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { type AppError, appError, type ErrorCode } from '../../core/errors.ts'
+import { type AppError, appError, describeError, type ErrorCode } from '../../core/errors.ts'
 import { capLine, redactSecrets } from '../../core/text.ts'
 import type { Logger } from '../../ports/logger.ts'
-import { describeHttpHost, errorMessage, isTimeoutError } from '../common/http-errors.ts'
+import { describeHttpHost, isTimeoutError } from '../common/http-errors.ts'
 
 /** The part of `fetch` the adapter uses, so a test can hand in one that answers what no server would. */
 export type FetchFn = (url: string, init: RequestInit) => Promise<Response>
@@ -144,7 +144,7 @@ export function createHttp(config: HttpConfig, fetchFn: FetchFn): Http {
         }
         throw appError(
           'unavailable',
-          `the forge at ${host} can't be reached for ${action} (${redactSecrets(errorMessage(error), scrub)})`,
+          `the forge at ${host} can't be reached for ${action} (${redactSecrets(describeError(error), scrub)})`,
         )
       } finally {
         clearTimeout(watch)

@@ -5,6 +5,7 @@
  * closed session answers nothing, and nothing rejects.
  */
 
+import { describeError } from '../../core/errors.ts'
 import { err, ok } from '../../core/result.ts'
 import type { Usage } from '../../core/types.ts'
 import type {
@@ -71,7 +72,7 @@ export function createScriptedModelRuntime(script: ModelScript): ScriptedModelRu
     try {
       return await script(input, call)
     } catch (error) {
-      return failed('runtime', error instanceof Error ? error.message : String(error))
+      return failed('runtime', describeError(error))
     }
   }
 

@@ -5,8 +5,11 @@
  * directions travel as JSON text. Progress (taken, heartbeats, rows) reaches
  * the requester as it would over its own subject.
  */
+
+import { raceAbort } from '../../core/abort.ts'
 import { type AppError, appError } from '../../core/errors.ts'
-import type { RunReply } from '../../core/types.ts'
+import { HEARTBEAT_INTERVAL_MS } from '../../core/schemas.ts'
+import type { RunProgress, RunReply } from '../../core/types.ts'
 import { decodeRunProgress } from '../../core/wire-decode.ts'
 import type {
   RunHandler,
@@ -34,14 +37,14 @@ export type MemoryQueue = RunQueue &
   }
 
 export type MemoryQueueConfig = {
-  /** The interval heartbeats go out at while a run is in hand; default 2000 ms, as the NATS responder's. */
+  /** The interval heartbeats go out at while a run is in hand; default {@link HEARTBEAT_INTERVAL_MS}, as the NATS responder's. */
   heartbeatMs?: number
 }
 
 type Member = { handler: RunHandler; draining: boolean; dead: boolean; inFlight: Set<Promise<unknown>> }
 
 export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
-  const heartbeatMs = config.heartbeatMs ?? 2_000
+  const heartbeatMs = config.heartbeatMs ?? HEARTBEAT_INTERVAL_MS
   const members: Member[] = []
   let nextMember = 0
   let failure: AppError | null = null
@@ -56,7 +59,7 @@ export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
   }
 
   /** Delivers a progress message as its JSON text would arrive, decoded, and drops it when it doesn't decode. */
-  function deliver(options: RunRequestOptions | undefined, message: unknown): void {
+  function deliver(options: RunRequestOptions | undefined, message: RunProgress): void {
     const decoded = decodeRunProgress(JSON.stringify(message))
     if (decoded.ok) options?.onProgress?.(decoded.value)
   }
@@ -68,16 +71,17 @@ export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
     const member = pickMember()
     if (member === null) throw appError('unavailable', 'classifier not running')
     let heartbeat: ReturnType<typeof setInterval> | undefined
+    // As the NATS responder: `taken` once, then heartbeats, and each row; a question's start stays with the classifier.
     const tell: RunTell = (event) => {
       if (member.dead) return
-      if (event.kind === 'taken') {
+      if (event.kind === 'row') {
+        deliver(options, { id: event.id, kind: 'row', row: event.row })
+      } else if (event.kind === 'taken' && heartbeat === undefined) {
         deliver(options, { id: event.id, kind: 'taken', heartbeat_ms: heartbeatMs })
-        heartbeat ??= setInterval(() => {
+        heartbeat = setInterval(() => {
           if (member.dead) clearInterval(heartbeat)
           else deliver(options, { id: event.id, kind: 'heartbeat' })
         }, heartbeatMs)
-      } else {
-        deliver(options, { id: event.id, kind: 'row', row: event.row })
       }
     }
     // Async wrapper: a handler that throws synchronously behaves like one that rejects.
@@ -87,31 +91,22 @@ export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
       () => member.inFlight.delete(handled),
       () => member.inFlight.delete(handled),
     )
-    return new Promise<string>((resolve, reject) => {
-      const done = (): void => {
-        clearTimeout(timer)
-        clearInterval(heartbeat)
-        options?.signal?.removeEventListener('abort', onAbort)
-      }
-      const onAbort = (): void => {
-        done()
-        reject(options?.signal?.reason)
-      }
-      const timer = setTimeout(() => {
-        done()
-        reject(appError('timeout', `no reply within ${timeoutMs} ms`))
-      }, timeoutMs)
-      options?.signal?.addEventListener('abort', onAbort, { once: true })
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const replied = new Promise<string>((resolve, reject) => {
+      timer = setTimeout(() => reject(appError('timeout', `no reply within ${timeoutMs} ms`)), timeoutMs)
       handled.then(
         (reply) => {
           // A dead member's reply never leaves it.
-          if (member.dead) return
-          done()
-          resolve(JSON.stringify(reply))
+          if (!member.dead) resolve(JSON.stringify(reply))
         },
         // A handler that rejects sends nothing, so the requester waits out its timeout.
         () => clearInterval(heartbeat),
       )
+    })
+    // The reply, or the abort signal's reason as soon as it fires; either way the timer and heartbeats stop.
+    return raceAbort(replied, options?.signal).finally(() => {
+      clearTimeout(timer)
+      clearInterval(heartbeat)
     })
   }
 

@@ -6,7 +6,7 @@
 
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream'
 import { errors } from '@nats-io/transport-node'
-import { type AppError, appError, isAppError } from '../../core/errors.ts'
+import { type AppError, appError, describeError, isAppError } from '../../core/errors.ts'
 
 /** The server's `err_code` for a write whose bucket would exceed its max value size (`maxValueSize`). */
 const messageSizeExceedsMaximum = 10054
@@ -58,7 +58,7 @@ export function natsErrorToAppError(error: unknown, action: string): AppError {
   if (error instanceof Error && /^invalid (key|bucket name):/.test(error.message)) {
     return appError('invalid', `${action}: ${error.message}`, error)
   }
-  const detail = error instanceof Error ? error.message : String(error)
+  const detail = describeError(error)
   return appError('unavailable', `${action}: NATS failed (${detail})`, error)
 }
 

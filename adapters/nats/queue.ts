@@ -24,8 +24,10 @@
  */
 import type { Msg, Subscription } from '@nats-io/transport-node'
 import { errors } from '@nats-io/transport-node'
-import { appError } from '../../core/errors.ts'
-import type { RunReply } from '../../core/types.ts'
+import { raceAbort } from '../../core/abort.ts'
+import { appError, describeError } from '../../core/errors.ts'
+import { HEARTBEAT_INTERVAL_MS } from '../../core/schemas.ts'
+import type { RunProgress, RunReply } from '../../core/types.ts'
 import { decodeRunProgress } from '../../core/wire-decode.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type {
@@ -39,7 +41,11 @@ import type {
 import type { NatsClient } from './connection.ts'
 import { natsErrorToAppError, notConnected } from './errors.ts'
 
-/** The run subject under the swarm's prefix (`SWARM`, default `swarm`). */
+/**
+ * The run subject under the swarm's prefix (`SWARM`, default `swarm`):
+ * every run travels on it, reviews and try-outs alike. Its last token is the
+ * spec's name for it, `try-out`, and nothing here reads meaning into it.
+ */
 export function runSubject(swarm: string): string {
   if (!/^[^\s*>.][^\s*>]*$/.test(swarm) || swarm.endsWith('.')) {
     throw appError(
@@ -53,21 +59,19 @@ export function runSubject(swarm: string): string {
 /** The queue group every classifier joins. */
 export const runQueueGroup = 'review-classifier'
 
-/** How often a classifier says it still works on a run it took (docs/decisions.md, "Wire formats"). */
-export const DEFAULT_HEARTBEAT_MS = 2_000
-
 /** A run id that can be one subject token; the controller's ids (UUIDs) always are. */
 const SUBJECT_TOKEN = /^[A-Za-z0-9_-]{1,128}$/
 
 /**
- * A run's progress subject: `<SWARM>.review-classifier.progress.<id>`, beside
- * the run subject `<SWARM>.review-classifier.try-out`, so one prefix rule
- * covers both. `null` for an id that can't be a subject token: that run
- * simply has no progress.
+ * A run's progress subject, beside the run subject: its last token becomes
+ * `progress.<id>` (`<SWARM>.review-classifier.progress.<id>`), so one prefix
+ * rule covers both. `null` for an id that can't be a subject token: that
+ * run simply has no progress.
  */
 export function progressSubject(runSubjectName: string, id: string): string | null {
   if (!SUBJECT_TOKEN.test(id)) return null
-  const prefix = runSubjectName.endsWith('.try-out') ? runSubjectName.slice(0, -'.try-out'.length) : runSubjectName
+  const lastDot = runSubjectName.lastIndexOf('.')
+  const prefix = lastDot === -1 ? runSubjectName : runSubjectName.slice(0, lastDot)
   return `${prefix}.progress.${id}`
 }
 
@@ -105,17 +109,6 @@ function listenToProgress(
   return () => subscription.unsubscribe()
 }
 
-/** The request's reply, or the abort signal's reason as soon as it fires. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return work
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}
-
 export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfig): RunQueue {
   return {
     async request(request, timeoutMs, options = {}) {
@@ -128,7 +121,8 @@ export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfi
         throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max))
       const stopListening = listenToProgress(client, progressSubject(config.subject, request.id), options.onProgress)
       try {
-        const reply = await untilAborted(
+        // The reply, or the abort signal's reason as soon as it fires.
+        const reply = await raceAbort(
           client.connection.request(config.subject, body, { timeout: timeoutMs }),
           options.signal,
         )
@@ -157,7 +151,7 @@ export type NatsRunResponderConfig = {
   queue?: string
   /** How long a finished run's reply waits for a lost connection to come back; default 60 s. */
   replyReconnectWaitMs?: number
-  /** How often a run in hand sends its heartbeat; default {@link DEFAULT_HEARTBEAT_MS}. */
+  /** How often a run in hand sends its heartbeat; default {@link HEARTBEAT_INTERVAL_MS}. */
   heartbeatMs?: number
 }
 
@@ -171,16 +165,16 @@ export function createNatsRunResponder(
   const { logger } = deps
   const queue = config.queue ?? runQueueGroup
   const replyReconnectWaitMs = config.replyReconnectWaitMs ?? 60_000
-  const heartbeatMs = config.heartbeatMs ?? DEFAULT_HEARTBEAT_MS
+  const heartbeatMs = config.heartbeatMs ?? HEARTBEAT_INTERVAL_MS
 
   /** Publishes a progress message; a run whose id can't be a subject has none, and a failed publish changes nothing. */
-  function publishProgress(id: string, message: Record<string, unknown>): void {
-    const subject = progressSubject(config.subject, id)
+  function publishProgress(message: RunProgress): void {
+    const subject = progressSubject(config.subject, message.id)
     if (subject === null) return
     try {
-      client.connection.publish(subject, encoder.encode(JSON.stringify({ id, ...message })))
+      client.connection.publish(subject, encoder.encode(JSON.stringify(message)))
     } catch (error) {
-      logger.debug('run progress not sent', { id, error: error instanceof Error ? error.message : String(error) })
+      logger.debug('run progress not sent', { id: message.id, error: describeError(error) })
     }
   }
 
@@ -211,14 +205,14 @@ export function createNatsRunResponder(
 
   async function answer(msg: Msg, handler: RunHandler): Promise<void> {
     let heartbeat: ReturnType<typeof setInterval> | undefined
+    // A question's start stays with the classifier: the requester hears the row when it ends.
     const tell: RunTell = (event) => {
       if (event.kind === 'row') {
-        publishProgress(event.id, { kind: 'row', row: event.row })
-        return
+        publishProgress({ id: event.id, kind: 'row', row: event.row })
+      } else if (event.kind === 'taken' && heartbeat === undefined) {
+        publishProgress({ id: event.id, kind: 'taken', heartbeat_ms: heartbeatMs })
+        heartbeat = setInterval(() => publishProgress({ id: event.id, kind: 'heartbeat' }), heartbeatMs)
       }
-      if (heartbeat !== undefined) return
-      publishProgress(event.id, { kind: 'taken', heartbeat_ms: heartbeatMs })
-      heartbeat = setInterval(() => publishProgress(event.id, { kind: 'heartbeat' }), heartbeatMs)
     }
     let reply: RunReply
     try {
@@ -226,7 +220,7 @@ export function createNatsRunResponder(
     } catch (error) {
       clearInterval(heartbeat)
       // The handler promised not to reject; if it did, there is no reply to send and the requester times out.
-      logger.error('run handler rejected', { error: error instanceof Error ? error.message : String(error) })
+      logger.error('run handler rejected', { error: describeError(error) })
       return
     }
     // The reply says the rest; a heartbeat after it would only be noise.
@@ -241,7 +235,7 @@ export function createNatsRunResponder(
     } catch (error) {
       logger.error('run reply not sent', {
         id: reply.id,
-        error: error instanceof Error ? error.message : String(error),
+        error: describeError(error),
       })
     }
   }
@@ -283,7 +277,7 @@ export function createNatsRunResponder(
             await subscription.drain()
           } catch (error) {
             logger.warn('run subscription drain failed', {
-              error: error instanceof Error ? error.message : String(error),
+              error: describeError(error),
             })
           }
           while (inFlight.size > 0) await Promise.allSettled([...inFlight])

@@ -13,6 +13,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { describeError } from '../../core/errors.ts'
 import { err, ok, type Result } from '../../core/result.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { ProcessRecords } from '../common/process-records.ts'
@@ -83,7 +84,7 @@ export async function startOpencodeProcess(
     await writeFile(dirs.configFile, JSON.stringify(config.config, null, 2), { mode: 0o600 })
   } catch (error) {
     if (dirs !== null) await rm(dirs.root, { recursive: true, force: true }).catch(() => undefined)
-    return err(`could not prepare opencode's directory: ${error instanceof Error ? error.message : String(error)}`)
+    return err(`could not prepare opencode's directory: ${describeError(error)}`)
   }
   return ok(spawnIn(dirs, config, logger))
 }
@@ -203,7 +204,7 @@ function spawnIn(dirs: RunDirs, config: OpencodeProcessConfig, logger: Logger): 
         await rm(dirs.root, { recursive: true, force: true }).catch((error: unknown) => {
           logger.warn('opencode directory not removed', {
             dir: dirs.root,
-            error: error instanceof Error ? error.message : String(error),
+            error: describeError(error),
           })
         })
       })()

@@ -21,6 +21,7 @@
  */
 import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import { describeError } from '../../core/errors.ts'
 import { err, ok, type Result } from '../../core/result.ts'
 import { capLine, redactSecrets } from '../../core/text.ts'
 import type { AcpProvider } from '../../core/types.ts'
@@ -115,7 +116,7 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
       }
       return launched
     } catch (error) {
-      return err(`opencode runtime failed: ${error instanceof Error ? error.message : String(error)}`)
+      return err(`opencode runtime failed: ${describeError(error)}`)
     }
   }
 
@@ -283,7 +284,7 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
         if ('kind' in outcome) return stopFailure(outcome)
         return outcome.ok ? ok(outcome.value) : fail('runtime', outcome.error)
       } catch (error) {
-        return fail('runtime', `opencode runtime failed: ${error instanceof Error ? error.message : String(error)}`)
+        return fail('runtime', `opencode runtime failed: ${describeError(error)}`)
       } finally {
         for (const clear of stops) clear()
         letGo()

@@ -56,7 +56,10 @@ export type ForgeCall = { method: string; startedAt: number; ms: number }
 
 /** The classifier side as the benchmark builds it from a tree's modules. */
 export type ClassifierFactory = (deps: { secrets: unknown; logger: Logger; metrics: unknown }) => {
-  handle(text: string, onProgress?: (event: { kind: string; id: string; row?: unknown }) => void): Promise<RunReply>
+  handle(
+    text: string,
+    onProgress?: (event: { kind: string; id: string; row?: unknown; total?: number }) => void,
+  ): Promise<RunReply>
 }
 
 export type StackOptions = {
@@ -235,9 +238,11 @@ export async function startReviewStack(options: StackOptions): Promise<Stack> {
       const mark = marks.get(pr) ?? {}
       marks.set(pr, mark)
       mark.received = performance.now()
+      // A tree's classifier may predate the queue's RunEvent: only what the responder carries is passed on.
       const reply = await classifier.handle(text, (event) => {
-        if (event.kind === 'taken') tell({ kind: 'taken', id: event.id })
-        else if (event.kind === 'row') tell({ kind: 'row', id: event.id, row: event.row as never })
+        const total = event.total ?? 0
+        if (event.kind === 'taken') tell({ kind: 'taken', id: event.id, total })
+        else if (event.kind === 'row') tell({ kind: 'row', id: event.id, total, row: event.row as never })
       })
       mark.replied = performance.now()
       return reply

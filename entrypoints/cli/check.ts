@@ -24,7 +24,7 @@ import { createJsonLogger, parseLogLevel } from '../../adapters/system/logger.ts
 import { checkReplyRows } from '../../core/aggregate.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../../core/budget.ts'
 import { type CheckOutcome, checkJsonRow, plainLabel, renderCheckReport } from '../../core/check-report.ts'
-import { isAppError } from '../../core/errors.ts'
+import { describeError, isAppError } from '../../core/errors.ts'
 import { countDiffFiles } from '../../core/local-branch.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import type { Classification, Overall, RunReply, RunRequest, Runtime } from '../../core/types.ts'
@@ -244,7 +244,7 @@ export async function checkCommand(args: string[], io: CliIo): Promise<number> {
     if (error instanceof InputError || isAppError(error)) {
       io.err(`check: ${error.message}\n`)
     } else {
-      const message = error instanceof Error ? error.message : String(error)
+      const message = describeError(error)
       io.err(`check: failed unexpectedly: ${message.replace(/\s+/g, ' ').trim()}\n`)
     }
     return CHECK_EXIT['no-verdict']

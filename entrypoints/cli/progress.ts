@@ -5,7 +5,7 @@
  * is redrawn in place, then cleared before the report is printed.
  */
 import { plainLabel, questionProgressLine, rowProgressLine, truncateToWidth } from '../../core/check-report.ts'
-import type { RunEvent } from '../classifier/service.ts'
+import type { RunEvent } from '../../ports/queue.ts'
 
 export type ProgressPrinter = {
   /** A line of its own, e.g. what is about to be checked. */

@@ -1,6 +1,7 @@
 /** `prompt --rules PATH --diff FILE ...`: prints exactly what the model would get for a PR. */
 import { parseArgs } from 'node:util'
 import { checkContextBudget } from '../../core/budget.ts'
+import { describeError } from '../../core/errors.ts'
 import { buildPromptFromContext, buildSharedContext, streamJsonUserLine } from '../../core/prompt.ts'
 import type { CommitMessage } from '../../core/types.ts'
 import { type CliIo, InputError, loadRules, readTextFile, UsageError } from './shared.ts'
@@ -12,9 +13,7 @@ export function parseCommitsFile(path: string, text: string): CommitMessage[] {
     try {
       value = JSON.parse(text)
     } catch (error) {
-      throw new InputError(
-        `commits file ${path} is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`,
-      )
+      throw new InputError(`commits file ${path} is not valid JSON: ${describeError(error)}`)
     }
     if (!Array.isArray(value)) throw new InputError(`commits file ${path} must hold a JSON array`)
     return value.map((item: unknown, index) => {

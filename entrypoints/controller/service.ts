@@ -27,13 +27,7 @@ import { uiRoutes } from './http/routes/ui.ts'
 import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
 import { createOpenPr } from './usecases/open-pr.ts'
 import { forgeCheck, queueCheck, secretStoreCheck } from './usecases/readiness.ts'
-import {
-  createReviewPipeline,
-  DRAIN_POST_MARGIN_MS,
-  type DrainReport,
-  type ReviewPipeline,
-  settlesWithin,
-} from './usecases/review-pipeline.ts'
+import { createReviewPipeline, type DrainReport, type ReviewPipeline } from './usecases/review-pipeline.ts'
 import { createKvRunStore } from './usecases/run-store.ts'
 import { createServiceAccountProvisioner } from './usecases/service-account.ts'
 import { createKvSettingsStore } from './usecases/settings-store.ts'
@@ -71,7 +65,8 @@ export type Controller = {
   /** Stops the provisioning schedule (a pass in hand finishes). */
   stop(): void
   /**
-   * On SIGTERM (docs/decisions.md, "The run"): no new review or try-out
+   * On SIGTERM (docs/decisions.md, "The run"), the one place the drain is
+   * ordered: the provisioning schedule stops; no new review or try-out
    * starts; the running reviews get `drainTimeoutMs` to finish, and those
    * still running then post a no-verdict comment; the waiting ones are
    * dropped, each named in the log; a delivery meanwhile gets the stopping
@@ -168,15 +163,19 @@ export function createController(deps: ControllerDeps): Controller {
       schedule = null
     },
     async drain(closeHttp) {
+      schedule?.stop()
+      schedule = null
       stopping = true
-      const drainOptions = {
-        boundMs: deps.drainTimeoutMs,
-        ...(deps.drainPostMarginMs === undefined ? {} : { postMarginMs: deps.drainPostMarginMs }),
-      }
-      const report = pipeline === null ? null : await pipeline.drain(drainOptions)
+      const report =
+        pipeline === null
+          ? null
+          : await pipeline.drain({
+              boundMs: deps.drainTimeoutMs,
+              ...(deps.drainPostMarginMs === undefined ? {} : { postMarginMs: deps.drainPostMarginMs }),
+            })
       await closeHttp?.()
-      // What came in while the server closed; bounded like the rest of the drain's comments.
-      if (pipeline !== null) await settlesWithin(pipeline.idle(), deps.drainPostMarginMs ?? DRAIN_POST_MARGIN_MS)
+      // What came in while the server closed: the pipeline bounds it like the rest of the drain's comments.
+      await pipeline?.settle()
       return report
     },
   }

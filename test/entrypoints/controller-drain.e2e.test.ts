@@ -120,7 +120,7 @@ beforeAll(async () => {
   ).serve(async (text, tell): Promise<RunReply> => {
     const decoded = decodeRunRequest(text)
     if (!decoded.ok) throw new Error(decoded.error)
-    tell({ kind: 'taken', id: decoded.value.id })
+    tell({ kind: 'taken', id: decoded.value.id, total: decoded.value.classifications.length })
     taken.push(decoded.value.pr)
     await runsReleased
     return {

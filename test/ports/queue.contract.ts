@@ -59,8 +59,8 @@ export function queueContract(name: string, make: () => Promise<QueueHarness>): 
       const responder = await harness.addResponder()
       await responder.serve(async (text, tell) => {
         const id = idOf(text)
-        tell({ kind: 'taken', id })
-        tell({ kind: 'row', id, row: aRow() })
+        tell({ kind: 'taken', id, total: 1 })
+        tell({ kind: 'row', id, total: 1, row: aRow() })
         while (heard.filter((event) => event.kind === 'heartbeat').length < 2) {
           await new Promise((resolve) => setTimeout(resolve, harness.heartbeatMs))
         }

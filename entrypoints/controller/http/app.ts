@@ -9,19 +9,13 @@
 import { openapi } from '@elysiajs/openapi'
 import { type AnyElysia, Elysia } from 'elysia'
 import { isRecord } from '../../../core/decode.ts'
-import { isAppError } from '../../../core/errors.ts'
+import { errorKind, errorReason, isAppError } from '../../../core/errors.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { QueueLink } from '../../../ports/queue.ts'
 import type { ReadinessCheck } from '../usecases/readiness.ts'
-import type { RunStore, SettingsStore } from '../usecases/stores.ts'
-import {
-  errorReason,
-  HttpProblem,
-  PROBLEM_CONTENT_TYPE,
-  ProblemSchema,
-  problemResponse,
-  statusForError,
-} from './problem.ts'
+import type { RunStore } from '../usecases/run-store.ts'
+import type { SettingsStore } from '../usecases/settings-store.ts'
+import { HttpProblem, PROBLEM_CONTENT_TYPE, ProblemSchema, problemResponse, statusForError } from './problem.ts'
 import { requestGuard } from './request-guard.ts'
 import { healthRoutes } from './routes/health.ts'
 import { runsRoutes } from './routes/runs.ts'
@@ -170,7 +164,7 @@ export function createControllerApp(deps: ControllerAppDeps) {
           path: new URL(request.url).pathname,
           status,
           error: errorReason(error),
-          kind: error instanceof Error ? error.name : typeof error,
+          kind: errorKind(error),
         })
       }
       return problemResponse(status, detail)

@@ -7,7 +7,7 @@
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { type ErrorCode, isAppError } from '../../../core/errors.ts'
+import { type ErrorCode, errorReason, isAppError } from '../../../core/errors.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { QueueLink } from '../../../ports/queue.ts'
 
@@ -107,11 +107,6 @@ export function storeFailure(
   else logger.error(message, fields)
   const verb = action === 'read' ? 'read' : 'written'
   return new HttpProblem(status, `the ${store} can't be ${verb}: ${errorReason(error)}`)
-}
-
-/** A short reason fit for a `detail` or a log field: an AppError's own message, never an unknown error's (it may hold anything). */
-export function errorReason(error: unknown): string {
-  return isAppError(error) ? error.message : 'an internal error'
 }
 
 /**

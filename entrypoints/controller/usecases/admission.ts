@@ -18,7 +18,7 @@
  * drops them), and the running ones go on to finish or be stopped by the
  * pipeline.
  */
-import { MAX_CONCURRENT_REVIEWS } from '../../../core/settings.ts'
+import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS, WAITING_PLACES } from '../../../core/limits.ts'
 import type { Logger } from '../../../ports/logger.ts'
 
 /** `closed`: the admission is closed and the request isn't running; the caller answers it. */
@@ -58,17 +58,12 @@ export type Admission = {
 export type AdmissionConfig = {
   /** `max_concurrent_reviews` from the settings in force; may reject when they can't be read. */
   readLimit: () => Promise<number>
-  /** The spec fixes eight; a parameter only so the bound has one name. */
-  waitingPlaces?: number
   logger?: Logger
 }
-
-export const WAITING_PLACES = 8
 
 type Entry = { key: string; task: AdmissionTask }
 
 export function createAdmission(config: AdmissionConfig): Admission {
-  const waitingPlaces = config.waitingPlaces ?? WAITING_PLACES
   const running = new Set<string>()
   const waiting: Entry[] = []
   const inFlight = new Set<Promise<void>>()
@@ -111,7 +106,7 @@ export function createAdmission(config: AdmissionConfig): Admission {
     try {
       const limit = await config.readLimit()
       // A limit below one would stall every review for good.
-      return Number.isInteger(limit) && limit >= 1 ? limit : 1
+      return Number.isInteger(limit) && limit >= MIN_CONCURRENT_REVIEWS ? limit : MIN_CONCURRENT_REVIEWS
     } catch (error) {
       // The run itself reads the settings again and posts its no-verdict
       // comment; the last limit read keeps the places bounded meanwhile.
@@ -129,7 +124,7 @@ export function createAdmission(config: AdmissionConfig): Admission {
         const next = waiting.shift()
         if (next !== undefined) start(next)
       }
-      while (waiting.length > waitingPlaces) {
+      while (waiting.length > WAITING_PLACES) {
         const last = waiting.pop()
         if (last !== undefined) void track(() => last.task.turnAway(), 'turn-away')
       }
@@ -154,7 +149,7 @@ export function createAdmission(config: AdmissionConfig): Admission {
       if (running.has(key) || waiting.some((entry) => entry.key === key)) return 'duplicate'
       if (closed) return 'closed'
       const free = Math.max(0, knownLimit - running.size)
-      if (waiting.length >= waitingPlaces + free) {
+      if (waiting.length >= WAITING_PLACES + free) {
         void track(() => task.turnAway(), 'turn-away')
         return 'queue-full'
       }

@@ -9,7 +9,7 @@
  * (invalid 400, forbidden 403, not_found 404, conflict 409, unprocessable
  * 422, internal 500, unavailable 503) and whose message is the `detail`.
  */
-import { type AppError, appError, isAppError } from '../../../core/errors.ts'
+import { type AppError, appError, errorReason, isAppError } from '../../../core/errors.ts'
 import {
   branchName,
   type CommitIdentity,
@@ -104,7 +104,7 @@ export function createOpenPr(deps: OpenPrDeps): OpenPr {
   /** A read on the controller's token that failed: `not_found` is the caller's 404, anything else the forge or this host (503). */
   function readFailure(action: string, error: unknown): AppError {
     if (isAppError(error, 'not_found')) return appError('not_found', error.message, error)
-    const reason = isAppError(error) ? error.message : 'an internal error'
+    const reason = errorReason(error)
     logger.warn('review classifier open-pr forge read failed', {
       action,
       code: isAppError(error) ? error.code : 'internal',
@@ -203,7 +203,7 @@ export function createOpenPr(deps: OpenPrDeps): OpenPr {
   ): Promise<AppError> {
     const repo = repoName(request.repo)
     // The forge's text is never expected to hold the token; make sure.
-    const reason = redactSecrets(isAppError(error) ? error.message : 'an internal error', [token])
+    const reason = redactSecrets(errorReason(error), [token])
     const noWrite = `the service account needs write access to ${repo}: add ${SERVICE_ACCOUNT.login} as a collaborator with write`
     if (isAppError(error, 'conflict')) {
       if (taken)

@@ -3,7 +3,7 @@
  * one head. A review and a try-out read it the same way.
  */
 import { DIFF_READ_MAX_BYTES } from '../../../core/budget.ts'
-import { isAppError } from '../../../core/errors.ts'
+import { describeError, isAppError } from '../../../core/errors.ts'
 import { repoName } from '../../../core/repo.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import { settingsForRunRequest } from '../../../core/settings.ts'
@@ -28,11 +28,6 @@ async function readDiff(forge: PullReader, repo: RepoRef, pr: number): Promise<s
     if (isAppError(error, 'unprocessable')) throw new DiffTooLarge(error.message)
     throw error
   }
-}
-
-export function describeError(error: unknown): string {
-  if (error instanceof Error && error.message.trim() !== '') return error.message
-  return 'unknown error'
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type StatusProblem,
   type StatusText,
 } from '../../../core/commit-status.ts'
+import { describeError } from '../../../core/errors.ts'
 import { repoName } from '../../../core/repo.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import { redactSecrets } from '../../../core/text.ts'
@@ -22,7 +23,6 @@ import type { ReviewRequest } from '../../../core/webhook.ts'
 import type { Forge, NewReview, PostedReview } from '../../../ports/forge.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
-import { describeError } from './pull-read.ts'
 import {
   createServiceTokens,
   type ServiceAccountGate,

@@ -12,6 +12,10 @@
  * arrives meanwhile gets that comment at once. A PR left pending without a
  * word would never be reviewed: requesting a pending reviewer again sends no
  * webhook.
+ *
+ * The pipeline owns the drain's time bounds: the controller's `drain`
+ * (service.ts) says when to drain and when to `settle`, and the reviews
+ * themselves only honour the abort signal each gets (review-run.ts).
  */
 import { repoName } from '../../../core/repo.ts'
 import { type ReviewRequest, reviewRequestKey } from '../../../core/webhook.ts'
@@ -69,6 +73,12 @@ export type ReviewPipeline = {
   counts(): AdmissionCounts
   /** Stops the pipeline as the file comment says; a second call returns the first one's report. */
   drain(options: DrainOptions): Promise<DrainReport>
+  /**
+   * After `drain`, the stopping comments of what came in since (a delivery
+   * the closing HTTP server let in), bounded by the drain's post margin
+   * (before any drain, the default one); whether they all went out.
+   */
+  settle(): Promise<boolean>
 }
 
 /** The stopping comment's reason, for a request that came while the controller stopped. */
@@ -82,7 +92,7 @@ export function stoppedAtBoundReason(boundMs: number): string {
 }
 
 /** Whether `work` settles within `ms`. */
-export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const bound = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms)
@@ -112,6 +122,7 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
   const refusing = new Map<string, Promise<void>>()
   const counted = { finished: 0, stopped: 0, dropped: 0, refused: 0 }
   let draining: Promise<DrainReport> | null = null
+  let postMarginMs = DRAIN_POST_MARGIN_MS
 
   function refuse(key: string, request: ReviewRequest): SubmitResult {
     if (refusing.has(key)) return 'duplicate'
@@ -127,7 +138,13 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
     return 'stopping'
   }
 
+  async function idle(): Promise<void> {
+    await admission.idle()
+    while (refusing.size > 0) await Promise.all(refusing.values())
+  }
+
   async function drain(options: DrainOptions): Promise<DrainReport> {
+    postMarginMs = options.postMarginMs ?? DRAIN_POST_MARGIN_MS
     const before = admission.counts()
     logger.info(DRAIN_MESSAGES.draining, {
       running: before.running,
@@ -145,13 +162,7 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
     }
     counted.finished = runningAtStart - stopped
     counted.stopped = stopped
-    const complete = await settlesWithin(
-      (async () => {
-        await admission.idle()
-        while (refusing.size > 0) await Promise.all(refusing.values())
-      })(),
-      options.postMarginMs ?? DRAIN_POST_MARGIN_MS,
-    )
+    const complete = await settlesWithin(idle(), postMarginMs)
     const report: DrainReport = { ...counted, complete }
     if (complete) logger.info(DRAIN_MESSAGES.drained, report)
     else logger.warn(DRAIN_MESSAGES.unfinished, { ...report, running: stops.size, posting: refusing.size })
@@ -181,14 +192,12 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
       })
       return result === 'closed' ? refuse(key, request) : result
     },
-    async idle() {
-      await admission.idle()
-      while (refusing.size > 0) await Promise.all(refusing.values())
-    },
+    idle,
     counts: () => admission.counts(),
     drain(options) {
       draining ??= drain(options)
       return draining
     },
+    settle: () => settlesWithin(idle(), postMarginMs),
   } satisfies ReviewPipeline
 }

@@ -6,48 +6,52 @@
  * on the commit read, set the status the verdict makes, record the run. The
  * post and the statuses are the service account's acts (review-acts.ts):
  * while its token is being minted they wait for it, and the run doesn't.
+ * What the run concludes and posts is in review-conclusion.ts, the status
+ * it makes in review-status.ts, its record in review-record.ts.
  *
  * Nothing here throws for a failure outside the process: every one of them
  * ends as a `**No verdict:**` COMMENT review (or a run that couldn't post),
  * and every run is recorded. A run with no clean verdict never approves.
  */
 
-import {
-  describeStatusProblems,
-  QUEUE_FULL_STATUS,
-  STOPPING_STATUS,
-  verdictStatus,
-} from '../../../core/commit-status.ts'
-import { repoName } from '../../../core/repo.ts'
+import { raceAbort } from '../../../core/abort.ts'
+import { QUEUE_FULL_STATUS, STOPPING_STATUS } from '../../../core/commit-status.ts'
+import { describeError } from '../../../core/errors.ts'
+import { WAITING_PLACES } from '../../../core/limits.ts'
 import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
-import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../core/review-body.ts'
-import type { ReviewOutcome, RunRecord } from '../../../core/run-record.ts'
-import { readRunReply } from '../../../core/run-reply.ts'
-import type { Classification, Overall, RepoRef, Row, RunRequest, Settings } from '../../../core/types.ts'
+import type { RunRecord } from '../../../core/run-record.ts'
+import type { Classification, RepoRef, RunRequest, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
 import type { Clock } from '../../../ports/clock.ts'
-import type { Forge, NewReview, PostedReview } from '../../../ports/forge.ts'
+import type { Forge } from '../../../ports/forge.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
-import { WAITING_PLACES } from './admission.ts'
-import { describeError, type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
-import { createReviewActs, type ReviewActs } from './review-acts.ts'
+import { type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
+import { createReviewActs } from './review-acts.ts'
+import {
+  type Conclusion,
+  concludeReply,
+  newReview,
+  noVerdict,
+  type ReviewProgress,
+  stoppedReason,
+} from './review-conclusion.ts'
+import { recordReview } from './review-record.ts'
+import { conclusionStatus, statusTarget } from './review-status.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
+import type { RunStore } from './run-store.ts'
 import type { ServiceAccountGate } from './service-token.ts'
-import type { RunStore, SettingsStore } from './stores.ts'
+import type { SettingsStore } from './settings-store.ts'
+
+export { ReviewStopped } from './review-conclusion.ts'
+// The names the pipeline and the tests use, beside the runner they belong to.
+export { LEFT_PENDING_MESSAGE } from './review-record.ts'
 
 export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
-/**
- * Logged, at `warn`, for each review whose post failed: nothing on the forge
- * says so and the request stays pending, so requesting it again sends no
- * webhook; the line names the PR for an operator to request it again.
- */
-export const LEFT_PENDING_MESSAGE =
-  'review not posted: its request stays pending on the forge; remove the reviewer and request it again'
 
 export type ReviewRunDeps = {
   forge: Pick<
@@ -79,15 +83,6 @@ export type ReviewRunDeps = {
   tokenWaitMs?: number
 }
 
-/**
- * Why a review was stopped before its verdict (the controller is stopping):
- * the abort reason {@link ReviewRunner.review}'s signal carries, and the
- * no-verdict's text.
- */
-export class ReviewStopped extends Error {
-  override readonly name = 'ReviewStopped'
-}
-
 export type ReviewOptions = {
   /**
    * Stops the review before its verdict: the wait for the classifier ends,
@@ -107,33 +102,10 @@ export type ReviewRunner = {
   noRun(request: ReviewRequest, reason: string): Promise<RunRecord>
 }
 
-type Table = { rows: Row[]; overall: Overall }
-
-/** How the run ended before anything is posted. */
-type Conclusion =
-  | { kind: 'verdict'; overall: 'approve' | 'request-changes'; rows: Row[] }
-  | { kind: 'no-verdict'; reason: string; table: Table | null }
-
-/**
- * What the run learnt along the way, for the post, the commit status and the
- * record: the head and the PR's web page once read, the answered table; and
- * its acts as the service account, which keep each status the forge refused
- * (shared by the copy a stopped run takes).
- */
-type Progress = { headSha: string | null; answered: Table | null; pullUrl: string | null; acts: ReviewActs }
-
-function noVerdict(reason: string, table: Table | null = null): Conclusion {
-  return { kind: 'no-verdict', reason, table }
-}
-
-function stoppedReason(signal: AbortSignal): string {
-  return signal.reason instanceof ReviewStopped ? signal.reason.message : 'the review was stopped'
-}
-
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   const { forge } = deps
 
-  function newProgress(request: ReviewRequest): Progress {
+  function newProgress(request: ReviewRequest): ReviewProgress {
     return { headSha: null, answered: null, pullUrl: null, acts: createReviewActs(deps, request) }
   }
 
@@ -141,7 +113,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     return Math.floor(deps.clock.nowMs() / 1000)
   }
 
-  function readPull(request: ReviewRequest, progress: Progress): Promise<Result<PullRead, string>> {
+  function readPull(request: ReviewRequest, progress: ReviewProgress): Promise<Result<PullRead, string>> {
     return readPullAtOneHead(forge, request.repo, request.pr, progress)
   }
 
@@ -175,27 +147,10 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     return sendRunRequest(deps.queue, request, signal === undefined ? deps.exchange : { ...deps.exchange, signal })
   }
 
-  /** The reply, re-checked against what was sent: its own `counted`, `fails` and `overall` are never trusted. */
-  function concludeReply(id: string, sent: Classification[], text: string, progress: Progress): Conclusion {
-    const reading = readRunReply(id, sent, text)
-    if (reading.kind === 'unreadable') return noVerdict(reading.reason)
-    if (reading.kind === 'failed') {
-      const table: Table = { rows: reading.rows ?? [], overall: 'no-verdict' }
-      progress.answered = table
-      return noVerdict(reading.reason, reading.rows === null ? null : table)
-    }
-    const { checked } = reading
-    progress.answered = { rows: checked.rows, overall: checked.overall }
-    if (checked.overall === 'no-verdict') {
-      return noVerdict(checked.reason ?? 'the run has no clean verdict', progress.answered)
-    }
-    return { kind: 'verdict', overall: checked.overall, rows: checked.rows }
-  }
-
   async function conclude(
     id: string,
     request: ReviewRequest,
-    progress: Progress,
+    progress: ReviewProgress,
     signal: AbortSignal | undefined,
   ): Promise<Conclusion> {
     // The settings and the rules don't depend on the PR: all three are read at once. None of the
@@ -205,7 +160,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     const read = await readPull(request, progress)
     if (!read.ok) return noVerdict(read.error)
     // Stopped while it read: the stopped run's statuses are on their way, and a pending now would come after them.
-    if (signal?.aborted) return noVerdict(stoppedReason(signal))
+    if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
     // Pending as soon as the head is settled, and set before anything is asked of the classifier,
     // unless the token is still being minted: then it follows the token, and the run goes on (review-acts.ts).
     progress.pullUrl = read.value.pull.htmlUrl
@@ -227,68 +182,10 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       settings: settings.value,
     })
     // A review stopped while it read sends no run: the classifier would work for nobody.
-    if (signal?.aborted) return noVerdict(stoppedReason(signal))
+    if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
     const reply = await requestRun(runRequest, signal)
     if (!reply.ok) return noVerdict(reply.error)
     return concludeReply(id, rules.value, reply.value, progress)
-  }
-
-  /** Where the status links to: the posted review, else the PR's page when it was read, else nowhere. */
-  function statusTarget(posted: Result<PostedReview, string>, progress: Progress): string | null {
-    return (posted.ok ? posted.value.htmlUrl : null) ?? progress.pullUrl
-  }
-
-  function newReview(conclusion: Conclusion, commitId: string): NewReview {
-    if (conclusion.kind === 'verdict') {
-      return {
-        event: reviewEvent(conclusion.overall),
-        body: renderReviewBody(conclusion.rows, conclusion.overall),
-        commitId,
-      }
-    }
-    return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table), commitId }
-  }
-
-  async function finish(
-    base: Pick<RunRecord, 'id' | 'started_unix'>,
-    request: ReviewRequest,
-    outcome: ReviewOutcome,
-    posted: Result<PostedReview, string>,
-    reason: string | null,
-    progress: Progress,
-  ): Promise<RunRecord> {
-    const failed = !posted.ok
-    // A refused commit status only adds to the detail: the outcome stays what the review made it.
-    const parts = [reason, failed ? posted.error : null, describeStatusProblems(progress.acts.refused)]
-    // Joined by semicolons, so a part's own closing full stop goes.
-    const present = parts.filter((part) => part !== null).map((part) => part.replace(/\.$/, ''))
-    const detail = present.length === 0 ? null : present.join('; ')
-    const reviewUrl = posted.ok ? posted.value.htmlUrl : null
-    const record: RunRecord = {
-      id: base.id,
-      trigger: 'review',
-      repo: repoName(request.repo),
-      pr: request.pr,
-      requester: request.requester,
-      ...(progress.headSha === null ? {} : { head_sha: progress.headSha }),
-      started_unix: base.started_unix,
-      finished_unix: unixNow(),
-      outcome: failed ? 'post-failed' : outcome,
-      ...(detail === null ? {} : { detail }),
-      ...(progress.answered === null ? {} : { rows: progress.answered.rows, overall: progress.answered.overall }),
-      ...(reviewUrl === null || reviewUrl === '' ? {} : { review_url: reviewUrl }),
-    }
-    if (failed) {
-      deps.logger.warn(LEFT_PENDING_MESSAGE, {
-        repo: record.repo,
-        pr: record.pr,
-        head_sha: progress.headSha ?? request.headSha,
-        requester: request.requester,
-        error: posted.error,
-      })
-    }
-    await deps.runs.record(record)
-    return record
   }
 
   /**
@@ -299,17 +196,14 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   function concludeUnlessStopped(
     id: string,
     request: ReviewRequest,
-    progress: Progress,
+    progress: ReviewProgress,
     signal: AbortSignal | undefined,
-  ): Promise<{ conclusion: Conclusion; progress: Progress }> {
+  ): Promise<{ conclusion: Conclusion; progress: ReviewProgress }> {
     const running = conclude(id, request, progress, signal).then((conclusion) => ({ conclusion, progress }))
-    if (signal === undefined) return running
-    return new Promise((resolve, reject) => {
-      const stop = (): void => resolve({ conclusion: noVerdict(stoppedReason(signal)), progress: { ...progress } })
-      if (signal.aborted) stop()
-      else signal.addEventListener('abort', stop, { once: true })
-      running.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop))
-    })
+    return raceAbort(running, signal, (reason) => ({
+      conclusion: noVerdict(stoppedReason(reason)),
+      progress: { ...progress },
+    }))
   }
 
   return {
@@ -317,7 +211,17 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       const base = { id: deps.ids.runId(), started_unix: unixNow() }
       // An account an admin stopped posts nothing: nothing is read or run for it either.
       const stopped = (await deps.serviceAccount?.whyStopped()) ?? null
-      if (stopped !== null) return finish(base, request, 'post-failed', err(stopped), null, newProgress(request))
+      if (stopped !== null) {
+        const progress = newProgress(request)
+        return recordReview(deps, {
+          base,
+          request,
+          outcome: 'post-failed',
+          posted: err(stopped),
+          reason: null,
+          progress,
+        })
+      }
       const { conclusion, progress } = await concludeUnlessStopped(
         base.id,
         request,
@@ -329,16 +233,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       const commitId = progress.headSha ?? request.headSha
       const posted = await progress.acts.post(newReview(conclusion, commitId))
       // The status goes where the review went, and says the verdict even when the post failed.
-      const status =
-        conclusion.kind === 'verdict'
-          ? verdictStatus(conclusion.overall, conclusion.rows)
-          : verdictStatus('no-verdict', conclusion.table?.rows ?? null)
-      await progress.acts.status(commitId, status, statusTarget(posted, progress))
+      await progress.acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, progress))
       if (conclusion.kind === 'verdict') {
         const outcome = conclusion.overall === 'approve' ? 'approved' : 'changes-requested'
-        return finish(base, request, outcome, posted, null, progress)
+        return recordReview(deps, { base, request, outcome, posted, reason: null, progress })
       }
-      return finish(base, request, 'no-verdict', posted, conclusion.reason, progress)
+      return recordReview(deps, { base, request, outcome: 'no-verdict', posted, reason: conclusion.reason, progress })
     },
 
     async queueFull(request) {
@@ -349,7 +249,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       const posted = await progress.acts.post(newReview(noVerdict(QUEUE_FULL_REASON), request.headSha))
       // It never had a place, so no pending; its error status goes where the comment went.
       await progress.acts.status(request.headSha, QUEUE_FULL_STATUS, statusTarget(posted, progress))
-      return finish(base, request, 'queue-full', posted, QUEUE_FULL_REASON, progress)
+      return recordReview(deps, { base, request, outcome: 'queue-full', posted, reason: QUEUE_FULL_REASON, progress })
     },
 
     async noRun(request, reason) {
@@ -358,7 +258,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       const progress = newProgress(request)
       const posted = await progress.acts.post(newReview(noVerdict(reason), request.headSha))
       await progress.acts.status(request.headSha, STOPPING_STATUS, statusTarget(posted, progress))
-      return finish(base, request, 'no-verdict', posted, reason, progress)
+      return recordReview(deps, { base, request, outcome: 'no-verdict', posted, reason, progress })
     },
   } satisfies ReviewRunner
 }

@@ -11,17 +11,14 @@
  * timeout. A classifier that never says it took the run (one older than
  * heartbeats) is waited for up to the outer bound alone.
  */
-import { isAppError } from '../../../core/errors.ts'
+import { describeError, isAppError } from '../../../core/errors.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
+import { MISSED_HEARTBEATS } from '../../../core/schemas.ts'
 import type { Row, RunRequest } from '../../../core/types.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
-import { describeError } from './pull-read.ts'
 
 /** Added to `RUN_TIMEOUT_S` for the reply's trip over the queue. */
 export const RUN_REPLY_MARGIN_MS = 5_000
-
-/** How many heartbeat intervals of silence end a run the classifier took. */
-export const MISSED_HEARTBEATS = 4
 
 export type RunExchangeOptions = {
   /** `RUN_TIMEOUT_S` in milliseconds: how long a run may take, as the no-verdict names it. */

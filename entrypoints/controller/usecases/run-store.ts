@@ -1,10 +1,12 @@
 /**
  * The newest 100 finished runs on the queue's KV bucket
  * `review-classifier-runs`, key `recent`, and the `review classifier run
- * finished` log event that reaches VictoriaLogs whether or not the write does.
+ * finished` log event that reaches VictoriaLogs whether or not the write does:
+ * what the rest of the controller sees of it (`RunStore`), and its
+ * implementation over the KV port.
  */
 
-import { isAppError } from '../../../core/errors.ts'
+import { describeError, isAppError } from '../../../core/errors.ts'
 import {
   type AppendedRuns,
   appendRunWithin,
@@ -12,12 +14,24 @@ import {
   RUN_FINISHED_MESSAGE,
   RUNS_BUCKET,
   RUNS_KEY,
+  type RunRecord,
   runFinishedEvent,
 } from '../../../core/run-record.ts'
 import type { KvBuckets } from '../../../ports/kv.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import { updateWithRetry } from './kv-update.ts'
-import type { RunStore } from './stores.ts'
+
+export type RunStore = {
+  /**
+   * Adds a finished run (newest first, the newest 100 kept) with
+   * compare-and-set, and logs the `review classifier run finished` event
+   * whether or not the write succeeds. Never throws: a failed write is
+   * logged and changes nothing else.
+   */
+  record(run: RunRecord): Promise<void>
+  /** The runs, newest first, undecodable ones left out with a warning. Throws like `SettingsStore.read` (settings-store.ts). */
+  list(): Promise<RunRecord[]>
+}
 
 export type KvRunStoreDeps = {
   buckets: KvBuckets
@@ -66,7 +80,7 @@ export function createKvRunStore(deps: KvRunStoreDeps): RunStore {
           repo: run.repo,
           pr: run.pr,
           code: isAppError(error) ? error.code : 'internal',
-          error: error instanceof Error ? error.message : String(error),
+          error: describeError(error),
         })
       }
     },

@@ -18,7 +18,7 @@
  * The token never reaches a log, an error or a result: only its name and
  * the forge's id for it do.
  */
-import { isAppError } from '../../../core/errors.ts'
+import { errorKind, errorReason, isAppError } from '../../../core/errors.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN, serviceAccountStopped } from '../../../core/service-account.ts'
 import type { Clock } from '../../../ports/clock.ts'
 import type { ForgeAdmin, ForgeReader, ForgeUser } from '../../../ports/forge.ts'
@@ -82,7 +82,7 @@ export type ServiceAccountProvisioner = ServiceAccountGate & {
 class StepFailed extends Error {
   readonly step: ProvisionStep
   constructor(step: ProvisionStep, cause: unknown) {
-    super(isAppError(cause) ? cause.message : 'an internal error', { cause })
+    super(errorReason(cause), { cause })
     this.step = step
   }
 }
@@ -144,7 +144,7 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
       logger.warn(PROVISION_MESSAGES.limitsFailed, {
         login,
         code: isAppError(error) ? error.code : 'internal',
-        error: isAppError(error) ? error.message : 'an internal error',
+        error: errorReason(error),
       })
     }
   }
@@ -235,7 +235,7 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
         logger.error(PROVISION_MESSAGES.passFailed, {
           login,
           step: 'internal',
-          error: error instanceof Error ? error.name : 'unknown',
+          error: errorKind(error),
         })
         return { outcome: 'failed', step: 'internal', detail: 'an internal error' }
       })

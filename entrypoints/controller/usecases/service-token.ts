@@ -8,11 +8,10 @@
  * wait starts), at most the forge's own bound for a call, and fail only once
  * the pass has ended without a token (docs/behaviour.md, "The service account").
  */
-import { isAppError } from '../../../core/errors.ts'
-import { err, ok, type Result } from '../../../core/result.ts'
+import { err, type Result } from '../../../core/result.ts'
 import { SERVICE_TOKEN } from '../../../core/service-account.ts'
 import { FORGE_CALL_DEADLINE_MS } from '../../../ports/forge.ts'
-import type { SecretStore } from '../../../ports/secret-store.ts'
+import { readSecret, type SecretStore } from '../../../ports/secret-store.ts'
 
 /**
  * Why there is no token to act with: the store failed, nothing is minted
@@ -46,23 +45,18 @@ export async function readServiceToken(
   const stopped = (await account?.whyStopped()) ?? null
   if (stopped !== null) return err({ kind: 'disabled', detail: stopped })
   const { path, field } = SERVICE_TOKEN.secret
-  let token: string | null
-  try {
-    token = await secrets.read(path, field)
-  } catch (error) {
-    const reason = isAppError(error) ? error.message : 'an internal error'
+  const token = await readSecret(secrets, SERVICE_TOKEN.secret)
+  if (token.ok) return token
+  if (token.error.kind === 'unreadable') {
     return err({
       kind: 'unreadable',
-      detail: `the service account's token can't be read from the secret store: ${reason}`,
+      detail: `the service account's token can't be read from the secret store: ${token.error.reason}`,
     })
   }
-  if (token === null || token === '') {
-    return err({
-      kind: 'missing',
-      detail: `the service account's token isn't minted yet (${path}, field ${field}); the controller mints it within five minutes of reaching the forge`,
-    })
-  }
-  return ok(token)
+  return err({
+    kind: 'missing',
+    detail: `the service account's token isn't minted yet (${path}, field ${field}); the controller mints it within five minutes of reaching the forge`,
+  })
 }
 
 /** The service account's token for one review: each call reads the store, and waits for a mint when the token is missing. */

@@ -1,6 +1,7 @@
 /**
  * The swarm-wide settings document on the queue's KV bucket
- * `review-classifier-settings`, key `all`.
+ * `review-classifier-settings`, key `all`: what the rest of the controller
+ * sees of it (`SettingsStore`), and its implementation over the KV port.
  */
 
 import { err, ok, type Result } from '../../../core/result.ts'
@@ -15,7 +16,22 @@ import type { Settings } from '../../../core/types.ts'
 import type { KvBuckets } from '../../../ports/kv.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import { updateWithRetry } from './kv-update.ts'
-import type { SettingsStore } from './stores.ts'
+
+export type SettingsStore = {
+  /**
+   * The settings in force: the stored document, or the defaults when none is
+   * stored or it can't be decoded (with a warning in the log). Throws
+   * `unavailable` (no queue, not connected) or `timeout`; any other failure to
+   * read is an AppError the routes answer with 500.
+   */
+  read(): Promise<Settings>
+  /**
+   * Applies a PUT body (the spec's merge rules) with compare-and-set on the
+   * stored revision, retried on conflict. `ok: false` carries the 400 detail;
+   * store failures throw as for `read`.
+   */
+  update(body: unknown): Promise<Result<Settings, string>>
+}
 
 export type KvSettingsStoreDeps = {
   buckets: KvBuckets

@@ -115,7 +115,7 @@ describe('createNatsRunQueue and createNatsRunResponder', () => {
     await serving(
       'classifier',
       async (text, tell) => {
-        tell({ kind: 'taken', id: idOf(text) })
+        tell({ kind: 'taken', id: idOf(text), total: 1 })
         await held.opened
         return aRunReply({ id: idOf(text) })
       },

@@ -20,7 +20,8 @@ import type { Row, RunReply, RunRequest, Settings } from '../../../core/types.ts
 import type { ReviewRequest } from '../../../core/webhook.ts'
 import { decodeRunRequest } from '../../../core/wire-decode.ts'
 import type { ReviewRunDeps } from '../../../entrypoints/controller/usecases/review-run.ts'
-import type { RunStore, SettingsStore } from '../../../entrypoints/controller/usecases/stores.ts'
+import type { RunStore } from '../../../entrypoints/controller/usecases/run-store.ts'
+import type { SettingsStore } from '../../../entrypoints/controller/usecases/settings-store.ts'
 import type { RunTell } from '../../../ports/queue.ts'
 import { aSeedRepo } from '../../builders.ts'
 

@@ -4,11 +4,11 @@
  * one mapping of a forge failure to the route's answer (docs/behaviour.md, "Try-out").
  */
 import { t } from 'elysia'
-import { isAppError } from '../../../../core/errors.ts'
+import { errorReason, isAppError } from '../../../../core/errors.ts'
 import { parseRepoValue } from '../../../../core/repo.ts'
 import type { RepoRef } from '../../../../core/types.ts'
 import type { Logger } from '../../../../ports/logger.ts'
-import { errorReason, HttpProblem } from '../problem.ts'
+import { HttpProblem } from '../problem.ts'
 
 /** For the OpenAPI document; the value is checked by {@link parseRepoParam}, so a 400 says what's wrong with it. */
 export const RepoQuerySchema = t.Object({

@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia'
 import { RunRecordSchema } from '../../../../core/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
-import type { RunStore } from '../../usecases/stores.ts'
+import type { RunStore } from '../../usecases/run-store.ts'
 import { ProblemSchema, requireQueue, storeFailure } from '../problem.ts'
 
 export type RunsRoutesDeps = {

@@ -8,7 +8,7 @@ import { SettingsSchema } from '../../../../core/schemas.ts'
 import { validateSettingsUpdate } from '../../../../core/settings.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
-import type { SettingsStore } from '../../usecases/stores.ts'
+import type { SettingsStore } from '../../usecases/settings-store.ts'
 import {
   HttpProblem,
   ProblemSchema,

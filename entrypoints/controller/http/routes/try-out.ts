@@ -25,7 +25,7 @@ import type { RepoRef, Settings } from '../../../../core/types.ts'
 import type { ForgePullRequest } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
-import type { SettingsStore } from '../../usecases/stores.ts'
+import type { SettingsStore } from '../../usecases/settings-store.ts'
 import { TRY_OUTS_RUNNING_MAX, type TryOutForge, type TryOuts, TryOutsFullError } from '../../usecases/try-outs.ts'
 import {
   HttpProblem,

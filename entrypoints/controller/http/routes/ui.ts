@@ -15,6 +15,7 @@
  */
 import { resolve } from 'node:path'
 import { Elysia } from 'elysia'
+import { describeError } from '../../../../core/errors.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { problemResponse } from '../problem.ts'
 
@@ -83,7 +84,7 @@ export function uiRoutes(deps: UiRoutesDeps) {
     (ready) => deps.logger.info('operator pages ready', { path: UI_PATH, script_bytes: ready.script.length }),
     (error: unknown) =>
       deps.logger.error('operator pages could not be built', {
-        error: error instanceof Error ? error.message : String(error),
+        error: describeError(error),
       }),
   )
 

@@ -64,14 +64,15 @@ describe('GET /api/review-classifier/try-out/{id}: rows while the run goes', () 
     let told: RunTell = () => undefined
     await world.serve(async (request, tell) => {
       told = tell
-      tell({ kind: 'taken', id: request.id })
+      tell({ kind: 'taken', id: request.id, total: 2 })
       // Claims counted and not failing at 10: the controller recomputes from the sent rule (threshold 90, negative).
       tell({
         kind: 'row',
         id: request.id,
+        total: 2,
         row: answeredRow(request, 'no-ads', { verdict: 'match', certainty: 97, counted: false, fails: false }),
       })
-      tell({ kind: 'row', id: request.id, row: { ...answeredRow(request, 'no-ads'), name: 'not-sent' } })
+      tell({ kind: 'row', id: request.id, total: 2, row: { ...answeredRow(request, 'no-ads'), name: 'not-sent' } })
       await held.wait
       return replyOf(request, [
         answeredRow(request, 'datetime'),
@@ -104,7 +105,12 @@ describe('GET /api/review-classifier/try-out/{id}: rows while the run goes', () 
       expect.objectContaining({ name: 'no-ads', verdict: 'no-match', certainty: 99, reason: 'The reply’s own.' }),
     ])
     // A row that crosses the reply (another subject) changes nothing once the reply is in.
-    told({ kind: 'row', id, row: { ...answeredRow(world.requests[0] as RunRequest, 'datetime'), verdict: 'no-match' } })
+    told({
+      kind: 'row',
+      id,
+      total: 2,
+      row: { ...answeredRow(world.requests[0] as RunRequest, 'datetime'), verdict: 'no-match' },
+    })
     expect((await readTryOut(world, id)).rows).toEqual(done.rows)
     expect(JSON.stringify(done)).not.toContain('usage')
   })
@@ -115,7 +121,7 @@ describe('GET /api/review-classifier/try-out/{id}: rows while the run goes', () 
     const heard = gate()
     await world.serve(async (request, tell) => {
       await heard.wait
-      tell({ kind: 'row', id: request.id, row: answeredRow(request, 'datetime', { certainty: null }) })
+      tell({ kind: 'row', id: request.id, total: 2, row: answeredRow(request, 'datetime', { certainty: null }) })
       await held.wait
       return allClear(request)
     })

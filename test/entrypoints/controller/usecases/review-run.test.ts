@@ -507,7 +507,16 @@ describe('a service account an admin stopped', () => {
       logger: world.logger,
     })
     expect((await provisioner.runOnce()).outcome).toBe('stopped')
-    const runner = createReviewRunner({ ...world.deps, serviceAccount: provisioner })
+    // Every act as the account (the post and each commit status) starts with its token: count them.
+    const acted: string[] = []
+    const forge = {
+      ...world.deps.forge,
+      forAccount(token: string) {
+        acted.push(token)
+        return world.deps.forge.forAccount(token)
+      },
+    }
+    const runner = createReviewRunner({ ...world.deps, forge, serviceAccount: provisioner })
     const request = await requestFor(world)
     const reason = serviceAccountStopped(account) ?? 'not stopped'
 
@@ -516,6 +525,8 @@ describe('a service account an admin stopped', () => {
     expect((await runner.queueFull(request)).detail).toContain(reason)
     expect((await runner.noRun(request, 'stopping')).detail).toContain(reason)
     expect(world.forge.reviews(REPO, 42)).toEqual([])
+    // The commit statuses go through the same gate as the post: nothing at all is done as the account.
+    expect(acted).toEqual([])
     expect(world.runs.records.map((r) => r.outcome)).toEqual(['post-failed', 'post-failed', 'post-failed'])
   })
 

@@ -19,8 +19,8 @@ describe('sendRunRequest', () => {
     const seen: string[] = []
     const held = gate()
     await queue.serve(async (_text, tell) => {
-      tell({ kind: 'taken', id: 'run-7' })
-      tell({ kind: 'row', id: 'run-7', row: aRow({ name: 'first' }) })
+      tell({ kind: 'taken', id: 'run-7', total: 1 })
+      tell({ kind: 'row', id: 'run-7', total: 1, row: aRow({ name: 'first' }) })
       await held.wait
       return replyTo('run-7')
     })
@@ -40,7 +40,7 @@ describe('sendRunRequest', () => {
     const queue = createMemoryQueue({ heartbeatMs: 10 })
     const held = gate()
     await queue.serve(async (_text, tell) => {
-      tell({ kind: 'taken', id: 'run-7' })
+      tell({ kind: 'taken', id: 'run-7', total: 1 })
       // The process dies with the run in hand: no reply, no more heartbeats.
       queue.killMembers()
       await held.wait
@@ -59,7 +59,7 @@ describe('sendRunRequest', () => {
   it('keeps waiting while the heartbeats come, however long the run takes', async () => {
     const queue = createMemoryQueue({ heartbeatMs: 5 })
     await queue.serve(async (_text, tell) => {
-      tell({ kind: 'taken', id: 'run-7' })
+      tell({ kind: 'taken', id: 'run-7', total: 1 })
       // Twenty intervals without a row: only the heartbeats say the classifier is alive.
       await new Promise((resolve) => setTimeout(resolve, 100))
       return replyTo('run-7')
@@ -81,7 +81,7 @@ describe('sendRunRequest', () => {
     const queue = createMemoryQueue({ heartbeatMs: 5 })
     const rows: string[] = []
     await queue.serve(async (_text, tell) => {
-      tell({ kind: 'row', id: 'someone-else', row: aRow({ name: 'not-mine' }) })
+      tell({ kind: 'row', id: 'someone-else', total: 1, row: aRow({ name: 'not-mine' }) })
       return replyTo('run-7')
     })
     await sendRunRequest(queue, request, { runTimeoutMs: 5_000, onRow: (row) => rows.push(row.name) })

@@ -1,4 +1,4 @@
-/** Building adapters from the parsed configuration, shared by both processes. */
+/** The secret store the configuration names, built for either process. */
 import { createBaoSecretStore } from '../adapters/bao/secret-store.ts'
 import { createDirSecretStore } from '../adapters/secrets-dir/secret-store.ts'
 import type { SecretStore } from '../ports/secret-store.ts'

@@ -1,0 +1,77 @@
+/**
+ * How a review run ends before anything is posted (docs/behaviour.md, "The
+ * review"): a verdict, or a no-verdict with its reason and whatever table
+ * the classifier answered; what the run learnt along the way; and the
+ * review that conclusion posts. A run with no clean verdict never approves.
+ */
+import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../core/review-body.ts'
+import { readRunReply } from '../../../core/run-reply.ts'
+import type { Classification, Overall, Row } from '../../../core/types.ts'
+import type { NewReview } from '../../../ports/forge.ts'
+import type { ReviewActs } from './review-acts.ts'
+
+export type Table = { rows: Row[]; overall: Overall }
+
+/** How the run ended before anything is posted. */
+export type Conclusion =
+  | { kind: 'verdict'; overall: 'approve' | 'request-changes'; rows: Row[] }
+  | { kind: 'no-verdict'; reason: string; table: Table | null }
+
+/**
+ * What the run learnt along the way, for the post, the commit status and the
+ * record: the head and the PR's web page once read, the answered table; and
+ * its acts as the service account, which keep each status the forge refused
+ * (shared by the copy a stopped run takes).
+ */
+export type ReviewProgress = {
+  headSha: string | null
+  answered: Table | null
+  pullUrl: string | null
+  acts: ReviewActs
+}
+
+/**
+ * Why a review was stopped before its verdict (the controller is stopping):
+ * the abort reason the review's signal carries, and the no-verdict's text.
+ */
+export class ReviewStopped extends Error {
+  override readonly name = 'ReviewStopped'
+}
+
+export function noVerdict(reason: string, table: Table | null = null): Conclusion {
+  return { kind: 'no-verdict', reason, table }
+}
+
+/** The no-verdict's reason for a review stopped with `reason` (its signal's). */
+export function stoppedReason(reason: unknown): string {
+  return reason instanceof ReviewStopped ? reason.message : 'the review was stopped'
+}
+
+/** The reply, re-checked against what was sent: its own `counted`, `fails` and `overall` are never trusted. */
+export function concludeReply(id: string, sent: Classification[], text: string, progress: ReviewProgress): Conclusion {
+  const reading = readRunReply(id, sent, text)
+  if (reading.kind === 'unreadable') return noVerdict(reading.reason)
+  if (reading.kind === 'failed') {
+    const table: Table = { rows: reading.rows ?? [], overall: 'no-verdict' }
+    progress.answered = table
+    return noVerdict(reading.reason, reading.rows === null ? null : table)
+  }
+  const { checked } = reading
+  progress.answered = { rows: checked.rows, overall: checked.overall }
+  if (checked.overall === 'no-verdict') {
+    return noVerdict(checked.reason ?? 'the run has no clean verdict', progress.answered)
+  }
+  return { kind: 'verdict', overall: checked.overall, rows: checked.rows }
+}
+
+/** The review a conclusion posts on `commitId`: the verdict's table, or the no-verdict's comment. */
+export function newReview(conclusion: Conclusion, commitId: string): NewReview {
+  if (conclusion.kind === 'verdict') {
+    return {
+      event: reviewEvent(conclusion.overall),
+      body: renderReviewBody(conclusion.rows, conclusion.overall),
+      commitId,
+    }
+  }
+  return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table), commitId }
+}
