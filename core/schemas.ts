@@ -11,7 +11,17 @@
  * TypeBox's own, which unlike Elysia's `t.Integer` takes no numeric strings.
  */
 import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
-import { REPEAT_MAX, REPLAY_MAX } from './try-out-runs.ts'
+import {
+  ANSWER_REASON_MAX_CHARS,
+  DESCRIPTION_MAX_CHARS,
+  MAX_CLASSIFICATIONS,
+  MAX_CONCURRENT_REVIEWS,
+  MIN_CONCURRENT_REVIEWS,
+  NAME_MAX_CHARS,
+  REPEAT_MAX,
+  REPLAY_MAX,
+  RUN_ID_MAX_CHARS,
+} from './limits.ts'
 
 /** One literal schema per value of a tuple, as a tuple, so each keeps its own type. */
 type LiteralSchemas<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> }
@@ -59,11 +69,11 @@ const Percent = (description?: string) =>
 export const ClassificationSchema = Type.Object({
   name: Type.String({
     minLength: 1,
-    description: 'Short and unique in the repo, shown in the result table: at most 64 characters of one visible line.',
+    description: `Short and unique in the repo, shown in the result table: at most ${NAME_MAX_CHARS} characters of one visible line.`,
   }),
   description: Type.String({
     minLength: 1,
-    description: 'The yes/no question the model answers about the PR: at most 2,000 characters.',
+    description: `The yes/no question the model answers about the PR: at most ${DESCRIPTION_MAX_CHARS.toLocaleString('en-US')} characters.`,
   }),
   threshold: Percent('The certainty a verdict needs to count.'),
   polarity: PolaritySchema,
@@ -89,7 +99,7 @@ export const RecordedRowSchema = Type.Object({
   threshold: Percent(),
   verdict: nullable(VerdictSchema, 'null when unanswered.'),
   certainty: nullable(Percent()),
-  reason: nullable(Type.String({ description: 'At most 500 characters.' })),
+  reason: nullable(Type.String({ description: `At most ${ANSWER_REASON_MAX_CHARS} characters.` })),
   counted: Type.Boolean({ description: 'Applicable and at or over the threshold.' }),
   fails: Type.Boolean({ description: 'Counted, and on the wrong side of its polarity.' }),
   error: nullable(RowErrorSchema, 'Why the row has no answer; null when answered.'),
@@ -119,7 +129,11 @@ export const SettingsSchema = Type.Object(
   {
     model: Type.String({ description: "The API key runtime's model, as claude's --model takes it." }),
     effort: nullable(EffortSchema, "null runs at the runtime's own default."),
-    max_concurrent_reviews: Type.Integer({ minimum: 1, maximum: 8, description: 'Requested reviews run at once.' }),
+    max_concurrent_reviews: Type.Integer({
+      minimum: MIN_CONCURRENT_REVIEWS,
+      maximum: MAX_CONCURRENT_REVIEWS,
+      description: 'Requested reviews run at once.',
+    }),
     runtime: RuntimeSchema,
     acp: nullable(AcpProviderSchema, "The ACP runtime's provider; kept while the runtime is api-key."),
   },
@@ -137,14 +151,18 @@ export const REPO_PATTERN = '^[^/\\s]+/[^/\\s]+$'
  * sends none, which means `api-key` on `haiku` at the default effort.
  */
 export const RunRequestSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200, description: "A try-out's is the id its POST answered with." }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: RUN_ID_MAX_CHARS,
+    description: "A try-out's is the id its POST answered with.",
+  }),
   trigger: literals(RUN_TRIGGERS),
   repo: Type.String({ pattern: REPO_PATTERN }),
   pr: Type.Integer({ minimum: 1 }),
   title: Type.String(),
   commits: Type.Array(CommitMessageSchema, { description: 'Oldest first, messages only: no sha.' }),
   diff: Type.String({ description: 'The unified diff as the forge returns it; the classifier strips hashes.' }),
-  classifications: Type.Array(ClassificationSchema, { minItems: 1, maxItems: 10 }),
+  classifications: Type.Array(ClassificationSchema, { minItems: 1, maxItems: MAX_CLASSIFICATIONS }),
   runtime: Type.Optional(RuntimeSchema),
   model: Type.Optional(Type.String()),
   effort: Type.Optional(nullable(EffortSchema)),
@@ -198,7 +216,7 @@ export const RunRecordSchema = Type.Object({
 
 const TryOutClassificationsSchema = Type.Array(ClassificationSchema, {
   minItems: 1,
-  maxItems: 10,
+  maxItems: MAX_CLASSIFICATIONS,
   description: "In the rules file's shape, with the same checks.",
 })
 
@@ -337,7 +355,7 @@ export const OpenPrRequestSchema = Type.Object(
     repo: Type.String({ description: 'owner/name' }),
     classifications: Type.Array(ClassificationSchema, {
       minItems: 1,
-      maxItems: 10,
+      maxItems: MAX_CLASSIFICATIONS,
       description:
         'Merged into the rules file by name: a name already there replaces that entry, a new one goes at the end.',
     }),

@@ -8,6 +8,7 @@
  */
 
 import { isRecord } from './decode.ts'
+import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS } from './limits.ts'
 import { err, ok, type Result } from './result.ts'
 import { quoteInput } from './text.ts'
 import type { AcpPrices, AcpProvider, Effort, RunRequestSettings, Runtime, Settings } from './types.ts'
@@ -24,8 +25,6 @@ export const DEFAULT_SETTINGS: Settings = {
   acp: null,
 }
 
-export const MIN_CONCURRENT_REVIEWS = 1
-export const MAX_CONCURRENT_REVIEWS = 8
 /** A model's name, `model` and `acp.model`, in characters: real ones are a few dozen. */
 export const MODEL_MAX_CHARS = 256
 

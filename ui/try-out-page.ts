@@ -6,8 +6,8 @@
  * check the controller would make on the body runs here first, with core's
  * own code, and a refused field sends nothing.
  */
+import { REPEAT_MAX, REPLAY_MAX } from '../core/limits.ts'
 import { parseRepoValue } from '../core/repo.ts'
-import { REPEAT_MAX, REPLAY_MAX } from '../core/try-out-runs.ts'
 import type { Classification, OpenPrAnswer } from '../core/types.ts'
 import { type Answer, getJson, type Problem, postJson, type UiConfig } from './api.ts'
 import { type AttemptMode, createAttempts } from './attempts.ts'

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
-import {
-  REPEAT_MAX,
-  REPLAY_MAX,
-  repeatRunId,
-  replayRunId,
-  runsAtOnce,
-  summariseAnswers,
-} from '../../core/try-out-runs.ts'
+import { REPEAT_MAX, REPLAY_MAX } from '../../core/limits.ts'
+import { repeatRunId, replayRunId, runsAtOnce, summariseAnswers } from '../../core/try-out-runs.ts'
 import type { RecordedRow, Verdict } from '../../core/types.ts'
 import { anAnsweredRow, anUnansweredRow } from './verdict-builders.ts'
 

@@ -18,7 +18,7 @@
  * drops them), and the running ones go on to finish or be stopped by the
  * pipeline.
  */
-import { MAX_CONCURRENT_REVIEWS } from '../../../core/settings.ts'
+import { MAX_CONCURRENT_REVIEWS } from '../../../core/limits.ts'
 import type { Logger } from '../../../ports/logger.ts'
 
 /** `closed`: the admission is closed and the request isn't running; the caller answers it. */
