@@ -6,15 +6,18 @@
  * shows each rule's verdict counts, flips and certainty spread (a rule whose
  * verdict flips is flagged unstable); a replay shows one line per PR.
  */
+import { fitsSchema } from '../core/decode.ts'
+import { TryOutViewSchema } from '../core/page-schemas.ts'
 import type {
   Classification,
   RecordedRow,
   RepeatedClassification,
   ReplayLine,
   TryOutView,
+  UiConfig,
   Verdict,
 } from '../core/types.ts'
-import { getJson, type UiConfig } from './api.ts'
+import { getJson } from './api.ts'
 import { type Child, external, h, replace } from './dom.ts'
 import { commitUrl, plural, pullUrl, rowErrorText, shortSha, verdictLabel } from './format.ts'
 import { type RowNote, rowsTable, verdictBadge } from './rows.ts'
@@ -438,7 +441,10 @@ export function createAttempts(config: UiConfig): Attempts {
 
   async function follow(attempt: Attempt): Promise<void> {
     for (;;) {
-      const answer = await getJson<TryOutView>(`api/review-classifier/try-out/${encodeURIComponent(attempt.id)}`)
+      const answer = await getJson(
+        `api/review-classifier/try-out/${encodeURIComponent(attempt.id)}`,
+        fitsSchema(TryOutViewSchema),
+      )
       attempt.trouble = null
       if (answer.ok) attempt.view = answer.value
       else if (answer.problem.status === 404) attempt.lost = `The result is gone: ${answer.problem.detail}`

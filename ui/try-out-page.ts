@@ -6,17 +6,22 @@
  * check the controller would make on the body runs here first, with core's
  * own code, and a refused field sends nothing.
  */
+import { fitsSchema } from '../core/decode.ts'
 import { REPEAT_MAX, REPLAY_MAX } from '../core/limits.ts'
+import {
+  OpenPrAnswerSchema,
+  PullListSchema,
+  PullReposSchema,
+  RepoRulesSchema,
+  TryOutAcceptedSchema,
+} from '../core/page-schemas.ts'
 import { parseRepoValue } from '../core/repo.ts'
-import type { Classification, OpenPrAnswer } from '../core/types.ts'
-import { type Answer, getJson, type Problem, postJson, type UiConfig } from './api.ts'
+import type { UiConfig } from '../core/types.ts'
+import { getJson, type Problem, postJson } from './api.ts'
 import { type AttemptMode, createAttempts } from './attempts.ts'
 import { external, h, replace } from './dom.ts'
 import { createEditor } from './editor.ts'
 import { plural, shortSha } from './format.ts'
-
-type PullSummary = { number: number; title: string; head_sha: string }
-type RepoRules = { path: string; branch: string; commit: string; classifications: Classification[] }
 
 export type TryOutPage = { element: HTMLElement; show(): void; hide(): void }
 
@@ -40,7 +45,10 @@ function openPrAdvice(status: number, repo: string): string {
     case 0:
       return 'The controller did not answer.'
     default:
-      return 'The forge refused the push.'
+      // A 2xx here is an answer the page can't read: the push may well have happened.
+      return status >= 200 && status < 300
+        ? "The branch may have been pushed, but the controller's answer can't be read: look for it on the forge."
+        : 'The forge refused the push.'
   }
 }
 
@@ -277,11 +285,11 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
   let suggestedFor = ''
   let suggestTimer: ReturnType<typeof setTimeout> | null = null
   async function suggestRepos(): Promise<void> {
-    const answer = await getJson<string[]>('api/pulls/repos')
-    if (answer.ok && Array.isArray(answer.value)) {
+    const answer = await getJson('api/pulls/repos', fitsSchema(PullReposSchema))
+    if (answer.ok) {
       replace(repoList, ...answer.value.map((name) => h('option', { value: name })))
       repoHint.textContent = 'Repos with open PRs are suggested; any owner/name works.'
-    } else if (!answer.ok) {
+    } else {
       repoHint.textContent = `No suggestions (${answer.problem.detail}); any owner/name works.`
     }
   }
@@ -289,9 +297,9 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
     const name = repo.value.trim()
     if (name === suggestedFor || !parseRepoValue(name).ok) return
     suggestedFor = name
-    const answer = await getJson<PullSummary[]>('api/pulls', { repo: name })
+    const answer = await getJson('api/pulls', fitsSchema(PullListSchema), { repo: name })
     if (name !== repo.value.trim()) return
-    if (answer.ok && Array.isArray(answer.value)) {
+    if (answer.ok) {
       replace(
         prList,
         ...answer.value.map((pull) =>
@@ -302,7 +310,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
         answer.value.length > 0
           ? `${plural(answer.value.length, 'open PR')} suggested; a merged or closed one works too.`
           : 'No open PR to suggest; a merged or closed one works too.'
-    } else if (!answer.ok) {
+    } else {
       replace(prList)
       prHint.textContent = `No suggestions (${answer.problem.detail}); any PR number works.`
     }
@@ -321,7 +329,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
     }
     loadRules.disabled = true
     say(rulesStatus, h('p', { class: 'muted' }, `Loading the rules of ${name}…`))
-    const answer = await getJson<RepoRules>('api/review-classifier/rules', { repo: name })
+    const answer = await getJson('api/review-classifier/rules', fitsSchema(RepoRulesSchema), { repo: name })
     loadRules.disabled = false
     if (answer.ok) {
       editor.load(answer.value.classifications)
@@ -373,7 +381,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       : { repo: name, pr: prNumber, ...(k > 1 ? { repeat: k } : {}), classifications }
     runButton.disabled = true
     say(actionStatus, h('p', { class: 'muted' }, 'Sending…'))
-    const answer: Answer<{ id: string }> = await postJson<{ id: string }>('api/review-classifier/try-out', body)
+    const answer = await postJson('api/review-classifier/try-out', body, fitsSchema(TryOutAcceptedSchema))
     runButton.disabled = false
     if (!answer.ok) {
       say(actionStatus, problemNote(answer.problem, 'The try-out was not started.'))
@@ -406,7 +414,11 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
     }
     openPrButton.disabled = true
     say(actionStatus, h('p', { class: 'muted' }, `Pushing a branch to ${name}…`))
-    const answer = await postJson<OpenPrAnswer>('api/review-classifier/open-pr', { repo: name, classifications })
+    const answer = await postJson(
+      'api/review-classifier/open-pr',
+      { repo: name, classifications },
+      fitsSchema(OpenPrAnswerSchema),
+    )
     openPrButton.disabled = false
     replace(actionStatus)
     if (!answer.ok) {
