@@ -1,0 +1,82 @@
+/**
+ * The memory forge's site-admin calls: the service account made and kept
+ * within its limits, and its access tokens listed, minted and deleted, with
+ * the checks Forgejo makes on a user name, an email and a token's scopes.
+ */
+import { appError } from '../../core/errors.ts'
+import type { ForgeAdmin } from '../../ports/forge.ts'
+import type { ForgeLookups } from './forge-lookups.ts'
+import { serviceAccountFlags, sha1, type UserState } from './forge-state.ts'
+
+const SCOPE_NAMES = [
+  'activitypub',
+  'admin',
+  'misc',
+  'notification',
+  'organization',
+  'package',
+  'issue',
+  'repository',
+  'user',
+]
+const KNOWN_SCOPES = new Set(['all', 'public-only', ...SCOPE_NAMES.flatMap((n) => [`read:${n}`, `write:${n}`])])
+
+export function createMemoryAdmin(forge: ForgeLookups): ForgeAdmin {
+  const { state, flags, call, requireUser, toUser } = forge
+  return {
+    async createUser(user) {
+      await call()
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/.test(user.login))
+        throw appError('invalid', `invalid user name ${user.login}`)
+      if (!/^[^@\s]+@[^@\s]+$/.test(user.email)) throw appError('invalid', `invalid email ${user.email}`)
+      const taken = [...state.users.values()].some(
+        (u) => u.login.toLowerCase() === user.login.toLowerCase() || u.email.toLowerCase() === user.email.toLowerCase(),
+      )
+      if (taken) throw appError('conflict', `user ${user.login} or email ${user.email} already exists`)
+      const created: UserState = {
+        login: user.login,
+        fullName: user.fullName,
+        email: user.email,
+        admin: false,
+        tokens: [],
+      }
+      state.users.set(user.login.toLowerCase(), created)
+      flags.set(user.login.toLowerCase(), serviceAccountFlags())
+      return toUser(created)
+    },
+    async ensureServiceAccountLimits(login) {
+      await call()
+      const key = requireUser(login).login.toLowerCase()
+      flags.set(key, serviceAccountFlags(flags.get(key)))
+    },
+    async listTokens(login) {
+      await call()
+      return requireUser(login).tokens.map((t) => ({ id: t.id, name: t.name, lastEight: t.token.slice(-8) }))
+    },
+    async mintToken(login, token) {
+      await call()
+      const user = requireUser(login)
+      if (user.tokens.some((t) => t.name === token.name))
+        throw appError('conflict', `access token name ${token.name} has been used already`)
+      const unknown = token.scopes.filter((s) => !KNOWN_SCOPES.has(s))
+      if (token.scopes.length === 0 || unknown.length > 0)
+        throw appError('invalid', `invalid token scopes: ${unknown.join(', ') || 'none'}`)
+      state.counters.token += 1
+      const minted = {
+        id: state.counters.token,
+        name: token.name,
+        token: sha1(`token ${state.counters.token}`),
+        scopes: [...token.scopes],
+      }
+      user.tokens.push(minted)
+      return { id: minted.id, name: minted.name, lastEight: minted.token.slice(-8), token: minted.token }
+    },
+    async deleteToken(login, id) {
+      await call()
+      const user = requireUser(login)
+      const index = user.tokens.findIndex((t) => t.id === id)
+      if (index < 0) throw appError('not_found', `user ${login} has no token ${id}`)
+      user.tokens.splice(index, 1)
+    },
+  }
+}
