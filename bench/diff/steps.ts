@@ -1,8 +1,9 @@
 /**
  * The two sides of bench/diff.ts and the steps each is timed on: "before"
- * is the code as it was (test/core/diff-reference.ts in-process, the CLI as
- * of BEFORE_REV), "after" core/ as it is; the inputs are checked to give the
- * same bytes on both sides before anything is timed.
+ * is the code as it was (in-process, the diff preparation of
+ * test/core/diff-reference.ts with today's prompt wording around it; the CLI
+ * as of BEFORE_REV), "after" core/ as it is; the inputs are checked to give
+ * the same bytes on both sides before anything is timed.
  */
 import * as budget from '../../core/budget.ts'
 import * as diff from '../../core/diff.ts'
@@ -27,7 +28,16 @@ export type Preparation = {
   checkContextBudget(context: string, budgetBytes?: number): budget.BudgetCheck
 }
 export const SIDES: Record<Side, Preparation> = {
-  before: reference,
+  // The old preparation and count around today's wording, which the reference doesn't repeat.
+  before: {
+    stripObjectHashes: reference.stripObjectHashes,
+    collapseLockfiles: reference.collapseLockfiles,
+    neutraliseFence: reference.neutraliseFence,
+    buildSharedContext: (input) => prompt.buildSharedContextAround(input, [reference.prepareDiff(input.diff)]),
+    buildPromptFromContext: prompt.buildPromptFromContext,
+    streamJsonUserLine: prompt.streamJsonUserLine,
+    checkContextBudget: (context, budgetBytes) => budget.budgetCheckOf(reference.utf8Length(context), budgetBytes),
+  },
   after: { ...diff, ...prompt, ...budget },
 }
 
@@ -77,7 +87,7 @@ export function inputOf(mb: number): Input {
   const pr = { repo: 'acme/ledger', pr: 314, title: 'Store every timestamp with its zone', commits: [], diff: text }
   const stripped = reference.stripObjectHashes(text)
   const collapsed = reference.collapseLockfiles(stripped)
-  const context = reference.buildSharedContext(pr)
+  const context = SIDES.before.buildSharedContext(pr)
   // Both sides must give the same bytes, or the figures compare nothing.
   for (const [name, a, b] of [
     ['stripObjectHashes', stripped, diff.stripObjectHashes(text)],
