@@ -25,7 +25,7 @@ import { isAppError } from '../core/errors.ts'
 import { RUNS_BUCKET, RUNS_KEPT, RUNS_KEY, type RunRecord } from '../core/run-record.ts'
 import { createKvRunStore } from '../entrypoints/controller/usecases/run-store.ts'
 import type { KeyValue, KvBuckets } from '../ports/kv.ts'
-import { aRow } from '../test/builders.ts'
+import { aRow } from '../test/support/builders.ts'
 import { type NatsServer, startNatsServer } from '../test/support/nats-server.ts'
 import { fmt, loadText, machineLine, median, percentile, publish } from './support/common.ts'
 

@@ -16,12 +16,11 @@ import type { RunRequest } from '../../core/types.ts'
 import { decodeRunRequest } from '../../core/wire-decode.ts'
 import { createFakeBao } from '../../test/support/fake-bao.ts'
 import { type FakeOpenAI, startFakeOpenAI } from '../../test/support/fake-openai.ts'
-import { fmt, median, OPENCODE_BIN, s, spread } from '../support/common.ts'
+import { API_KEY, fmt, median, OPENCODE_BIN, s, spread } from '../support/common.ts'
 import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, MAX_SESSIONS } from '../support/run-shape.ts'
 import { someRules } from '../support/synthetic-pr.ts'
 import {
   ANSWER,
-  API_KEY,
   BASE,
   createTimedLogger,
   type Modules,

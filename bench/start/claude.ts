@@ -9,11 +9,10 @@ import { costUsd } from '../../core/cost.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import type { RunRequest } from '../../core/types.ts'
 import type { CachingFakeAnthropic } from '../support/caching-fake-anthropic.ts'
-import { bareCliMs, CLAUDE_BIN, fmt, median, s, spread } from '../support/common.ts'
+import { API_KEY, bareCliMs, CLAUDE_BIN, fmt, median, s, spread } from '../support/common.ts'
 import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, MAX_SESSIONS } from '../support/run-shape.ts'
 import { someRules } from '../support/synthetic-pr.ts'
 import {
-  API_KEY,
   BASE,
   CONTEXT,
   createTimedLogger,

@@ -31,7 +31,6 @@ export const PRICES = { input: 1, output: 5, cache_write: 1.25, cache_read: 0.1 
 
 export const ANSWER =
   '{"verdict":"no-match","certainty":88,"reason":"The diff stores timestamps in UTC and bounds every retry loop."}'
-export const API_KEY = 'sk-bench-not-a-real-key'
 
 // ---- The two sides ---------------------------------------------------------
 

@@ -6,9 +6,9 @@
 import { join } from 'node:path'
 import { SYSTEM_PROMPT } from '../../core/prompt.ts'
 import type { CachingFakeAnthropic } from '../support/caching-fake-anthropic.ts'
-import { bareCliMs, CLAUDE_BIN, fmt, median, processMemoryMiB, s, spread } from '../support/common.ts'
+import { API_KEY, bareCliMs, CLAUDE_BIN, fmt, median, processMemoryMiB, s, spread } from '../support/common.ts'
 import { CLASSIFICATION_TIMEOUT_MS } from '../support/run-shape.ts'
-import { API_KEY, CONTEXT, createTimedLogger, type Modules, type PartResult, QUESTION } from './fixture.ts'
+import { CONTEXT, createTimedLogger, type Modules, type PartResult, QUESTION } from './fixture.ts'
 
 /** How long a process spawned ahead waits before it is asked, in the pool measurement: well past its start-up. */
 const POOL_WAIT_MS = 1_500
