@@ -22,7 +22,7 @@ import { decodeRunRequest } from '../../../core/wire-decode.ts'
 import type { ReviewRunDeps } from '../../../entrypoints/controller/usecases/review-run.ts'
 import type { RunStore, SettingsStore } from '../../../entrypoints/controller/usecases/stores.ts'
 import type { RunTell } from '../../../ports/queue.ts'
-import { aSeedRepo } from '../../builders.ts'
+import { aSeedRepo } from '../../support/builders.ts'
 
 export const SERVICE_ACCOUNT_TOKEN = 'rc-svc-token-3d9a7c51e2b8'
 export const REPO = { owner: 'acme', name: 'widgets' }
