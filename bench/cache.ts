@@ -13,9 +13,8 @@
  * Not a test: it runs on demand and asserts nothing but that runs answered.
  */
 
-import { execFileSync } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createClaudeRuntime } from '../adapters/claude/runtime.ts'
@@ -32,6 +31,7 @@ import { createClassifier, type Schedule } from '../entrypoints/classifier/servi
 import { createSessionLimiter } from '../entrypoints/classifier/session-limiter.ts'
 import { conclusion, type MeasuredRun, renderTable, summarise } from './support/cache-report.ts'
 import { type CacheCommit, type LatencyModel, startCachingFakeAnthropic } from './support/caching-fake-anthropic.ts'
+import { API_KEY, CLAUDE_BIN, claudeVersion, loadText, machineLine, publish } from './support/common.ts'
 import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, DIFF_BYTES, MAX_SESSIONS, NS } from './support/run-shape.ts'
 import { aSyntheticPr, someRules } from './support/synthetic-pr.ts'
 
@@ -76,10 +76,8 @@ const PRICES = { input: 1, output: 5, cache_write: 1.25, cache_read: 0.1 } as co
 
 // ---- Wiring ----------------------------------------------------------------
 
-const CLAUDE_BIN = join(import.meta.dir, '../node_modules/.bin/claude')
 const RESULTS_PATH = join(import.meta.dir, 'results/cache.md')
 /** A made-up key; the fake accepts any. */
-const API_KEY = 'sk-bench-not-a-real-key'
 const COMMAND = 'npx bun run bench/cache.ts'
 
 type Bench = {
@@ -171,19 +169,6 @@ async function startBench(): Promise<Bench & { contextBytes: number; contextToke
   }
 }
 
-function claudeVersion(): string {
-  try {
-    return execFileSync(CLAUDE_BIN, ['--version'], { encoding: 'utf8', timeout: 30_000 }).trim()
-  } catch {
-    return 'unknown'
-  }
-}
-
-const loadText = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' / ')
-
 async function main(): Promise<void> {
   const args = parseArgs({ options: { reps: { type: 'string' }, 'no-write': { type: 'boolean' } } }).values
   const reps = args.reps === undefined ? DEFAULT_REPS : Number(args.reps)
@@ -221,8 +206,7 @@ async function main(): Promise<void> {
     '',
     `Run on ${new Date().toISOString().slice(0, 10)} with \`${COMMAND}\` (${reps} runs per row, ${totalS} s in all).`,
     '',
-    `Machine: ${availableParallelism()} CPUs (\`nproc\`), ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory; ` +
-      `load average (1/5/15 min) ${loadBefore} before, ${loadText()} after; Bun ${Bun.version}; ${version}.`,
+    machineLine(loadBefore, `; ${version}`),
     '',
     `Setup: the real classifier service (\`createClassifier\`) and \`claude\` runtime, MAX_SESSIONS ${MAX_SESSIONS}; ` +
       `one PR with a ${(DIFF_BYTES / 1000).toFixed(0)} KB diff (shared context ${(bench.contextBytes / 1000).toFixed(0)} KB, ~${Math.round(bench.contextTokens / 1000)}k tokens), ` +
@@ -241,8 +225,7 @@ async function main(): Promise<void> {
     '',
     ...(bench.warnings() > 0 ? [`The runtime logged ${bench.warnings()} warnings during the run.`, ''] : []),
   ].join('\n')
-  console.log(report)
-  if (args['no-write'] !== true) await writeFile(RESULTS_PATH, report)
+  publish(RESULTS_PATH, report, args['no-write'] !== true)
   if (measured.some((run) => !run.ok)) process.exitCode = 1
 }
 

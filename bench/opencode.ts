@@ -16,8 +16,8 @@
  * Not a test: it runs on demand and asserts nothing but that runs answered.
  */
 
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createRecordingLogger } from '../adapters/memory/logger.ts'
@@ -33,7 +33,7 @@ import { createClassifier } from '../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../entrypoints/classifier/session-limiter.ts'
 import type { ModelRuntime } from '../ports/model-runtime.ts'
 import { type FakeOpenAI, startFakeOpenAI } from '../test/support/fake-openai.ts'
-import { median } from './support/cache-report.ts'
+import { API_KEY, clockTicks, loadText, machineLine, median, OPENCODE_BIN, publish } from './support/common.ts'
 import {
   checkIndependence,
   type MeasuredOpencodeRun,
@@ -43,7 +43,7 @@ import {
   renderOpencodeTable,
   summariseOpencode,
 } from './support/opencode-report.ts'
-import { clockTicks, startProcessMeter } from './support/process-meter.ts'
+import { startProcessMeter } from './support/process-meter.ts'
 import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, DIFF_BYTES, MAX_SESSIONS, NS } from './support/run-shape.ts'
 import { aSyntheticPr, someRules } from './support/synthetic-pr.ts'
 
@@ -124,10 +124,8 @@ const MODEL = 'Qwen/Qwen3-35B'
 
 // ---- Wiring ----------------------------------------------------------------
 
-const OPENCODE_BIN = join(import.meta.dir, '../node_modules/.bin/opencode')
 const RESULTS_PATH = join(import.meta.dir, 'results/opencode.md')
 /** A made-up key; the fake accepts any. */
-const API_KEY = 'sk-bench-not-a-real-key'
 const COMMAND = 'npx bun run bench/opencode.ts'
 
 type Bench = {
@@ -247,11 +245,6 @@ async function opencodeVersion(): Promise<string> {
   return typeof version === 'string' ? version : 'unknown'
 }
 
-const loadText = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' / ')
-
 async function main(): Promise<void> {
   const args = parseArgs({ options: { reps: { type: 'string' }, 'no-write': { type: 'boolean' } } }).values
   const reps = args.reps === undefined ? DEFAULT_REPS : Number(args.reps)
@@ -302,8 +295,7 @@ async function main(): Promise<void> {
     '',
     `Run on ${new Date().toISOString().slice(0, 10)} with \`${COMMAND}\` (${reps} run${reps === 1 ? '' : 's'} per row, ${totalS} s in all).`,
     '',
-    `Machine: ${availableParallelism()} CPUs (\`nproc\`), ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory; ` +
-      `load average (1/5/15 min) ${loadBefore} before, ${loadText()} after; Bun ${Bun.version}; opencode-ai ${version}.`,
+    machineLine(loadBefore, `; opencode-ai ${version}`),
     '',
     `Setup: the real classifier service (\`createClassifier\`, warm first, MAX_SESSIONS ${MAX_SESSIONS}) and the real \`opencode acp\` ` +
       `against the TLS fake provider (\`test/support/fake-openai.ts\`), which answers at once; one PR with a ${(DIFF_BYTES / 1000).toFixed(0)} KB diff ` +
@@ -333,8 +325,7 @@ async function main(): Promise<void> {
     `Outbound attempts seen by the proxy catcher (HTTPS_PROXY): ${bench.proxied()}.`,
     '',
   ].join('\n')
-  console.log(report)
-  if (args['no-write'] !== true) await writeFile(RESULTS_PATH, report)
+  publish(RESULTS_PATH, report, args['no-write'] !== true)
   if (measured.some((run) => !run.ok)) process.exitCode = 1
 }
 

@@ -25,7 +25,7 @@ import { isAppError } from '../core/errors.ts'
 import { RUNS_BUCKET, RUNS_KEPT, RUNS_KEY, type RunRecord } from '../core/run-record.ts'
 import { createKvRunStore } from '../entrypoints/controller/usecases/run-store.ts'
 import type { KeyValue, KvBuckets } from '../ports/kv.ts'
-import { aRow } from '../test/builders.ts'
+import { aRow, aRunRecord } from '../test/support/builders.ts'
 import { type NatsServer, startNatsServer } from '../test/support/nats-server.ts'
 import { fmt, loadText, machineLine, median, percentile, publish } from './support/common.ts'
 
@@ -65,22 +65,15 @@ function countingBuckets(buckets: KvBuckets, runsBucket: string, counters: Count
 
 /** A run of 10 classifications, as a review records it. */
 function aRun(id: string, pr: number): RunRecord {
-  return {
+  return aRunRecord({
     id,
-    trigger: 'review',
     repo: 'acme/ledger',
     pr,
-    requester: 'alice',
-    head_sha: 'a'.repeat(40),
-    started_unix: 1_767_225_600,
-    finished_unix: 1_767_225_660,
-    outcome: 'approved',
     rows: Array.from({ length: 10 }, (_, i) =>
       aRow({ name: `rule-${i + 1}`, reason: 'Every new timestamp carries a zone, and each retry loop is bounded.' }),
     ),
-    overall: 'approve',
     review_url: `https://forge.example/acme/ledger/pulls/${pr}#issuecomment-${pr}`,
-  }
+  })
 }
 
 type Round = { writers: number; appendMs: number[]; conflicts: number; writes: number; lost: number; wallMs: number }

@@ -1,3 +1,4 @@
+import { ANSWER_REASON_MAX_CHARS } from './limits.ts'
 import { err, ok, type Result } from './result.ts'
 import { capLine, capText } from './text.ts'
 import type { Answer, Verdict } from './types.ts'
@@ -19,8 +20,6 @@ import type { Answer, Verdict } from './types.ts'
  * - Details name what is wrong and quote at most a short, flattened snippet,
  *   never the model's whole text.
  */
-
-export const REASON_MAX_CHARS = 500
 
 const ANSWER_KEYS = ['verdict', 'certainty', 'reason'] as const
 const VERDICTS: readonly Verdict[] = ['match', 'no-match', 'not-applicable']
@@ -71,7 +70,7 @@ export function parseAnswer(text: string): Result<Answer, string> {
 
 /** Caps a reason at 500 characters (spec: 499 and `…`); see {@link capText} for how it cuts. */
 export function capReason(reason: string): string {
-  return capText(reason, REASON_MAX_CHARS)
+  return capText(reason, ANSWER_REASON_MAX_CHARS)
 }
 
 function isAnswerKey(key: string): key is (typeof ANSWER_KEYS)[number] {

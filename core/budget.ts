@@ -36,7 +36,11 @@ export function checkContextBudget(
   sharedContext: string,
   budgetBytes: number = DEFAULT_CONTEXT_BUDGET_BYTES,
 ): BudgetCheck {
-  const bytes = utf8Length(sharedContext)
+  return budgetCheckOf(utf8Length(sharedContext), budgetBytes)
+}
+
+/** The check of a shared context of `bytes` UTF-8 bytes, however they were counted. */
+export function budgetCheckOf(bytes: number, budgetBytes: number = DEFAULT_CONTEXT_BUDGET_BYTES): BudgetCheck {
   if (bytes <= budgetBytes) return { ok: true, bytes }
   return {
     ok: false,

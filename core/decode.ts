@@ -37,6 +37,16 @@ export function describeMismatch(mismatch: SchemaMismatch, what: string, whole: 
   return `${what}: ${mismatch.field === '' ? whole : mismatch.field}: ${mismatch.message}`
 }
 
+/**
+ * Whether a value fits the schema, as a type guard, and nothing more: what
+ * the pages check the controller's answers with. The page bundles only
+ * TypeBox's check; {@link schemaMismatch}'s messages would add some 17 KB
+ * for answers of the very controller that served the page.
+ */
+export function fitsSchema<S extends TSchema>(schema: S): (value: unknown) => value is Static<S> {
+  return (value): value is Static<S> => Value.Check(schema, value)
+}
+
 /** A JSON object (not an array, not null). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

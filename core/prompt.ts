@@ -101,15 +101,24 @@ export function neutraliseFence(text: string): string {
  * byte for byte. Ends with a newline after the end marker.
  */
 export function buildSharedContext(input: SharedContextInput): string {
+  // neutraliseFence(collapseLockfiles(stripObjectHashes(diff))), in pieces
+  // cut at line ends (which neutraliseFence allows), so that the only copy
+  // of the diff's text is the one that builds the context.
+  return buildSharedContextAround(input, prepareDiffPieces(input.diff).map(neutraliseFence))
+}
+
+/**
+ * The shared context around a diff already prepared (object hashes
+ * stripped, lockfiles collapsed, fence phrases neutralised), given as pieces
+ * cut at line ends: the wording of {@link buildSharedContext}, written once,
+ * for a caller with a preparation of its own (the equivalence test's old one).
+ */
+export function buildSharedContextAround(input: Omit<SharedContextInput, 'diff'>, diff: readonly string[]): string {
   const total = input.commits.length
   const commits =
     total === 0
       ? ['No commits.']
       : input.commits.map((commit, index) => `Commit ${index + 1} of ${total}\n${messageText(commit.message)}`)
-  // neutraliseFence(collapseLockfiles(stripObjectHashes(diff))), in pieces
-  // cut at line ends (which neutraliseFence allows), so that the only copy
-  // of the diff's text is the one that builds the context.
-  const diff = prepareDiffPieces(input.diff).map(neutraliseFence)
   const last = diff.findLast((piece) => piece !== '')
   const diffText = last === undefined ? ['(empty diff)\n'] : last.endsWith('\n') ? diff : [...diff, '\n']
   return [

@@ -8,15 +8,10 @@
  * A problem with one entry also says which entry (0-based) and, when it is
  * about one key, which key, so an editor can show it next to the field.
  */
+import { DESCRIPTION_MAX_CHARS, MAX_CLASSIFICATIONS, NAME_MAX_CHARS } from './limits.ts'
 import { err, ok, type Result } from './result.ts'
 import { capDetail, capText, codePointName, QUOTED_MAX_CHARS, quoteInput } from './text.ts'
 import type { Classification, Polarity } from './types.ts'
-
-export const MAX_CLASSIFICATIONS = 10
-/** A name's length in characters (code points): it is a label in a table and a commit message. */
-export const NAME_MAX_CHARS = 64
-/** A description's: a question of a few sentences, not a document. */
-export const DESCRIPTION_MAX_CHARS = 2000
 
 export const CLASSIFICATION_KEYS = ['name', 'description', 'threshold', 'polarity'] as const
 export type ClassificationKey = (typeof CLASSIFICATION_KEYS)[number]

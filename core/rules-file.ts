@@ -16,15 +16,13 @@ import { readJsonSource } from './rules-json.ts'
 import { readYamlSource } from './rules-source.ts'
 import type { Classification } from './types.ts'
 
+export { DESCRIPTION_MAX_CHARS, MAX_CLASSIFICATIONS, NAME_MAX_CHARS } from './limits.ts'
 // The checks themselves live in rules-check.ts, which the try-out page bundles without the YAML reader.
 export {
   CLASSIFICATION_KEYS,
   type ClassificationKey,
-  DESCRIPTION_MAX_CHARS,
   formatRulesProblem,
   formatRulesProblems,
-  MAX_CLASSIFICATIONS,
-  NAME_MAX_CHARS,
   type RulesProblem,
   validateClassifications,
 } from './rules-check.ts'

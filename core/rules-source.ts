@@ -8,12 +8,12 @@
 
 import type { DocumentOptions, Node, ParseOptions, SchemaOptions } from 'yaml'
 import { CST, isAlias, isMap, isNode, isPair, isScalar, isSeq, Lexer, LineCounter, parseAllDocuments } from 'yaml'
+import { MAX_CLASSIFICATIONS } from './limits.ts'
 import { err, ok, type Result } from './result.ts'
 import {
   CLASSIFICATION_KEYS,
   cappedProblem,
   INSPECTED_DEPTH,
-  MAX_CLASSIFICATIONS,
   type RulesProblem,
   type SourceNode,
 } from './rules-check.ts'

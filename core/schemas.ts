@@ -1,79 +1,34 @@
 /**
  * Every body that crosses a process or HTTP boundary, as one TypeBox schema
  * each: the run request and reply (docs/decisions.md, "Wire formats"), the
- * rows, the run record, the settings, the try-out and open-a-PR bodies. The
- * types in types.ts are `Static<>` of these, the decoders check against them,
- * and the controller's routes hand the same schemas to the OpenAPI document,
- * so a field can't mean one thing in one place and another elsewhere.
+ * rows, the run record, the settings, the try-out, pulls, rules and open-a-PR
+ * bodies. The types in types.ts are `Static<>` of these, the decoders check
+ * against them, the controller's routes hand the same schemas to the OpenAPI
+ * document, and the pages check the answers they read against them, so a
+ * field can't mean one thing in one place and another elsewhere.
  *
  * Objects accept properties they don't list: a field a newer build added is
  * ignored, not fatal (docs/decisions.md, "Wire formats"). `Type.Integer` is
  * TypeBox's own, which unlike Elysia's `t.Integer` takes no numeric strings.
+ *
+ * The rules and rows are in row-schemas.ts, and the bodies the operator's
+ * pages read in page-schemas.ts, re-exported here: the pages import those
+ * two themselves, since this module's token counts and prices are nothing
+ * they may show.
  */
-import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
-import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS } from './limits.ts'
-import { REPEAT_MAX, REPLAY_MAX } from './try-out-runs.ts'
+import { Type } from '@sinclair/typebox'
+import { MAX_CLASSIFICATIONS, MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS, RUN_ID_MAX_CHARS } from './limits.ts'
+import { RUN_TRIGGERS } from './page-schemas.ts'
+import { ClassificationSchema, literals, nullable, OverallSchema, RecordedRowSchema } from './row-schemas.ts'
 
-/** One literal schema per value of a tuple, as a tuple, so each keeps its own type. */
-type LiteralSchemas<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> }
+export * from './page-schemas.ts'
+export * from './row-schemas.ts'
 
-/** Literal unions from one list, so a schema and the list it came from can't drift. */
-function literals<const T extends readonly [string, ...string[]]>(
-  values: T,
-  description?: string,
-): TUnion<LiteralSchemas<T>> {
-  const schemas = values.map((value) => Type.Literal(value))
-  // `map` loses the tuple's positions; the schemas are exactly one literal per value, in order.
-  return Type.Union(schemas, description === undefined ? {} : { description }) as unknown as TUnion<LiteralSchemas<T>>
-}
-
-function nullable<T extends TSchema>(schema: T, description?: string) {
-  return Type.Union([schema, Type.Null()], description === undefined ? {} : { description })
-}
-
-export const POLARITIES = ['positive', 'negative'] as const
-export const VERDICTS = ['match', 'no-match', 'not-applicable'] as const
-export const ROW_ERROR_KINDS = ['timeout', 'runtime', 'malformed-answer'] as const
-export const OVERALLS = ['approve', 'request-changes', 'no-verdict'] as const
 export const RUNTIMES = ['api-key', 'acp'] as const
 export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
-export const RUN_TRIGGERS = ['review', 'try-out'] as const
-export const REVIEW_OUTCOMES = ['approved', 'changes-requested', 'no-verdict', 'queue-full', 'post-failed'] as const
-export const TRY_OUT_OUTCOMES = ['done', 'failed'] as const
-export const TRY_OUT_STATUSES = ['running', ...TRY_OUT_OUTCOMES] as const
-export const REPLAY_LINE_STATUSES = ['waiting', ...TRY_OUT_STATUSES] as const
 
-export const PolaritySchema = literals(
-  POLARITIES,
-  'positive: a match is the wanted outcome; negative: a match is a violation.',
-)
-export const VerdictSchema = literals(VERDICTS)
-export const OverallSchema = literals(OVERALLS)
 export const RuntimeSchema = literals(RUNTIMES)
 export const EffortSchema = literals(EFFORTS)
-
-/** A whole number 0–100: a threshold, a certainty. */
-const Percent = (description?: string) =>
-  Type.Integer({ minimum: 0, maximum: 100, ...(description === undefined ? {} : { description }) })
-
-/** One rule, exactly the rules file's four keys (docs/behaviour.md, "Repo configuration"). */
-export const ClassificationSchema = Type.Object({
-  name: Type.String({
-    minLength: 1,
-    description: 'Short and unique in the repo, shown in the result table: at most 64 characters of one visible line.',
-  }),
-  description: Type.String({
-    minLength: 1,
-    description: 'The yes/no question the model answers about the PR: at most 2,000 characters.',
-  }),
-  threshold: Percent('The certainty a verdict needs to count.'),
-  polarity: PolaritySchema,
-})
-
-export const RowErrorSchema = Type.Object({
-  kind: literals(ROW_ERROR_KINDS),
-  detail: Type.String({ description: 'Short, one line, never key material.' }),
-})
 
 /** Token counts a runtime reported; they feed the classifier's metrics and the benchmarks only. */
 export const UsageSchema = Type.Object({
@@ -81,19 +36,6 @@ export const UsageSchema = Type.Object({
   output: Type.Integer({ minimum: 0 }),
   cache_read: Type.Integer({ minimum: 0 }),
   cache_write: Type.Integer({ minimum: 0 }),
-})
-
-/** One classification's line as a run keeps and shows it: never a token count. */
-export const RecordedRowSchema = Type.Object({
-  name: Type.String(),
-  polarity: PolaritySchema,
-  threshold: Percent(),
-  verdict: nullable(VerdictSchema, 'null when unanswered.'),
-  certainty: nullable(Percent()),
-  reason: nullable(Type.String({ description: 'At most 500 characters.' })),
-  counted: Type.Boolean({ description: 'Applicable and at or over the threshold.' }),
-  fails: Type.Boolean({ description: 'Counted, and on the wrong side of its polarity.' }),
-  error: nullable(RowErrorSchema, 'Why the row has no answer; null when answered.'),
 })
 
 /** A row in a run reply: the recorded row and, when the runtime reported it, its `usage`. */
@@ -142,14 +84,18 @@ export const REPO_PATTERN = '^[^/\\s]+/[^/\\s]+$'
  * sends none, which means `api-key` on `haiku` at the default effort.
  */
 export const RunRequestSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200, description: "A try-out's is the id its POST answered with." }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: RUN_ID_MAX_CHARS,
+    description: "A try-out's is the id its POST answered with.",
+  }),
   trigger: literals(RUN_TRIGGERS),
   repo: Type.String({ pattern: REPO_PATTERN }),
   pr: Type.Integer({ minimum: 1 }),
   title: Type.String(),
   commits: Type.Array(CommitMessageSchema, { description: 'Oldest first, messages only: no sha.' }),
   diff: Type.String({ description: 'The unified diff as the forge returns it; the classifier strips hashes.' }),
-  classifications: Type.Array(ClassificationSchema, { minItems: 1, maxItems: 10 }),
+  classifications: Type.Array(ClassificationSchema, { minItems: 1, maxItems: MAX_CLASSIFICATIONS }),
   runtime: Type.Optional(RuntimeSchema),
   model: Type.Optional(Type.String()),
   effort: Type.Optional(nullable(EffortSchema)),
@@ -184,180 +130,3 @@ export const RunProgressSchema = Type.Union([
   Type.Object({ id: Type.String(), kind: Type.Literal('heartbeat') }),
   Type.Object({ id: Type.String(), kind: Type.Literal('row'), row: RowSchema }),
 ])
-
-/** One finished run, as the run store holds it and the runs route returns it. */
-export const RunRecordSchema = Type.Object({
-  id: Type.String({ description: "A try-out's is the id its POST answered with." }),
-  trigger: literals(RUN_TRIGGERS),
-  repo: Type.String({ description: 'owner/name' }),
-  pr: Type.Integer(),
-  requester: Type.String({ description: 'The swarm UI user of a try-out, the forge user who requested a review.' }),
-  head_sha: Type.Optional(Type.String({ description: "The commit the run read; absent when the PR wasn't read." })),
-  started_unix: Type.Number(),
-  finished_unix: Type.Number(),
-  outcome: literals([...REVIEW_OUTCOMES, ...TRY_OUT_OUTCOMES]),
-  detail: Type.Optional(
-    Type.String({
-      description:
-        'The reason, for every outcome but approved, changes-requested and done; for approved and changes-requested only a refused commit status.',
-    }),
-  ),
-  rows: Type.Optional(Type.Array(RecordedRowSchema, { description: 'Present when the classifier answered.' })),
-  overall: Type.Optional(OverallSchema),
-  review_url: Type.Optional(Type.String({ description: 'The posted review, when the forge names its URL.' })),
-})
-
-const TryOutClassificationsSchema = Type.Array(ClassificationSchema, {
-  minItems: 1,
-  maxItems: 10,
-  description: "In the rules file's shape, with the same checks.",
-})
-
-/**
- * `POST /api/review-classifier/try-out`, for the document: the body itself
- * is read by `parseTryOutBody`. One PR (`pr`, optionally asked `repeat`
- * times), or the repo's last `replay` PRs instead of `pr`.
- */
-export const TryOutRequestSchema = Type.Union(
-  [
-    Type.Object(
-      {
-        repo: Type.String({ description: 'owner/name' }),
-        pr: Type.Integer({ minimum: 1, description: 'The PR number; an open, closed or merged PR all work.' }),
-        repeat: Type.Optional(
-          Type.Integer({
-            minimum: 1,
-            maximum: REPEAT_MAX,
-            description: 'Ask every classification this many times on the PR, to see how stable its answer is.',
-          }),
-        ),
-        classifications: TryOutClassificationsSchema,
-      },
-      { description: 'The classifications to run against one PR.' },
-    ),
-    Type.Object(
-      {
-        repo: Type.String({ description: 'owner/name' }),
-        replay: Type.Integer({
-          minimum: 1,
-          maximum: REPLAY_MAX,
-          description: "Instead of pr: run against the repo's last this many PRs, open or merged, newest first.",
-        }),
-        classifications: TryOutClassificationsSchema,
-      },
-      { description: "The classifications to run against the repo's recent PRs." },
-    ),
-  ],
-  { description: 'The classifications to run against a PR, or against the repo’s recent PRs.' },
-)
-
-export const TryOutAcceptedSchema = Type.Object({
-  id: Type.String({ description: 'Read the result at /api/review-classifier/try-out/{id}.' }),
-})
-
-/** How many of a classification's answers came out each way. */
-export const VerdictCountsSchema = Type.Object({
-  match: Type.Integer({ minimum: 0 }),
-  'no-match': Type.Integer({ minimum: 0 }),
-  'not-applicable': Type.Integer({ minimum: 0 }),
-  unanswered: Type.Integer({ minimum: 0 }),
-})
-
-/** One classification of a repeated try-out: its answers in the order asked, and what they add up to. */
-export const RepeatedClassificationSchema = Type.Object({
-  name: Type.String(),
-  answers: Type.Array(RecordedRowSchema, {
-    description: 'One per run, in the order asked; while the try-out runs, the ones heard so far.',
-  }),
-  flips: Type.Integer({
-    minimum: 0,
-    description:
-      'How many times the verdict changed from one answer to the next (unanswered ones skipped); 0 for a stable rule.',
-  }),
-  verdicts: VerdictCountsSchema,
-  certainty: nullable(
-    Type.Object({
-      min: Percent(),
-      median: Type.Number({ minimum: 0, maximum: 100 }),
-      max: Percent(),
-    }),
-    'Over the answered ones; null when none was answered.',
-  ),
-})
-
-export const TryOutRepeatSchema = Type.Object(
-  {
-    count: Type.Integer({
-      minimum: 1,
-      maximum: REPEAT_MAX,
-      description: 'How many times each classification is asked.',
-    }),
-    classifications: Type.Array(RepeatedClassificationSchema, { description: 'In the order posted.' }),
-  },
-  { description: 'Present when the POST had repeat.' },
-)
-
-/** One PR of a replayed try-out. */
-export const ReplayLineSchema = Type.Object({
-  pr: Type.Integer(),
-  title: Type.String(),
-  url: Type.String({ description: "The PR's page on the forge." }),
-  status: literals(REPLAY_LINE_STATUSES, 'waiting: not started yet; then as a try-out’s status.'),
-  head_sha: nullable(Type.String(), 'The head the run read; the one the listing named until then.'),
-  rows: nullable(Type.Array(RecordedRowSchema), 'The rows finished so far while running, then the reply’s.'),
-  overall: nullable(OverallSchema),
-  detail: nullable(Type.String(), "Why this PR's run failed (its PR couldn't be read, no classifier answered, …)."),
-})
-
-export const TryOutReplaySchema = Type.Object(
-  {
-    count: Type.Integer({ minimum: 1, maximum: REPLAY_MAX, description: 'How many PRs were asked for.' }),
-    pulls: Type.Array(ReplayLineSchema, {
-      description: 'Newest first; fewer than count when the repo has fewer open or merged PRs.',
-    }),
-  },
-  { description: 'Present when the POST had replay.' },
-)
-
-/** `GET /api/review-classifier/try-out/{id}`. */
-export const TryOutViewSchema = Type.Object(
-  {
-    id: Type.String(),
-    status: literals(TRY_OUT_STATUSES),
-    repo: Type.String({ description: 'owner/name' }),
-    pr: nullable(Type.Integer(), 'null for a replay.'),
-    head_sha: nullable(
-      Type.String(),
-      'The head the run read; the one the POST read while it starts; null for a replay.',
-    ),
-    rows: nullable(
-      Type.Array(RecordedRowSchema),
-      'While running, the rows finished so far (null until the first); then the reply’s. A repeat’s first run; null for a replay.',
-    ),
-    overall: nullable(OverallSchema),
-    detail: nullable(Type.String(), 'Why the try-out failed.'),
-    repeat: Type.Optional(TryOutRepeatSchema),
-    replay: Type.Optional(TryOutReplaySchema),
-  },
-  { description: 'A try-out, kept for an hour after it finishes.' },
-)
-
-/** `POST /api/review-classifier/open-pr`, for the document: the body itself is read by `parseOpenPrBody`. */
-export const OpenPrRequestSchema = Type.Object(
-  {
-    repo: Type.String({ description: 'owner/name' }),
-    classifications: Type.Array(ClassificationSchema, {
-      minItems: 1,
-      maxItems: 10,
-      description:
-        'Merged into the rules file by name: a name already there replaces that entry, a new one goes at the end.',
-    }),
-  },
-  { description: 'The classifications to add to the repo’s rules file.' },
-)
-
-export const OpenPrAnswerSchema = Type.Object({
-  branch: Type.String({ description: 'review-classifier/<login>-<8 hex digits>' }),
-  path: Type.String({ description: 'The rules file written.' }),
-  compare_url: Type.String({ description: "The forge's compare page for the branch, to open the PR from." }),
-})

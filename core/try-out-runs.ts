@@ -1,8 +1,8 @@
 /**
  * How a repeated or replayed try-out becomes runs, and what a repeat's
  * answers add up to (docs/behaviour.md, "Try-out"; docs/decisions.md, "Wire
- * formats"). Pure and dependency-free but for types, so the try-out page
- * bundles the same bounds (ui/).
+ * formats"). Pure and dependency-free but for types; the bounds of
+ * `repeat` and `replay` are in limits.ts, which the try-out page bundles too.
  *
  * The classifier refuses two classifications of one name in a run, so
  * asking a rule k times is k runs of the same request. The first run goes
@@ -14,10 +14,6 @@
  */
 import type { RecordedRow, Verdict } from './types.ts'
 
-/** The most times a try-out asks each classification (`repeat`). */
-export const REPEAT_MAX = 10
-/** The most recent PRs a try-out replays (`replay`). */
-export const REPLAY_MAX = 20
 /** The classifier's default `MAX_SESSIONS`: what the runs started together are kept within. */
 export const SESSIONS_ASSUMED = 8
 

@@ -5,11 +5,11 @@
  * optionally asked `repeat` times), or the repo's last `replay` PRs.
  */
 import { isRecord, parseJsonText } from './decode.ts'
+import { REPEAT_MAX, REPLAY_MAX } from './limits.ts'
 import { parseRepoValue } from './repo.ts'
 import { err, ok, type Result } from './result.ts'
 import { formatRulesProblems, validateClassifications } from './rules-file.ts'
 import { capText } from './text.ts'
-import { REPEAT_MAX, REPLAY_MAX } from './try-out-runs.ts'
 import type { Classification, RepoRef } from './types.ts'
 
 /** One PR; `repeat` only when the body asked for it. */

@@ -13,9 +13,11 @@ import type {
   OpenPrAnswerSchema,
   OverallSchema,
   PolaritySchema,
+  PullSummarySchema,
   RecordedRowSchema,
   RepeatedClassificationSchema,
   ReplayLineSchema,
+  RepoRulesSchema,
   RowErrorSchema,
   RowSchema,
   RunProgressSchema,
@@ -23,9 +25,11 @@ import type {
   RunRequestSchema,
   RuntimeSchema,
   SettingsSchema,
+  TryOutAcceptedSchema,
   TryOutRepeatSchema,
   TryOutReplaySchema,
   TryOutViewSchema,
+  UiConfigSchema,
   UsageSchema,
   VerdictSchema,
 } from './schemas.ts'
@@ -96,7 +100,18 @@ export type TryOutReplay = Static<typeof TryOutReplaySchema>
 export type ReplayLine = Static<typeof ReplayLineSchema>
 export type ReplayLineStatus = ReplayLine['status']
 
+export type TryOutAccepted = Static<typeof TryOutAcceptedSchema>
+
 export type OpenPrAnswer = Static<typeof OpenPrAnswerSchema>
+
+/** The pages' own settings: where the forge's web pages are. */
+export type UiConfig = Static<typeof UiConfigSchema>
+
+/** One open PR as the try-out page is offered it. */
+export type PullSummary = Static<typeof PullSummarySchema>
+
+/** A repo's rules from its default branch, as the try-out page loads them. */
+export type RepoRules = Static<typeof RepoRulesSchema>
 
 export type RepoRef = { owner: string; name: string }
 

@@ -9,18 +9,18 @@
  *
  * At start, before it takes a run, it ends the model process groups a dead
  * classifier left in `WORK_DIR` and removes that one's directories
- * (adapters/common/process-records.ts); its own sessions are recorded under
+ * (adapters/process/records.ts); its own sessions are recorded under
  * a directory of its own, which a live classifier sharing the `WORK_DIR`
  * leaves alone.
  */
 import { join, resolve } from 'node:path'
 import { createClaudeRuntime } from '../adapters/claude/runtime.ts'
-import { ensurePrivateDir } from '../adapters/common/private-dir.ts'
-import { endLeftovers, startInstance } from '../adapters/common/process-records.ts'
+import { ensurePrivateDir } from '../adapters/fs/private-dir.ts'
 import { connectNats } from '../adapters/nats/connection.ts'
 import { createNatsRunResponder, runSubject } from '../adapters/nats/queue.ts'
 import { createOpencodeRuntime } from '../adapters/opencode/runtime.ts'
 import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
+import { endLeftovers, startInstance } from '../adapters/process/records.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../core/budget.ts'

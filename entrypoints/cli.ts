@@ -12,11 +12,11 @@
 import { RULES_JSON_PATH, RULES_YML_PATH } from '../core/rules-file.ts'
 import { DEFAULT_SETTINGS } from '../core/settings.ts'
 import { checkCommand } from './cli/check.ts'
+import { type CliIo, InputError, UsageError } from './cli/io.ts'
 import { promptCommand } from './cli/prompt.ts'
-import { type CliIo, InputError, UsageError } from './cli/shared.ts'
 import { validateCommand } from './cli/validate.ts'
 
-export type { CliIo } from './cli/shared.ts'
+export type { CliIo } from './cli/io.ts'
 
 const USAGE = `usage:
   review-classifier check [--base REF] [--head REF] [--rules PATH] [--json]

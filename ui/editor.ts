@@ -4,7 +4,8 @@
  * file's own checks (core/rules-check.ts, bundled as it is), each message
  * next to the field it is about, before anything is sent.
  */
-import { MAX_CLASSIFICATIONS, type RulesProblem, validateClassifications } from '../core/rules-check.ts'
+import { MAX_CLASSIFICATIONS } from '../core/limits.ts'
+import { type RulesProblem, validateClassifications } from '../core/rules-check.ts'
 import type { Classification, Polarity } from '../core/types.ts'
 import { h, replace } from './dom.ts'
 import { plural } from './format.ts'

@@ -5,8 +5,11 @@
  * reload. Cards already shown are kept as they are (a recorded run doesn't
  * change), so an expanded card and the focus stay put while the list grows.
  */
+import { fitsSchema } from '../core/decode.ts'
+import { RunListSchema } from '../core/page-schemas.ts'
 import type { RunRecord } from '../core/run-record.ts'
-import { type Answer, getJson, type UiConfig } from './api.ts'
+import type { UiConfig } from '../core/types.ts'
+import { type Answer, getJson } from './api.ts'
 import { external, h, replace, uid } from './dom.ts'
 import { dateTime, duration, plural, pullUrl, shortSha } from './format.ts'
 import { rowsTable } from './rows.ts'
@@ -239,7 +242,7 @@ export function createRunsPage(config: UiConfig): RunsPage {
   }
 
   async function refresh(): Promise<void> {
-    const answer = await getJson<RunRecord[]>('api/review-classifier/runs')
+    const answer = await getJson('api/review-classifier/runs', fitsSchema(RunListSchema))
     if (answer.ok) showRuns(Array.isArray(answer.value) ? answer.value : [])
     else showProblem(answer)
   }

@@ -6,7 +6,7 @@
 
 import { streamJsonUserLine } from '../../core/prompt.ts'
 import type { Effort } from '../../core/types.ts'
-import { pickEnv } from '../common/env.ts'
+import { pickEnv } from '../process/env.ts'
 
 /** The classifier's own variables that reach the runtime: a gateway, a proxy, a private CA. Nothing else of its environment does. */
 export const PASS_ENV_NAMES = [

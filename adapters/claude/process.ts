@@ -1,6 +1,6 @@
 /** Small helpers around one child process and its process group. */
 import type { FileSink } from 'bun'
-import { livingGroupMembers } from '../common/proc.ts'
+import { livingGroupMembers } from '../process/proc.ts'
 
 /** Why the runtime ended a session before it ended on its own. */
 export type StopReason = 'timeout' | 'cancelled'

@@ -25,7 +25,7 @@ import type {
   Question,
   SessionSpec,
 } from '../../ports/model-runtime.ts'
-import type { ProcessRecords } from '../common/process-records.ts'
+import type { ProcessRecords } from '../process/records.ts'
 import { claudeArgs, claudeEnv, claudeStdinLine, DEFAULT_MAX_RETRIES, type PassEnv } from './invocation.ts'
 import { failureDetail, outcomeOf } from './outcome.ts'
 import { endProcessGroup, feedStdin, readTail, type StopReason, waitForGroupGone } from './process.ts'

@@ -13,7 +13,7 @@ import { Value } from '@sinclair/typebox/value'
 import { type AppError, appError, describeError, type ErrorCode } from '../../core/errors.ts'
 import { capLine, redactSecrets } from '../../core/text.ts'
 import type { Logger } from '../../ports/logger.ts'
-import { describeHttpHost, isTimeoutError } from '../common/http-errors.ts'
+import { describeHttpHost, isTimeoutError } from '../http/errors.ts'
 
 /** The part of `fetch` the adapter uses, so a test can hand in one that answers what no server would. */
 export type FetchFn = (url: string, init: RequestInit) => Promise<Response>

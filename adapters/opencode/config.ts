@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path'
 import type { Effort } from '../../core/types.ts'
-import { pickEnv } from '../common/env.ts'
+import { pickEnv } from '../process/env.ts'
 
 /** The classifier's own variables that reach opencode: a proxy and a private CA. Nothing else of its environment does. */
 export const PASS_ENV_NAMES = ['HTTPS_PROXY', 'NO_PROXY', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'] as const

@@ -16,7 +16,7 @@ import { Value } from '@sinclair/typebox/value'
 import { describeError } from '../../core/errors.ts'
 import { err, ok, type Result } from '../../core/result.ts'
 import type { Logger } from '../../ports/logger.ts'
-import type { ProcessRecords } from '../common/process-records.ts'
+import type { ProcessRecords } from '../process/records.ts'
 import { type AcpConnection, createAcpConnection, METHOD_NOT_FOUND } from './acp-client.ts'
 import { opencodeEnv, type PassEnv, PLUGIN_SEED_FILES, type RunDirs, runDirs } from './config.ts'
 
@@ -35,7 +35,7 @@ export type OpencodeProcessConfig = {
   /** Our config, written to the file `OPENCODE_CONFIG` names. */
   config: Record<string, unknown>
   apiKey: string
-  /** Where the process group is recorded while it lives (see adapters/common/process-records.ts). */
+  /** Where the process group is recorded while it lives (see adapters/process/records.ts). */
   records?: ProcessRecords
 }
 

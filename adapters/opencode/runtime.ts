@@ -35,7 +35,7 @@ import type {
   Question,
   SessionSpec,
 } from '../../ports/model-runtime.ts'
-import type { ProcessRecords } from '../common/process-records.ts'
+import type { ProcessRecords } from '../process/records.ts'
 import { opencodeConfig, type PassEnv, pickPassEnv } from './config.ts'
 import { type OpencodeProcess, startOpencodeProcess } from './process.ts'
 import { initializeAgent, type NewSession, newSession, promptSession } from './session.ts'

@@ -18,8 +18,8 @@ import { constants } from 'node:fs'
 import { type FileHandle, mkdir, open, rename, unlink } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { appError } from '../../core/errors.ts'
+import { secretPathSegments } from '../../core/secret-path.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
-import { secretPathSegments } from '../common/secret-path.ts'
 
 export type DirSecretStoreConfig = {
   /** `SECRETS_DIR` (default `.secrets/`); a relative one is taken from the working directory at creation. */

@@ -3,6 +3,7 @@
  * conclusion. Pure: the numbers in, markdown out.
  */
 import type { Schedule } from '../../entrypoints/classifier/service.ts'
+import { median } from './common.ts'
 
 export type MeasuredRun = {
   strategy: Schedule
@@ -34,14 +35,6 @@ export type Row = {
   wallMs: number
   wallMinMs: number
   wallMaxMs: number
-}
-
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  const upper = sorted[middle] ?? Number.NaN
-  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? upper) + upper) / 2
 }
 
 const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole)

@@ -1,7 +1,8 @@
 /**
- * What every benchmark of issue 12 shares: the machine line and load
- * averages of its results file, medians and percentiles, number formatting,
- * the code as it was at a revision (unpacked from git beside a link to
+ * What every benchmark shares: the binaries and the fake key, the machine
+ * line and load averages of its results file, medians and percentiles,
+ * number formatting, /proc's CPU and memory figures, writing the results
+ * file, the code as it was at a revision (unpacked from git beside a link to
  * node_modules, so "before" runs in the same call as "after"), and the
  * floor every figure stands beside: a bare `claude --print` of the pinned
  * binary, with the adapter's own arguments, environment and stdin line,
@@ -12,11 +13,14 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { claudeArgs, claudeEnv, claudeStdinLine, DEFAULT_MAX_RETRIES } from '../../adapters/claude/invocation.ts'
+import { statFields } from '../../adapters/process/proc.ts'
 import { SYSTEM_PROMPT } from '../../core/prompt.ts'
 
 export const ROOT = join(import.meta.dir, '../..')
 export const CLAUDE_BIN = join(ROOT, 'node_modules/.bin/claude')
 export const OPENCODE_BIN = join(ROOT, 'node_modules/.bin/opencode')
+/** The key every benchmark's runtime is handed: the fakes take any. */
+export const API_KEY = 'sk-bench-not-a-real-key'
 
 /** The tree before the start-up and leftover work of issue 12 items 1–2 and issue 11 item 6 (the tip of main it started from). */
 export const BEFORE_REV = '2a32285e3c83c6caaeb3341484929af0e40c9a25'
@@ -112,7 +116,7 @@ export async function bareCliMs(baseUrl: string, context: string, question: stri
       env: claudeEnv({
         home,
         tmpDir: tmp,
-        apiKey: 'sk-bench-not-a-real-key',
+        apiKey: API_KEY,
         passEnv: { ANTHROPIC_BASE_URL: baseUrl },
         labels: { repo: 'acme/ledger', pr: 314 },
         maxRetries: DEFAULT_MAX_RETRIES,
@@ -157,20 +161,22 @@ export function processMemoryMiB(pid: number): { rss: number; anon: number; pss:
  * every process it started has exited.
  */
 export function childCpuSeconds(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const fields = statFields(readFileSync('/proc/self/stat', 'utf8'))
   // cutime and cstime are fields 16 and 17 of stat(5): 13 and 14 after the name.
   return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS
 }
 
-const CLOCK_TICKS = (() => {
+/** Clock ticks per second, for the tick counts in /proc (100 on every common Linux). */
+export function clockTicks(): number {
   try {
     const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim())
     return Number.isFinite(ticks) && ticks > 0 ? ticks : 100
   } catch {
     return 100
   }
-})()
+}
+
+const CLOCK_TICKS = clockTicks()
 
 /** Writes a results file and prints it, unless told not to write. */
 export function publish(path: string, report: string, write: boolean): void {

@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { median } from './cache-report.ts'
+import { median } from './common.ts'
 
 /** `per-classification`: the runtime today (A); `per-run`: one process, a session per classification (B). */
 export type ProcessMode = 'per-classification' | 'per-run'

@@ -16,8 +16,8 @@
  *   its /proc/<pid>/stat while sampled. It misses the last interval of each
  *   process, so it is a little lower.
  */
-import { execFileSync } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
+import { statFields } from '../../adapters/process/proc.ts'
 
 export type MeterReading = {
   /** From this process's cutime + cstime: every reaped child's CPU, user and system. */
@@ -38,21 +38,6 @@ export type ProcessMeter = {
 }
 
 type Seen = { hwmKiB: number; cpuTicks: number }
-
-/** Clock ticks per second, for the tick counts in /proc (100 on every common Linux). */
-export function clockTicks(): number {
-  try {
-    const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim())
-    return Number.isFinite(ticks) && ticks > 0 ? ticks : 100
-  } catch {
-    return 100
-  }
-}
-
-/** The fields after the command name (which is in parentheses and may hold spaces); index 0 is the state. */
-function statFields(stat: string): string[] {
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-}
 
 async function ownChildTicks(): Promise<number> {
   const fields = statFields(await readFile('/proc/self/stat', 'utf8'))

@@ -32,11 +32,11 @@ import { ADMIN_LOGIN, ADMIN_TOKEN } from '../../test/support/fake-forgejo/harnes
 import { createFakeForgejo, type FakeForgejo } from '../../test/support/fake-forgejo.ts'
 import { type NatsServer, startNatsServer } from '../../test/support/nats-server.ts'
 import { deliveryHeaders, goJson, reviewRequestPayload } from '../../test/support/webhook.ts'
+import { API_KEY } from './common.ts'
 
 export const REPO = { owner: 'acme', name: 'ledger' }
 export const WEBHOOK_SECRET = 'bench-webhook-secret-71c2'
 const SWARM = 'bench'
-const API_KEY = 'sk-bench-not-a-real-key'
 
 /** What one review went through, in `performance.now()` ms, keyed by PR number. */
 export type ReviewMarks = {

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util'
 import { applySettingsUpdate, DEFAULT_SETTINGS, settingsForRunRequest } from '../../core/settings.ts'
 import type { RunRequestSettings } from '../../core/types.ts'
-import { UsageError } from './shared.ts'
+import { UsageError } from './io.ts'
 
 export type CheckOptions = {
   /** null: origin's default branch, else `main`. */

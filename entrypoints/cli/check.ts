@@ -33,9 +33,9 @@ import { createClassifier } from '../classifier/service.ts'
 import { createSessionLimiter } from '../classifier/session-limiter.ts'
 import { DEFAULT_CLASSIFICATION_TIMEOUT_S, DEFAULT_MAX_SESSIONS, PASS_THROUGH_VARIABLES } from '../config.ts'
 import { type CheckOptions, parseCheckOptions } from './check-options.ts'
+import { type CliIo, InputError } from './io.ts'
 import { type LoadedRules, type LocalBranch, loadCheckRules, readLocalBranch } from './local-branch.ts'
 import { createProgressPrinter, type ProgressPrinter } from './progress.ts'
-import { type CliIo, InputError } from './shared.ts'
 
 export const CHECK_EXIT = {
   approve: 0,

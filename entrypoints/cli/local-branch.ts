@@ -19,7 +19,8 @@ import {
 } from '../../core/rules-file.ts'
 import type { Classification, CommitMessage } from '../../core/types.ts'
 import type { CheckOptions } from './check-options.ts'
-import { InputError, readTextFile } from './shared.ts'
+import { readTextFile } from './input-files.ts'
+import { InputError } from './io.ts'
 
 /** Problems listed in the one line; `validate` prints them all. */
 const RULES_PROBLEMS_SHOWN = 10

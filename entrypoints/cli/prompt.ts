@@ -4,7 +4,8 @@ import { checkContextBudget } from '../../core/budget.ts'
 import { describeError } from '../../core/errors.ts'
 import { buildPromptFromContext, buildSharedContext, streamJsonUserLine } from '../../core/prompt.ts'
 import type { CommitMessage } from '../../core/types.ts'
-import { type CliIo, InputError, loadRules, readTextFile, UsageError } from './shared.ts'
+import { loadRules, readTextFile } from './input-files.ts'
+import { type CliIo, InputError, UsageError } from './io.ts'
 
 /** Commit messages from a .json array or NUL-separated text (git log -z). */
 export function parseCommitsFile(path: string, text: string): CommitMessage[] {

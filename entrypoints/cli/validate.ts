@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { formatRulesProblem, RULES_JSON_PATH, RULES_YML_PATH, selectRulesFile } from '../../core/rules-file.ts'
 import type { Classification } from '../../core/types.ts'
-import { type CliIo, InputError, loadRules, UsageError } from './shared.ts'
+import { loadRules } from './input-files.ts'
+import { type CliIo, InputError, UsageError } from './io.ts'
 
 function defaultRulesPath(cwd: string): string {
   const chosen = selectRulesFile({

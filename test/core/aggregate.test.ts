@@ -8,7 +8,7 @@ import {
   rowFromAnswer,
 } from '../../core/aggregate.ts'
 import type { Classification, Overall, Polarity, Row, RowError, Verdict } from '../../core/types.ts'
-import { aClassification, anAnswer, anAnsweredRow, anUnansweredRow, aRowError } from './verdict-builders.ts'
+import { aClassification, anAnswer, anUnansweredRow, aRow, aRowError } from '../support/builders.ts'
 
 function answered(name: string, verdict: Verdict, certainty = 95): ClassificationResult {
   return { name, answer: anAnswer({ verdict, certainty }), error: null }
@@ -44,7 +44,11 @@ describe('rowFromAnswer', () => {
   ]
   for (const { polarity, verdict, certainty, counted, fails } of cases) {
     it(`${verdict} at ${certainty} on a ${polarity} rule with threshold 80: counted ${counted}, fails ${fails}`, () => {
-      const row = rowFromAnswer(aClassification({ polarity, threshold: 80 }), anAnswer({ verdict, certainty }), null)
+      const row = rowFromAnswer(
+        aClassification({ polarity, threshold: 80 }),
+        anAnswer({ verdict, certainty, reason: 'Every timestamp is zone-aware.' }),
+        null,
+      )
       expect(row).toEqual({
         name: 'datetime',
         polarity,
@@ -271,8 +275,8 @@ describe('checkReplyRows', () => {
 
   it('recomputes counted and fails instead of trusting the reply', () => {
     const reply: Row[] = [
-      anAnsweredRow({ name: 'datetime', verdict: 'no-match', certainty: 92, counted: false, fails: false }),
-      anAnsweredRow({ name: 'no-ads', polarity: 'negative', threshold: 90, verdict: 'no-match', certainty: 99 }),
+      aRow({ name: 'datetime', verdict: 'no-match', certainty: 92, counted: false, fails: false }),
+      aRow({ name: 'no-ads', polarity: 'negative', threshold: 90, verdict: 'no-match', certainty: 99 }),
     ]
     const result = checkReplyRows(sent, reply)
     expect(result.overall).toBe('request-changes')
@@ -281,8 +285,8 @@ describe('checkReplyRows', () => {
 
   it("judges by the sent rule's polarity and threshold, not the reply's", () => {
     const reply: Row[] = [
-      anAnsweredRow({ name: 'datetime', polarity: 'negative', threshold: 0, verdict: 'match', certainty: 50 }),
-      anAnsweredRow({ name: 'no-ads', polarity: 'positive', threshold: 0, verdict: 'match', certainty: 95 }),
+      aRow({ name: 'datetime', polarity: 'negative', threshold: 0, verdict: 'match', certainty: 50 }),
+      aRow({ name: 'no-ads', polarity: 'positive', threshold: 0, verdict: 'match', certainty: 95 }),
     ]
     const result = checkReplyRows(sent, reply)
     expect(result.rows.map((row) => [row.polarity, row.threshold, row.counted, row.fails])).toEqual([
@@ -293,16 +297,13 @@ describe('checkReplyRows', () => {
   })
 
   it('gives no verdict for a reply with a different number of rows', () => {
-    const result = checkReplyRows(sent, [anAnsweredRow({ name: 'datetime' })])
+    const result = checkReplyRows(sent, [aRow({ name: 'datetime' })])
     expect(result.overall).toBe('no-verdict')
     expect(result.reason).toBe('The classifier answered 1 classification for 2 sent (missing: "no-ads").')
   })
 
   it('reads a row with an incomplete or out-of-range answer as a malformed answer', () => {
-    const reply: Row[] = [
-      anAnsweredRow({ name: 'datetime', certainty: null }),
-      anAnsweredRow({ name: 'no-ads', certainty: 250 }),
-    ]
+    const reply: Row[] = [aRow({ name: 'datetime', certainty: null }), aRow({ name: 'no-ads', certainty: 250 })]
     const result = checkReplyRows(sent, reply)
     expect(result.overall).toBe('no-verdict')
     expect(result.rows.map((row) => row.error?.kind)).toEqual(['malformed-answer', 'malformed-answer'])
@@ -312,7 +313,7 @@ describe('checkReplyRows', () => {
     const detail = `line one\nline two ${'x'.repeat(500)}`
     const result = checkReplyRows(sent, [
       anUnansweredRow({ name: 'datetime', error: { kind: 'runtime', detail } }),
-      anAnsweredRow({ name: 'no-ads' }),
+      aRow({ name: 'no-ads' }),
     ])
     const error = result.rows[0]?.error
     expect(error?.kind).toBe('runtime')
@@ -321,19 +322,13 @@ describe('checkReplyRows', () => {
   })
 
   it('caps a reply reason over 500 characters', () => {
-    const result = checkReplyRows(sent, [
-      anAnsweredRow({ name: 'datetime', reason: 'y'.repeat(900) }),
-      anAnsweredRow({ name: 'no-ads' }),
-    ])
+    const result = checkReplyRows(sent, [aRow({ name: 'datetime', reason: 'y'.repeat(900) }), aRow({ name: 'no-ads' })])
     expect(result.rows[0]?.reason).toBe(`${'y'.repeat(499)}…`)
   })
 
   it('drops usage, which the controller keeps no record of', () => {
     const usage = { input: 1, output: 2, cache_read: 3, cache_write: 4 }
-    const result = checkReplyRows(sent, [
-      anAnsweredRow({ name: 'datetime', usage }),
-      anAnsweredRow({ name: 'no-ads', usage }),
-    ])
+    const result = checkReplyRows(sent, [aRow({ name: 'datetime', usage }), aRow({ name: 'no-ads', usage })])
     expect(result.rows.some((row) => 'usage' in row)).toBe(false)
   })
 })
@@ -346,7 +341,7 @@ describe('checkProgressRow', () => {
 
   it('re-checks a row heard before the reply as a reply row: the sent rule decides, usage goes', () => {
     const usage = { input: 1, output: 2, cache_read: 3, cache_write: 4 }
-    const heard = anAnsweredRow({
+    const heard = aRow({
       name: 'no-ads',
       polarity: 'positive',
       threshold: 0,
@@ -368,10 +363,8 @@ describe('checkProgressRow', () => {
   })
 
   it('reads an incomplete answer as malformed, keeps an error, and drops a row for a name not sent', () => {
-    expect(checkProgressRow(sent, anAnsweredRow({ name: 'datetime', certainty: 101 }))?.error?.kind).toBe(
-      'malformed-answer',
-    )
+    expect(checkProgressRow(sent, aRow({ name: 'datetime', certainty: 101 }))?.error?.kind).toBe('malformed-answer')
     expect(checkProgressRow(sent, anUnansweredRow({ name: 'datetime' }))?.error).toEqual(aRowError())
-    expect(checkProgressRow(sent, anAnsweredRow({ name: 'other' }))).toBeNull()
+    expect(checkProgressRow(sent, aRow({ name: 'other' }))).toBeNull()
   })
 })

@@ -9,7 +9,7 @@ import {
   truncateToWidth,
   wrapToWidth,
 } from '../../core/check-report.ts'
-import { anAnsweredRow, anUnansweredRow, aRowError } from './verdict-builders.ts'
+import { anUnansweredRow, aRow, aRowError } from '../support/builders.ts'
 
 const LONG_REASON =
   'Every timestamp the branch adds is built with a zone: datetime.now(timezone.utc) in clock.py and an aware parse in the importer.'
@@ -39,8 +39,8 @@ describe('wrapToWidth and truncateToWidth', () => {
 
 describe('renderTerminalTable', () => {
   const rows = [
-    anAnsweredRow({ name: 'datetime', reason: LONG_REASON }),
-    anAnsweredRow({
+    aRow({ name: 'datetime', certainty: 92, reason: LONG_REASON }),
+    aRow({
       name: 'no-ads',
       polarity: 'negative',
       threshold: 90,
@@ -95,7 +95,7 @@ describe('renderTerminalTable', () => {
 
   it('prints text as it is, with no markdown escapes, and drops control characters', () => {
     const table = renderTerminalTable(
-      [anAnsweredRow({ name: 'a|b', reason: 'Ping @ops about #12 <b>now</b>\x1b[31m red\u202e.' })],
+      [aRow({ name: 'a|b', reason: 'Ping @ops about #12 <b>now</b>\x1b[31m red\u202e.' })],
       { width: null },
     )
     expect(table).toContain('a|b')
@@ -108,7 +108,7 @@ describe('renderTerminalTable', () => {
 
 describe('renderCheckReport', () => {
   it('ends with the overall verdict on its own line', () => {
-    const report = renderCheckReport({ rows: [anAnsweredRow()], overall: 'approve', reason: null }, { width: null })
+    const report = renderCheckReport({ rows: [aRow()], overall: 'approve', reason: null }, { width: null })
     expect(report.endsWith('\n\nOverall: approve.\n')).toBe(true)
   })
 
@@ -125,7 +125,7 @@ describe('renderCheckReport', () => {
 
 describe('checkJsonRow', () => {
   it('keeps every field of the row but its token counts', () => {
-    const row = anAnsweredRow({ usage: { input: 1, output: 2, cache_read: 3, cache_write: 4 } })
+    const row = aRow({ usage: { input: 1, output: 2, cache_read: 3, cache_write: 4 } })
     expect(checkJsonRow(row)).toEqual({
       name: row.name,
       polarity: row.polarity,
@@ -146,7 +146,7 @@ describe('progress lines', () => {
       'asking "datetime" (1 of 3; the others wait for it, then read its context from the cache)',
     )
     expect(questionProgressLine('no-ads', 2, 3)).toBe('asking "no-ads" (2 of 3)')
-    expect(rowProgressLine(anAnsweredRow({ verdict: 'no-match', certainty: 70 }), 1, 3)).toBe(
+    expect(rowProgressLine(aRow({ verdict: 'no-match', certainty: 70 }), 1, 3)).toBe(
       'answered "datetime" (1 of 3 done): no match, certainty 70',
     )
     expect(rowProgressLine(anUnansweredRow({ error: aRowError({ kind: 'malformed-answer' }) }), 3, 3)).toBe(

@@ -7,14 +7,14 @@ import {
   verdictStatus,
 } from '../../core/commit-status.ts'
 import type { Overall } from '../../core/types.ts'
-import { anAnsweredRow, anUnansweredRow } from './verdict-builders.ts'
+import { anUnansweredRow, aRow } from '../support/builders.ts'
 
 /** Text from outside that must never reach a description. */
 const HOSTILE = 'x | <b>@admin</b> #1 https://evil.example\nsecond line'
 
-const passing = anAnsweredRow({ name: HOSTILE, reason: HOSTILE })
-const failing = anAnsweredRow({ name: 'no-ads', polarity: 'negative', verdict: 'match', fails: true })
-const belowThreshold = anAnsweredRow({ name: 'docs', certainty: 40, counted: false })
+const passing = aRow({ name: HOSTILE, reason: HOSTILE })
+const failing = aRow({ name: 'no-ads', polarity: 'negative', verdict: 'match', fails: true })
+const belowThreshold = aRow({ name: 'docs', certainty: 40, counted: false })
 const unanswered = anUnansweredRow({ name: 'tests', error: { kind: 'runtime', detail: HOSTILE } })
 
 describe('verdictStatus', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { costUsd, tokenCounts } from '../../core/cost.ts'
-import { aUsage } from '../builders.ts'
+import { aUsage } from '../support/builders.ts'
 
 describe('costUsd', () => {
   it('prices input and output per million tokens', () => {

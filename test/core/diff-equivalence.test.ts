@@ -2,24 +2,33 @@
  * The diff preparation must give the same bytes as before it was made fast:
  * every function is compared with its verbatim copy in diff-reference.ts on
  * random diffs built from the lines real (and hostile) diffs hold, in any
- * order, with LF, CRLF, lone CR and no final newline.
+ * order, with LF, CRLF, lone CR and no final newline. The shared context,
+ * the prompts and the budget check are compared with the same wording
+ * (core/prompt.ts's, written once) around the old preparation and count.
  */
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import { aMixedDiff } from '../../bench/support/synthetic-pr.ts'
-import { checkContextBudget, utf8Length } from '../../core/budget.ts'
+import { budgetCheckOf, checkContextBudget, utf8Length } from '../../core/budget.ts'
 import { collapseLockfiles, LOCKFILE_NAMES, stripObjectHashes } from '../../core/diff.ts'
 import {
   buildPromptFromContext,
   buildSharedContext,
+  buildSharedContextAround,
   FENCE_BEGIN,
   FENCE_END,
   FENCE_TAG,
   neutraliseFence,
+  type SharedContextInput,
   streamJsonUserLine,
 } from '../../core/prompt.ts'
 import type { Classification } from '../../core/types.ts'
 import * as reference from './diff-reference.ts'
+
+/** The shared context as it was: today's wording around the old preparation of the diff. */
+function referenceContext(pr: SharedContextInput): string {
+  return buildSharedContextAround(pr, [reference.prepareDiff(pr.diff)])
+}
 
 /** Cases per property; EQUIVALENCE_RUNS=20000 for a deeper look. */
 const RUNS = Number(process.env.EQUIVALENCE_RUNS ?? 400)
@@ -226,7 +235,7 @@ describe('diff preparation is byte for byte what it was (against diff-reference.
     expect(collapseLockfiles(diff)).toBe(reference.collapseLockfiles(diff))
     expect(neutraliseFence(diff)).toBe(reference.neutraliseFence(diff))
     const pr = { repo: 'acme/widgets', pr: 1, title: 't', commits: [], diff }
-    expect(buildSharedContext(pr)).toBe(reference.buildSharedContext(pr))
+    expect(buildSharedContext(pr)).toBe(referenceContext(pr))
   })
 
   it('stripObjectHashes', () => {
@@ -274,12 +283,21 @@ describe('diff preparation is byte for byte what it was (against diff-reference.
     fc.assert(
       fc.property(input, classification, fc.integer({ min: 0, max: 4_000 }), (pr, rule, budget) => {
         const context = buildSharedContext(pr)
-        expect(context).toBe(reference.buildSharedContext(pr))
+        expect(context).toBe(referenceContext(pr))
         const prompt = buildPromptFromContext(context, rule)
-        expect(prompt).toEqual(reference.buildPromptFromContext(context, rule))
-        expect(streamJsonUserLine(prompt.blocks)).toBe(reference.streamJsonUserLine(prompt.blocks))
-        expect(checkContextBudget(context, budget)).toEqual(reference.checkContextBudget(context, budget))
-        expect(checkContextBudget(context)).toEqual(reference.checkContextBudget(context))
+        // The rule's text neutralised as it was (neutralising twice changes nothing).
+        const neutralised = {
+          ...rule,
+          name: reference.neutraliseFence(rule.name),
+          description: reference.neutraliseFence(rule.description.trim()),
+        }
+        expect(prompt).toEqual(buildPromptFromContext(context, neutralised))
+        expect(prompt.blocks[0].text).toBe(context)
+        const line = streamJsonUserLine(prompt.blocks)
+        expect(line.indexOf('\n')).toBe(line.length - 1)
+        expect(JSON.parse(line)).toEqual({ type: 'user', message: { role: 'user', content: prompt.blocks } })
+        expect(checkContextBudget(context, budget)).toEqual(budgetCheckOf(reference.utf8Length(context), budget))
+        expect(checkContextBudget(context)).toEqual(budgetCheckOf(reference.utf8Length(context)))
       }),
       { numRuns: RUNS },
     )
@@ -307,7 +325,7 @@ describe('diff preparation is byte for byte what it was (against diff-reference.
       expect(stripObjectHashes(diff)).toBe(reference.stripObjectHashes(diff))
       expect(collapseLockfiles(diff)).toBe(reference.collapseLockfiles(diff))
       const context = buildSharedContext(pr)
-      expect(context).toBe(reference.buildSharedContext(pr))
+      expect(context).toBe(referenceContext(pr))
       expect(utf8Length(context)).toBe(reference.utf8Length(context))
     }
   })

@@ -13,7 +13,7 @@ import {
   SYSTEM_PROMPT,
   streamJsonUserLine,
 } from '../../core/prompt.ts'
-import type { Classification } from '../../core/types.ts'
+import { aClassification } from '../support/builders.ts'
 
 function aDiff(hashes: [string, string] = ['1a2b3c4', '5d6e7f8']): string {
   return [
@@ -42,16 +42,6 @@ function anInput(overrides: Partial<SharedContextInput> = {}): SharedContextInpu
     title: 'Use zoned datetimes',
     commits: [{ message: 'Add Temporal\n\nIt carries zones.\n' }, { message: 'Bump lockfile' }],
     diff: aDiff(),
-    ...overrides,
-  }
-}
-
-function aClassification(overrides: Partial<Classification> = {}): Classification {
-  return {
-    name: 'datetime',
-    description: 'All datetimes carry time zone information.',
-    threshold: 80,
-    polarity: 'positive',
     ...overrides,
   }
 }

@@ -13,7 +13,7 @@ import {
   reviewEvent,
 } from '../../core/review-body.ts'
 import type { Overall, ReviewEvent, Row } from '../../core/types.ts'
-import { anAnsweredRow, anUnansweredRow, aRowError } from './verdict-builders.ts'
+import { anUnansweredRow, aRow, aRowError } from '../support/builders.ts'
 
 const ZWSP = '\u200B'
 
@@ -295,7 +295,7 @@ describe('escapeTableCell', () => {
 describe('renderReviewTable', () => {
   it('renders the spec example', () => {
     const rows: Row[] = [
-      anAnsweredRow({
+      aRow({
         name: 'datetime',
         verdict: 'no-match',
         certainty: 92,
@@ -304,7 +304,7 @@ describe('renderReviewTable', () => {
         fails: true,
         reason: 'Two new timestamps use naive datetimes.',
       }),
-      anAnsweredRow({
+      aRow({
         name: 'no-ads',
         polarity: 'negative',
         verdict: 'no-match',
@@ -314,7 +314,7 @@ describe('renderReviewTable', () => {
         fails: false,
         reason: 'No commit message carries an AI attribution.',
       }),
-      anAnsweredRow({
+      aRow({
         name: 'bao-first',
         verdict: 'not-applicable',
         certainty: 95,
@@ -322,7 +322,7 @@ describe('renderReviewTable', () => {
         counted: false,
         reason: 'The PR adds no secret.',
       }),
-      anAnsweredRow({
+      aRow({
         name: 'docs-updated',
         verdict: 'match',
         certainty: 41,
@@ -379,19 +379,19 @@ describe('renderReviewTable', () => {
   ]
   for (const [overall, line] of overallLines) {
     it(`ends ${overall} with ${line}`, () => {
-      expect(renderReviewTable([anAnsweredRow()], overall)).toEndWith(`\n\n${line}`)
+      expect(renderReviewTable([aRow()], overall)).toEndWith(`\n\n${line}`)
     })
   }
 
   it('escapes the name too, which comes from the repo', () => {
-    const table = renderReviewTable([anAnsweredRow({ name: 'a|b @x' })], 'approve')
+    const table = renderReviewTable([aRow({ name: 'a|b @x' })], 'approve')
     expect(table).toContain(`| a&#124;b &#64;${ZWSP}x | positive |`)
   })
 })
 
 describe('renderReviewBody', () => {
   it('is the table for an approval', () => {
-    const rows = [anAnsweredRow()]
+    const rows = [aRow()]
     expect(renderReviewBody(rows, 'approve')).toBe(renderReviewTable(rows, 'approve'))
   })
 })
@@ -552,9 +552,7 @@ describe('escapeTableCell in a real GFM parser', () => {
     unit: fc.oneof({ arbitrary: adversarial, weight: 4 }, { arbitrary: anyChar, weight: 1 }),
     maxLength: 40,
   })
-  const answeredRow = fc
-    .record({ name: cellText, reason: cellText })
-    .map(({ name, reason }) => anAnsweredRow({ name, reason }))
+  const answeredRow = fc.record({ name: cellText, reason: cellText }).map(({ name, reason }) => aRow({ name, reason }))
   const unansweredRow = fc
     .record({ name: cellText, detail: cellText })
     .map(({ name, detail }) => anUnansweredRow({ name, error: aRowError({ kind: 'runtime', detail }) }))

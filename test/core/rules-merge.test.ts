@@ -10,7 +10,7 @@ import {
   type RulesFileText,
 } from '../../core/rules-merge.ts'
 import type { Classification } from '../../core/types.ts'
-import { aClassification } from '../builders.ts'
+import { aClassification } from '../support/builders.ts'
 
 const YML = RULES_YML_PATH
 const JSN = RULES_JSON_PATH

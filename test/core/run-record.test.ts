@@ -13,42 +13,7 @@ import {
   toStoredRecord,
 } from '../../core/run-record.ts'
 import type { Row } from '../../core/types.ts'
-import { type Overrides, withOverrides } from '../builders.ts'
-
-function aRow(overrides: Partial<Row> = {}): Row {
-  return {
-    name: 'no-secrets',
-    polarity: 'negative',
-    threshold: 80,
-    verdict: 'no-match',
-    certainty: 95,
-    reason: 'No credentials appear in the diff.',
-    counted: true,
-    fails: false,
-    error: null,
-    ...overrides,
-  }
-}
-
-function aRun(overrides: Overrides<RunRecord> = {}): RunRecord {
-  return withOverrides(
-    {
-      id: 'run-1',
-      trigger: 'review',
-      repo: 'acme/widgets',
-      pr: 7,
-      requester: 'alice',
-      head_sha: 'a'.repeat(40),
-      started_unix: 1_700_000_000,
-      finished_unix: 1_700_000_042,
-      outcome: 'approved',
-      rows: [aRow()],
-      overall: 'approve',
-      review_url: 'https://forge.example/acme/widgets/pulls/7#issuecomment-1',
-    },
-    overrides,
-  )
-}
+import { aRow, aRunRecord } from '../support/builders.ts'
 
 const usage = { input: 1200, output: 80, cache_read: 1000, cache_write: 200 }
 
@@ -60,38 +25,40 @@ function storedArray(text: string): unknown[] {
 
 describe('appendRun', () => {
   it('starts a list when nothing is stored yet', () => {
-    expect(storedArray(appendRun(null, aRun()))).toEqual([aRun()])
+    expect(storedArray(appendRun(null, aRunRecord()))).toEqual([aRunRecord()])
   })
 
   it('puts the newest run first', () => {
-    const first = appendRun(null, aRun({ id: 'older' }))
-    const second = appendRun(first, aRun({ id: 'newer' }))
+    const first = appendRun(null, aRunRecord({ id: 'older' }))
+    const second = appendRun(first, aRunRecord({ id: 'newer' }))
     expect(listRuns(second).runs.map((run) => run.id)).toEqual(['newer', 'older'])
   })
 
   it('leaves out the oldest runs past maxBytes of UTF-8, and says how many', () => {
     let stored: string | null = null
     const id = (n: number) => `run-${String(n).padStart(2, '0')}`
-    for (let n = 1; n <= 10; n += 1) stored = appendRun(stored, aRun({ id: id(n), detail: 'é'.repeat(100) }))
+    for (let n = 1; n <= 10; n += 1) stored = appendRun(stored, aRunRecord({ id: id(n), detail: 'é'.repeat(100) }))
     const one = new TextEncoder().encode(
-      JSON.stringify(toStoredRecord(aRun({ id: 'run-11', detail: 'é'.repeat(100) }))),
+      JSON.stringify(toStoredRecord(aRunRecord({ id: 'run-11', detail: 'é'.repeat(100) }))),
     )
     // Room for exactly four runs: brackets, four entries and three commas.
     const maxBytes = 2 + 4 * one.byteLength + 3
-    const appended = appendRunWithin(stored, aRun({ id: 'run-11', detail: 'é'.repeat(100) }), maxBytes)
+    const appended = appendRunWithin(stored, aRunRecord({ id: 'run-11', detail: 'é'.repeat(100) }), maxBytes)
     expect(appended).toMatchObject({ kept: 4, dropped: 7, bytes: maxBytes })
     expect(new TextEncoder().encode(appended.text).byteLength).toBe(maxBytes)
     expect(listRuns(appended.text).runs.map((run) => run.id)).toEqual(['run-11', 'run-10', 'run-09', 'run-08'])
-    expect(appendRunWithin(stored, aRun({ id: 'run-11' }), Number.POSITIVE_INFINITY).dropped).toBe(0)
+    expect(appendRunWithin(stored, aRunRecord({ id: 'run-11' }), Number.POSITIVE_INFINITY).dropped).toBe(0)
   })
 
   it('refuses a run that alone is over maxBytes', () => {
-    expect(() => appendRunWithin(null, aRun({ detail: 'd'.repeat(1000) }), 500)).toThrow(/the run alone is \d+ bytes/)
+    expect(() => appendRunWithin(null, aRunRecord({ detail: 'd'.repeat(1000) }), 500)).toThrow(
+      /the run alone is \d+ bytes/,
+    )
   })
 
   it('drops the oldest run when the 101st is recorded', () => {
     let stored: string | null = null
-    for (let n = 1; n <= RUNS_KEPT + 1; n += 1) stored = appendRun(stored, aRun({ id: `run-${n}` }))
+    for (let n = 1; n <= RUNS_KEPT + 1; n += 1) stored = appendRun(stored, aRunRecord({ id: `run-${n}` }))
     const ids = listRuns(stored).runs.map((run) => run.id)
     expect(RUNS_KEPT).toBe(100)
     expect(ids).toHaveLength(100)
@@ -109,25 +76,25 @@ describe('appendRun', () => {
 
   for (const { name, stored } of notALists) {
     it(`replaces a stored value that is ${name} with a fresh list`, () => {
-      expect(storedArray(appendRun(stored, aRun()))).toEqual([aRun()])
+      expect(storedArray(appendRun(stored, aRunRecord()))).toEqual([aRunRecord()])
     })
   }
 
   it('keeps an entry it cannot decode as it was, counting it toward the 100', () => {
-    const fromNewerBuild = { ...aRun({ id: 'future' }), outcome: 'escalated', priority: 3 }
+    const fromNewerBuild = { ...aRunRecord({ id: 'future' }), outcome: 'escalated', priority: 3 }
     let stored = JSON.stringify([fromNewerBuild])
-    for (let n = 1; n < RUNS_KEPT; n += 1) stored = appendRun(stored, aRun({ id: `run-${n}` }))
+    for (let n = 1; n < RUNS_KEPT; n += 1) stored = appendRun(stored, aRunRecord({ id: `run-${n}` }))
     const entries = storedArray(stored)
     expect(entries).toHaveLength(100)
     expect(entries.at(-1)).toEqual(fromNewerBuild)
 
-    const afterOneMore = storedArray(appendRun(stored, aRun({ id: 'run-100' })))
+    const afterOneMore = storedArray(appendRun(stored, aRunRecord({ id: 'run-100' })))
     expect(afterOneMore).toHaveLength(100)
     expect(afterOneMore).not.toContainEqual(fromNewerBuild)
   })
 
   it('never stores token counts, even when given rows straight from the reply', () => {
-    const stored = appendRun(null, aRun({ rows: [aRow({ usage }), aRow({ name: 'tests-added', usage })] }))
+    const stored = appendRun(null, aRunRecord({ rows: [aRow({ usage }), aRow({ name: 'tests-added', usage })] }))
     expect(stored).not.toContain('usage')
     expect(stored).not.toContain('cache_read')
     expect(listRuns(stored).runs[0]?.rows).toEqual([aRow(), aRow({ name: 'tests-added' })])
@@ -158,9 +125,9 @@ describe('listRuns', () => {
 
   it('leaves out an entry it cannot decode, naming it in a warning, and keeps the rest in order', () => {
     const stored = JSON.stringify([
-      aRun({ id: 'new' }),
-      { ...aRun({ id: 'future' }), outcome: 'escalated' },
-      aRun({ id: 'old' }),
+      aRunRecord({ id: 'new' }),
+      { ...aRunRecord({ id: 'future' }), outcome: 'escalated' },
+      aRunRecord({ id: 'old' }),
     ])
     const listed = listRuns(stored)
     expect(listed.runs.map((run) => run.id)).toEqual(['new', 'old'])
@@ -170,14 +137,14 @@ describe('listRuns', () => {
   })
 
   it('names an undecodable entry without an id by its position', () => {
-    const listed = listRuns(JSON.stringify([aRun(), 42]))
+    const listed = listRuns(JSON.stringify([aRunRecord(), 42]))
     expect(listed.runs).toHaveLength(1)
     expect(listed.warnings[0]).toContain('#2')
   })
 
   it('ignores fields it does not know, at the record and in rows', () => {
-    const stored = JSON.stringify([{ ...aRun(), cost_usd: 0.02, rows: [{ ...aRow(), usage, model: 'haiku' }] }])
-    expect(listRuns(stored)).toEqual({ runs: [aRun()], warnings: [] })
+    const stored = JSON.stringify([{ ...aRunRecord(), cost_usd: 0.02, rows: [{ ...aRow(), usage, model: 'haiku' }] }])
+    expect(listRuns(stored)).toEqual({ runs: [aRunRecord()], warnings: [] })
   })
 })
 
@@ -194,7 +161,7 @@ describe('decodeRunRecord', () => {
 
   for (const { trigger, outcome } of everyOutcome) {
     it(`decodes a ${trigger} run with outcome ${outcome} as it was stored`, () => {
-      const run = toStoredRecord(aRun({ trigger, outcome, detail: 'why' }))
+      const run = toStoredRecord(aRunRecord({ trigger, outcome, detail: 'why' }))
       expect(decodeRunRecord(JSON.parse(JSON.stringify(run)))).toEqual({ ok: true, value: run })
     })
   }
@@ -215,29 +182,29 @@ describe('decodeRunRecord', () => {
   })
 
   it('reads a null optional field as absent', () => {
-    const decoded = decodeRunRecord({ ...aRun(), head_sha: null, review_url: null })
+    const decoded = decodeRunRecord({ ...aRunRecord(), head_sha: null, review_url: null })
     expect(decoded.ok).toBe(true)
     expect(decoded.ok && 'head_sha' in decoded.value).toBe(false)
     expect(decoded.ok && 'review_url' in decoded.value).toBe(false)
   })
 
   const undecodable: { name: string; raw: unknown; mentions: string }[] = [
-    { name: 'an unknown outcome', raw: { ...aRun(), outcome: 'escalated' }, mentions: 'outcome' },
-    { name: 'a try-out outcome on a review', raw: { ...aRun(), outcome: 'done' }, mentions: 'done' },
+    { name: 'an unknown outcome', raw: { ...aRunRecord(), outcome: 'escalated' }, mentions: 'outcome' },
+    { name: 'a try-out outcome on a review', raw: { ...aRunRecord(), outcome: 'done' }, mentions: 'done' },
     {
       name: 'a review outcome on a try-out',
-      raw: { ...aRun(), trigger: 'try-out', outcome: 'approved' },
+      raw: { ...aRunRecord(), trigger: 'try-out', outcome: 'approved' },
       mentions: 'approved',
     },
-    { name: 'an unknown trigger', raw: { ...aRun(), trigger: 'schedule' }, mentions: 'trigger' },
-    { name: 'a missing repo', raw: { ...aRun(), repo: undefined }, mentions: 'repo' },
-    { name: 'a pr as a string', raw: { ...aRun(), pr: '7' }, mentions: 'pr' },
+    { name: 'an unknown trigger', raw: { ...aRunRecord(), trigger: 'schedule' }, mentions: 'trigger' },
+    { name: 'a missing repo', raw: { ...aRunRecord(), repo: undefined }, mentions: 'repo' },
+    { name: 'a pr as a string', raw: { ...aRunRecord(), pr: '7' }, mentions: 'pr' },
     {
       name: 'a row with an unknown verdict',
-      raw: { ...aRun(), rows: [{ ...aRow(), verdict: 'maybe' }] },
+      raw: { ...aRunRecord(), rows: [{ ...aRow(), verdict: 'maybe' }] },
       mentions: 'rows.0.verdict',
     },
-    { name: 'a list', raw: [aRun()], mentions: 'entry' },
+    { name: 'a list', raw: [aRunRecord()], mentions: 'entry' },
   ]
 
   for (const { name, raw, mentions } of undecodable) {
@@ -251,20 +218,20 @@ describe('decodeRunRecord', () => {
 
 describe('toStoredRecord', () => {
   it('drops the detail of a try-out that is done', () => {
-    expect('detail' in toStoredRecord(aRun({ trigger: 'try-out', outcome: 'done', detail: 'stray' }))).toBe(false)
+    expect('detail' in toStoredRecord(aRunRecord({ trigger: 'try-out', outcome: 'done', detail: 'stray' }))).toBe(false)
   })
 
   const verdicts: RunOutcome[] = ['approved', 'changes-requested']
   for (const outcome of verdicts) {
     it(`keeps the detail of a run with outcome ${outcome}: a refused commit status`, () => {
       const detail = "the commit status couldn't be set (pending, success): the forge answered 403"
-      expect(toStoredRecord(aRun({ outcome, detail })).detail).toBe(detail)
+      expect(toStoredRecord(aRunRecord({ outcome, detail })).detail).toBe(detail)
     })
   }
 
   it('keeps the detail of an outcome that carries one', () => {
     const detail = 'classification "no-secrets" timed out; the forge answered 502'
-    expect(toStoredRecord(aRun({ outcome: 'post-failed', detail })).detail).toBe(detail)
+    expect(toStoredRecord(aRunRecord({ outcome: 'post-failed', detail })).detail).toBe(detail)
   })
 
   it('strips usage from every row and keeps the rest of the row, errors included', () => {
@@ -276,13 +243,13 @@ describe('toStoredRecord', () => {
       error: { kind: 'timeout', detail: 'after 180 s' },
     })
     const rowsFromReply: Row[] = [{ ...failed, usage }]
-    const stored = toStoredRecord(aRun({ rows: rowsFromReply }))
+    const stored = toStoredRecord(aRunRecord({ rows: rowsFromReply }))
     expect(stored.rows).toEqual([failed])
     expect(stored.rows?.[0] && 'usage' in stored.rows[0]).toBe(false)
   })
 
   it('leaves out optional fields given as undefined, as a caller without types could pass them', () => {
-    const loose: Record<string, unknown> = { ...aRun(), head_sha: undefined, review_url: undefined }
+    const loose: Record<string, unknown> = { ...aRunRecord(), head_sha: undefined, review_url: undefined }
     const stored = toStoredRecord(loose as RunRecord)
     expect(Object.keys(stored)).not.toContain('head_sha')
     expect(Object.keys(stored)).not.toContain('review_url')
@@ -291,7 +258,13 @@ describe('toStoredRecord', () => {
 
 describe('runFinishedEvent', () => {
   it('carries the run fields with rows as a JSON string and no token counts', () => {
-    const run = aRun({ outcome: 'changes-requested', overall: 'request-changes', rows: [aRow({ fails: true, usage })] })
+    const run = aRunRecord({
+      started_unix: 1_700_000_000,
+      finished_unix: 1_700_000_042,
+      outcome: 'changes-requested',
+      overall: 'request-changes',
+      rows: [aRow({ fails: true, usage })],
+    })
     const event = runFinishedEvent(run)
     expect(event).toEqual({
       id: 'run-1',
@@ -311,7 +284,7 @@ describe('runFinishedEvent', () => {
 
   it('carries the detail and leaves out rows when the classifier never answered', () => {
     const event = runFinishedEvent(
-      aRun({
+      aRunRecord({
         outcome: 'no-verdict',
         detail: 'classifier not running',
         rows: undefined,

@@ -1,18 +1,12 @@
 import { describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
-import {
-  REPEAT_MAX,
-  REPLAY_MAX,
-  repeatRunId,
-  replayRunId,
-  runsAtOnce,
-  summariseAnswers,
-} from '../../core/try-out-runs.ts'
+import { REPEAT_MAX, REPLAY_MAX } from '../../core/limits.ts'
+import { repeatRunId, replayRunId, runsAtOnce, summariseAnswers } from '../../core/try-out-runs.ts'
 import type { RecordedRow, Verdict } from '../../core/types.ts'
-import { anAnsweredRow, anUnansweredRow } from './verdict-builders.ts'
+import { anUnansweredRow, aRow } from '../support/builders.ts'
 
 function answer(verdict: Verdict, certainty: number): RecordedRow {
-  return anAnsweredRow({ verdict, certainty })
+  return aRow({ verdict, certainty })
 }
 
 describe('summariseAnswers', () => {

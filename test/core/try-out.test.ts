@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { parseTryOutBody } from '../../core/try-out.ts'
-import { aClassification } from '../builders.ts'
+import { aClassification } from '../support/builders.ts'
 
 function aBody(overrides: Record<string, unknown> = {}): string {
   return JSON.stringify({ repo: 'acme/widgets', pr: 42, classifications: [aClassification()], ...overrides })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { decodeRunReply, decodeRunRequest } from '../../core/wire-decode.ts'
-import { aClassification, aRow, aRunReply, aRunRequest } from '../builders.ts'
+import { aClassification, aRow, aRunReply, aRunRequest } from '../support/builders.ts'
 
 function requestWith(overrides: Record<string, unknown>): string {
   return JSON.stringify({ ...aRunRequest(), ...overrides })

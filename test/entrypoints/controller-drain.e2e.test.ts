@@ -8,7 +8,6 @@
 
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { rmSync } from 'node:fs'
-import type { SeedPull } from '../../adapters/memory/forge.ts'
 import { createRecordingLogger } from '../../adapters/memory/logger.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
 import { createNatsKvBuckets } from '../../adapters/nats/kv.ts'
@@ -24,6 +23,7 @@ import {
   stoppedAtBoundReason,
 } from '../../entrypoints/controller/usecases/review-pipeline.ts'
 import type { RunSubscription } from '../../ports/queue.ts'
+import { aNumberedPull, headOf } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo } from '../support/fake-forgejo.ts'
@@ -43,20 +43,6 @@ const RULES = `classifications:
     polarity: positive
     threshold: 80
 `
-
-function headOf(pr: number): string {
-  return pr.toString(16).padStart(2, '0').repeat(20)
-}
-
-function aPull(pr: number): SeedPull {
-  return {
-    number: pr,
-    title: `Change ${pr}`,
-    headSha: headOf(pr),
-    commits: [`Change ${pr}`],
-    diff: `diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)  # ${pr}\n`,
-  }
-}
 
 let nats: NatsServer
 let forge: FakeForgejo
@@ -99,7 +85,7 @@ beforeAll(async () => {
         {
           ...REPO,
           files: { [RULES_YML_PATH]: RULES },
-          pulls: [1, 2, 3].map(aPull),
+          pulls: [1, 2, 3].map((pr) => aNumberedPull(pr)),
           collaborators: { 'review-classifier': 'write', alice: 'write' },
         },
       ],

@@ -9,11 +9,11 @@
 
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { rmSync } from 'node:fs'
-import type { SeedPull } from '../../adapters/memory/forge.ts'
 import { renderNoVerdictBody } from '../../core/review-body.ts'
 import { RULES_MAX_ITEMS, RULES_YML_PATH } from '../../core/rules-file.ts'
 import type { RunRecord } from '../../core/run-record.ts'
 import { MODEL_MAX_CHARS } from '../../core/settings.ts'
+import { aNumberedPull } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo } from '../support/fake-forgejo.ts'
@@ -44,16 +44,6 @@ const REPOS = {
 type RepoName = keyof typeof REPOS
 
 const HEAD = 'ab'.repeat(20)
-
-function aPull(): SeedPull {
-  return {
-    number: 1,
-    title: 'Change 1',
-    headSha: HEAD,
-    commits: ['Change 1'],
-    diff: 'diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)\n',
-  }
-}
 
 let nats: NatsServer
 let forge: FakeForgejo
@@ -104,7 +94,7 @@ beforeAll(async () => {
         owner: 'acme',
         name,
         files: { [RULES_YML_PATH]: rules },
-        pulls: [aPull()],
+        pulls: [aNumberedPull(1, { headSha: HEAD })],
         collaborators: { 'review-classifier': 'write', alice: 'write' },
       })),
     },

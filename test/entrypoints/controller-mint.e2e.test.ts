@@ -10,13 +10,13 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { SeedPull } from '../../adapters/memory/forge.ts'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
 import { RUN_FINISHED_MESSAGE } from '../../core/run-record.ts'
 import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.ts'
 import { LEFT_PENDING_MESSAGE } from '../../entrypoints/controller/usecases/review-run.ts'
 import { PROVISION_MESSAGES } from '../../entrypoints/controller/usecases/service-account.ts'
 import { TOKEN_MINTING_DETAIL } from '../../entrypoints/controller/usecases/service-token.ts'
+import { aNumberedPull, headOf } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
@@ -48,20 +48,6 @@ const RULES = `classifications:
     polarity: negative
     threshold: 90
 `
-
-function headOf(pr: number): string {
-  return pr.toString(16).padStart(2, '0').repeat(20)
-}
-
-function aPull(pr: number): SeedPull {
-  return {
-    number: pr,
-    title: `Change ${pr}`,
-    headSha: headOf(pr),
-    commits: [`Change ${pr}\n\nBody of change ${pr}.`],
-    diff: `diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)  # change ${pr}\n`,
-  }
-}
 
 let nats: NatsServer
 let ai: FakeAnthropic
@@ -120,7 +106,7 @@ beforeAll(async () => {
         {
           ...REPO,
           files: { [RULES_YML_PATH]: RULES },
-          pulls: [aPull(1), aPull(2)],
+          pulls: [aNumberedPull(1), aNumberedPull(2)],
           collaborators: { 'review-classifier': 'write', alice: 'write' },
         },
       ],

@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { SeedPull } from '../../adapters/memory/forge.ts'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
 import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.ts'
+import { aNumberedPull, headOf } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
@@ -55,20 +55,6 @@ const RULES = `classifications:
     polarity: negative
     threshold: 90
 `
-
-function headOf(pr: number): string {
-  return pr.toString(16).padStart(2, '0').repeat(20)
-}
-
-function aPull(pr: number): SeedPull {
-  return {
-    number: pr,
-    title: `Change ${pr}`,
-    headSha: headOf(pr),
-    commits: [`Change ${pr}\n\nBody of change ${pr}.`],
-    diff: `diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)  # change ${pr}\n`,
-  }
-}
 
 let nats: NatsServer
 let ai: FakeAnthropic
@@ -177,10 +163,10 @@ beforeAll(async () => {
         {
           ...REPO,
           files: { [RULES_YML_PATH]: RULES },
-          pulls: Array.from({ length: 30 }, (_, i) => aPull(i + 1)),
+          pulls: Array.from({ length: 30 }, (_, i) => aNumberedPull(i + 1)),
           collaborators: { 'review-classifier': 'write', alice: 'write' },
         },
-        { owner: 'acme', name: 'bare', pulls: [aPull(1)], collaborators: { 'review-classifier': 'write' } },
+        { owner: 'acme', name: 'bare', pulls: [aNumberedPull(1)], collaborators: { 'review-classifier': 'write' } },
       ],
     },
   })

@@ -1,6 +1,7 @@
 /** The forge contract, part two: the service account's writes and the admin calls that provision it. */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import type { NewBranchCommit, NewCommitStatus } from '../../ports/forge.ts'
+import { aBranchCommit } from '../support/builders.ts'
 import {
   BUSY,
   codeOf,
@@ -29,18 +30,9 @@ const LIMITED = {
 
 const NEW_RULES = `${RULES_TEXT}  - name: no-ads\n    description: No AI advertising.\n    polarity: negative\n    threshold: 90\n`
 
-function aBranchCommit(overrides: Partial<NewBranchCommit> = {}): NewBranchCommit {
-  return {
-    branch: 'review-classifier/alice-0000abcd',
-    from: 'main',
-    path: RULES_PATH,
-    content: NEW_RULES,
-    sha: null,
-    message: 'Add review classifications',
-    author: { name: 'Alice Example', email: 'alice@noreply.forge.example' },
-    committer: { name: 'Review classifier', email: 'review-classifier@noreply.forge.example' },
-    ...overrides,
-  }
+/** The contract's commit: the YAML rules file with one rule more. */
+function aRulesCommit(overrides: Partial<NewBranchCommit> = {}): NewBranchCommit {
+  return aBranchCommit({ path: RULES_PATH, content: NEW_RULES, ...overrides })
 }
 
 function aStatus(overrides: Partial<NewCommitStatus> = {}): NewCommitStatus {
@@ -118,7 +110,7 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
       const mainBefore = await harness.forge.getBranchHead(WIDGETS, 'main')
       const pushed = await harness.forge
         .forAccount(SERVICE_TOKEN)
-        .commitFile(WIDGETS, aBranchCommit({ path: '.hyperhive/review-classifier.json', content: '{}' }))
+        .commitFile(WIDGETS, aRulesCommit({ path: '.hyperhive/review-classifier.json', content: '{}' }))
       expect(pushed.branch).toBe('review-classifier/alice-0000abcd')
       expect(await harness.forge.getBranchHead(WIDGETS, pushed.branch)).toBe(pushed.commitSha)
       expect(
@@ -133,14 +125,14 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
       const read = await harness.forge.getFileContent(WIDGETS, RULES_PATH, 'main')
       const pushed = await harness.forge
         .forAccount(SERVICE_TOKEN)
-        .commitFile(WIDGETS, aBranchCommit({ sha: read?.sha ?? null }))
+        .commitFile(WIDGETS, aRulesCommit({ sha: read?.sha ?? null }))
       expect((await harness.forge.getFileContent(WIDGETS, RULES_PATH, pushed.branch))?.content).toBe(NEW_RULES)
     })
 
     it('refuses with conflict when the file changed between read and push', async () => {
       const read = await harness.forge.getFileContent(WIDGETS, RULES_PATH, 'main')
       await harness.changeFile(WIDGETS, 'main', RULES_PATH, `${RULES_TEXT}# someone else\n`)
-      const commit = aBranchCommit({ sha: read?.sha ?? null })
+      const commit = aRulesCommit({ sha: read?.sha ?? null })
       expect(await codeOf(harness.forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, commit))).toBe('conflict')
       expect(await harness.forge.getBranchHead(WIDGETS, commit.branch)).toBeNull()
     })
@@ -150,14 +142,14 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
       await harness.changeFile(WIDGETS, 'main', RULES_PATH, null)
       expect(
         await codeOf(
-          harness.forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, aBranchCommit({ sha: read?.sha ?? null })),
+          harness.forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, aRulesCommit({ sha: read?.sha ?? null })),
         ),
       ).toBe('conflict')
     })
 
     it('refuses with conflict when a file read as absent appeared before the push', async () => {
       await harness.changeFile(WIDGETS, 'main', '.hyperhive/review-classifier.json', '{}')
-      const commit = aBranchCommit({ path: '.hyperhive/review-classifier.json', sha: null })
+      const commit = aRulesCommit({ path: '.hyperhive/review-classifier.json', sha: null })
       expect(await codeOf(harness.forge.forAccount(SERVICE_TOKEN).commitFile(WIDGETS, commit))).toBe('conflict')
     })
 
@@ -166,23 +158,17 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
         await codeOf(
           harness.forge
             .forAccount(SERVICE_TOKEN)
-            .commitFile(WIDGETS, aBranchCommit({ branch: 'develop', path: 'new.txt' })),
+            .commitFile(WIDGETS, aRulesCommit({ branch: 'develop', path: 'new.txt' })),
         ),
       ).toBe('conflict')
     })
 
     it.each([
-      ['to an unknown repo', MISSING, aBranchCommit(), SERVICE_TOKEN, 'not_found'],
-      ['from a missing base branch', WIDGETS, aBranchCommit({ from: 'no-such-branch' }), SERVICE_TOKEN, 'not_found'],
-      ['to a repo the account only reads', BUSY, aBranchCommit({ path: 'x.txt' }), SERVICE_TOKEN, 'forbidden'],
-      [
-        'to a private repo the account only reads',
-        WIDGETS,
-        aBranchCommit({ path: 'x.txt' }),
-        READER_TOKEN,
-        'forbidden',
-      ],
-      ['with an unknown token', WIDGETS, aBranchCommit(), 'f'.repeat(40), 'unauthorized'],
+      ['to an unknown repo', MISSING, aRulesCommit(), SERVICE_TOKEN, 'not_found'],
+      ['from a missing base branch', WIDGETS, aRulesCommit({ from: 'no-such-branch' }), SERVICE_TOKEN, 'not_found'],
+      ['to a repo the account only reads', BUSY, aRulesCommit({ path: 'x.txt' }), SERVICE_TOKEN, 'forbidden'],
+      ['to a private repo the account only reads', WIDGETS, aRulesCommit({ path: 'x.txt' }), READER_TOKEN, 'forbidden'],
+      ['with an unknown token', WIDGETS, aRulesCommit(), 'f'.repeat(40), 'unauthorized'],
     ] as const)('refuses a push: %s', async (_, repo, commit, token, code) => {
       expect(await codeOf(harness.forge.forAccount(token).commitFile(repo, commit))).toBe(code)
     })

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import type { ModelRuntime } from '../../ports/model-runtime.ts'
-import { aClassifyInput } from '../builders.ts'
+import { aClassifyInput } from '../support/builders.ts'
 import { classifyOnce } from '../support/classify-once.ts'
 import { expectNothingFor } from '../support/waits.ts'
 

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { isAppError } from '../../core/errors.ts'
 import type { RunProgress, RunReply, RunRequest } from '../../core/types.ts'
 import type { RunQueue, RunResponder } from '../../ports/queue.ts'
-import { aRow, aRunReply, aRunRequest } from '../builders.ts'
+import { aRow, aRunReply, aRunRequest } from '../support/builders.ts'
 import { expectNothingFor } from '../support/waits.ts'
 
 export type QueueHarness = {

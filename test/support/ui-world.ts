@@ -15,6 +15,7 @@ import type { SeedPull } from '../../adapters/memory/forge.ts'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import { type IdentityProxy, startIdentityProxy } from '../../entrypoints/identity-proxy.ts'
+import { aNumberedPull, headOf } from './builders.ts'
 import { cleanUp } from './cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from './fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from './fake-forgejo/harness.ts'
@@ -44,20 +45,14 @@ export type ScriptedAnswer = { verdict: 'match' | 'no-match' | 'not-applicable';
 /** Decides the model's answer from the rule's name, its description and the PR number. */
 export type AnswerScript = (rule: string, description: string, pr: number) => ScriptedAnswer
 
-export function headOf(pr: number): string {
-  return pr.toString(16).padStart(2, '0').repeat(20)
-}
-
+/** The shared numbered PR, with the title, author and file of its own that the pages show. */
 function aPull(pr: number, extra: Partial<SeedPull> = {}): SeedPull {
-  return {
-    number: pr,
+  return aNumberedPull(pr, {
     title: `Change ${pr}: timestamps in module ${pr}`,
-    headSha: headOf(pr),
     author: 'alice',
-    commits: [`Change ${pr}\n\nBody of change ${pr}.`],
     diff: `diff --git a/app${pr}.py b/app${pr}.py\nindex 1111111..2222222 100644\n--- a/app${pr}.py\n+++ b/app${pr}.py\n@@ -1 +1 @@\n-now()\n+now(UTC)  # change ${pr}\n`,
     ...extra,
-  }
+  })
 }
 
 /** The rule's name and description, and the PR number, from a Messages API body as `claude` sends it. */

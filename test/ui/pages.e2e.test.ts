@@ -362,6 +362,32 @@ describe('try-out', () => {
     await page.close()
   })
 
+  it('says an answer out of the shape it reads is unreadable, and loads none of it', async () => {
+    const { page, errors } = await openTryOut()
+    // A controller of another build, as the page sees it: a 200 whose classifications aren't a list.
+    await page.route('**/api/review-classifier/rules?*', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          path: '.hyperhive/review-classifier.yml',
+          branch: 'main',
+          commit: 'c0ffee',
+          classifications: 'all',
+        }),
+      }),
+    )
+    await page.fill('#try-repo', 'acme/widgets')
+    await page.click('#load-rules')
+    const refused = page.locator('#rules-status .notice--error')
+    await refused.waitFor()
+    expect(await refused.textContent()).toContain("The rules can't be read.")
+    expect(await refused.textContent()).toContain("isn't in the shape this page reads")
+    expect(await page.locator('.entry').count()).toBe(1)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
   it('runs the loaded rules on a PR and shows their rows; a second run keeps the first beside it, changes marked', async () => {
     const { page, errors } = await openTryOut()
     await fillPull(page, 5)

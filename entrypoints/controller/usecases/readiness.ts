@@ -24,10 +24,11 @@ export type ReadinessCheck = {
   check(): Promise<CheckState>
 }
 
-const REASON_MAX_CHARS = 200
+/** A failing check's reason on /readyz, in characters: a line of a status page, not a model's reason. */
+const CHECK_REASON_MAX_CHARS = 200
 
 function shortReason(text: string): string {
-  return capText(text, REASON_MAX_CHARS)
+  return capText(text, CHECK_REASON_MAX_CHARS)
 }
 
 /** A check's failure in words: an AppError's own message (adapters keep secrets out of them), nothing of any other error. */

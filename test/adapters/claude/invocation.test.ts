@@ -17,7 +17,7 @@ import { DETAIL_MAX_CHARS, failureDetail, findResultLine, redactSecrets } from '
 import { type ClaudeRuntimeConfig, createClaudeRuntime } from '../../../adapters/claude/runtime.ts'
 import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
 import type { ModelRuntime } from '../../../ports/model-runtime.ts'
-import { aClassifyInput } from '../../builders.ts'
+import { aClassifyInput } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
 import { aWorkDir, groupAlive, processAlive, SECRET_KEY, startedPids } from './support.ts'
 

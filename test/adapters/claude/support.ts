@@ -2,8 +2,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { livingGroupMembers } from '../../../adapters/common/proc.ts'
 import type { RecordingLogger } from '../../../adapters/memory/logger.ts'
+import { livingGroupMembers } from '../../../adapters/process/proc.ts'
 
 /** The pinned native binary; `bun add`/the postinstall link `.bin/claude` straight to the ELF, no node needed. */
 export const CLAUDE_BIN = join(import.meta.dir, '../../../node_modules/.bin/claude')

@@ -12,6 +12,7 @@ import {
   SERVICE_TOKEN,
   WIDGETS,
 } from '../../ports/forge.fixtures.ts'
+import { aBranchCommit } from '../../support/builders.ts'
 import { ADMIN_TOKEN, type ForgejoHarness, startForgejoHarness } from '../../support/fake-forgejo/harness.ts'
 
 setDefaultTimeout(60_000)
@@ -36,16 +37,7 @@ async function start(...args: Parameters<typeof startForgejoHarness>): Promise<F
   return harness
 }
 
-const aCommit = {
-  branch: 'review-classifier/alice-0000abcd',
-  from: 'main',
-  path: '.hyperhive/review-classifier.json',
-  content: '{"classifications":[]}\n',
-  sha: null,
-  message: 'Add review classifications\n\nAsked for by alice.',
-  author: { name: 'Alice Example', email: 'alice@noreply.forge.example' },
-  committer: { name: 'Review classifier', email: 'review-classifier@noreply.forge.example' },
-}
+const aCommit = aBranchCommit({ message: 'Add review classifications\n\nAsked for by alice.' })
 
 describe('createForgejoForge: the service account writes', () => {
   it('creates the file on a new branch with the author, committer and message, as the account', async () => {

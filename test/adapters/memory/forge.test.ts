@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'bun:test'
 import { createMemoryForge } from '../../../adapters/memory/forge.ts'
 import { appError, isAppError } from '../../../core/errors.ts'
-import { aRepoRef, aSeedPull, aSeedRepo } from '../../builders.ts'
 import { forgeContract } from '../../ports/forge.contract.ts'
+import { aRepoRef, aSeedPull, aSeedRepo } from '../../support/builders.ts'
 
 forgeContract('memory', async (seed) => {
   const forge = createMemoryForge(seed)

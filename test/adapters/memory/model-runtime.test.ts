@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { answered, createScriptedModelRuntime, failed, hang } from '../../../adapters/memory/model-runtime.ts'
-import { aClassifyInput, aUsage } from '../../builders.ts'
 import { modelRuntimeContract, type ProviderBehaviour } from '../../ports/model-runtime.contract.ts'
+import { aClassifyInput, aUsage } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
 
 modelRuntimeContract(

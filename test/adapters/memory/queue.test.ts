@@ -2,8 +2,8 @@ import { describe, expect, it } from 'bun:test'
 import { createMemoryQueue } from '../../../adapters/memory/queue.ts'
 import { appError, isAppError } from '../../../core/errors.ts'
 import type { RunSubscription } from '../../../ports/queue.ts'
-import { aRunReply } from '../../builders.ts'
 import { queueContract } from '../../ports/queue.contract.ts'
+import { aRunReply } from '../../support/builders.ts'
 
 queueContract('memory', async () => {
   const queue = createMemoryQueue({ heartbeatMs: 20 })

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path'
 import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createOpencodeRuntime } from '../../../adapters/opencode/runtime.ts'
 import type { ClassifyInput, ClassifyResult, ModelRuntime } from '../../../ports/model-runtime.ts'
-import { aClassifyInput } from '../../builders.ts'
+import { aClassifyInput } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
 import { type FakeMode, type FakeOpenAI, startFakeOpenAI } from '../../support/fake-openai.ts'
 

@@ -14,7 +14,7 @@ import type { AcpProvider, RunReply } from '../../../core/types.ts'
 import { createClassifier } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
-import { aRunRequest } from '../../builders.ts'
+import { aRunRequest } from '../../support/builders.ts'
 
 const MATCH = '{"verdict":"match","certainty":95,"reason":"It holds."}'
 const LISTED = 'https://llm.example/v1'

@@ -15,7 +15,7 @@ import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
 import type { AcpProvider, Classification, RunReply, RunRequest } from '../../../core/types.ts'
 import { createClassifier, type Schedule } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
-import { aClassification, aRunRequest, aUsage } from '../../builders.ts'
+import { aClassification, aRunRequest, aUsage } from '../../support/builders.ts'
 import { waitFor } from '../../support/waits.ts'
 
 const API_KEY = 'sk-ant-service-test-7f3e'

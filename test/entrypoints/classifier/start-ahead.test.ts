@@ -19,7 +19,7 @@ import type { Classification, RunReply } from '../../../core/types.ts'
 import { createClassifier } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
 import { aWorkDir, CLAUDE_BIN, processAlive } from '../../adapters/claude/support.ts'
-import { aClassification, aRunRequest } from '../../builders.ts'
+import { aClassification, aRunRequest } from '../../support/builders.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../../support/fake-anthropic.ts'
 import { waitFor } from '../../support/waits.ts'
 

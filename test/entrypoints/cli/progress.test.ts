@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { createProgressPrinter } from '../../../entrypoints/cli/progress.ts'
-import { aRow } from '../../builders.ts'
+import { aRow } from '../../support/builders.ts'
 
 function printer(terminal: { isTty: boolean; columns: number | null }) {
   let text = ''

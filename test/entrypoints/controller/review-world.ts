@@ -23,7 +23,7 @@ import type { ReviewRunDeps } from '../../../entrypoints/controller/usecases/rev
 import type { RunStore } from '../../../entrypoints/controller/usecases/run-store.ts'
 import type { SettingsStore } from '../../../entrypoints/controller/usecases/settings-store.ts'
 import type { RunTell } from '../../../ports/queue.ts'
-import { aSeedRepo } from '../../builders.ts'
+import { aSeedRepo } from '../../support/builders.ts'
 
 export const SERVICE_ACCOUNT_TOKEN = 'rc-svc-token-3d9a7c51e2b8'
 export const REPO = { owner: 'acme', name: 'widgets' }

@@ -6,7 +6,7 @@
  * try-out routes make.
  */
 import { createSequenceIds } from '../../../adapters/memory/ids.ts'
-import type { Classification, RunReply, RunRequest } from '../../../core/types.ts'
+import type { RunReply, RunRequest } from '../../../core/types.ts'
 import { createControllerApp } from '../../../entrypoints/controller/http/app.ts'
 import { tryOutRoutes } from '../../../entrypoints/controller/http/routes/try-out.ts'
 import {
@@ -15,6 +15,7 @@ import {
   type TryOuts,
   type TryOutsDeps,
 } from '../../../entrypoints/controller/usecases/try-outs.ts'
+import { aClassification } from '../../support/builders.ts'
 import { aRequest } from './http/http-support.ts'
 import { answeredRow, createWorld, type World } from './review-world.ts'
 
@@ -97,16 +98,6 @@ export function createTryOutWorld(options: TryOutWorldOptions = {}): TryOutWorld
     ],
   })
   return Object.assign(world, { app, tryOuts, link, forgeCalls, forgeHooks })
-}
-
-export function aClassification(overrides: Partial<Classification> = {}): Classification {
-  return {
-    name: 'datetime',
-    description: 'All datetimes carry time zone information.',
-    threshold: 80,
-    polarity: 'positive',
-    ...overrides,
-  }
 }
 
 export function aTryOutBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {

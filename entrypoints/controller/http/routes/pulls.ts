@@ -4,11 +4,10 @@
  * read with the controller's own token. The adapter reads every page.
  */
 
-// TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
-import { Type } from '@sinclair/typebox'
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { isAppError } from '../../../../core/errors.ts'
 import { compareRepoNames, repoName } from '../../../../core/repo.ts'
+import { PullListSchema, PullReposSchema } from '../../../../core/schemas.ts'
 import type { ForgeReader } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { HttpProblem, ProblemSchema } from '../problem.ts'
@@ -19,12 +18,6 @@ export type PullsRoutesDeps = {
   forge: Pick<ForgeReader, 'listReposWithOpenPulls' | 'listOpenPulls'> | null
   logger: Logger
 }
-
-export const PullSummarySchema = t.Object({
-  number: Type.Integer(),
-  title: t.String(),
-  head_sha: t.String({ description: "The PR's head commit; empty when the forge can't resolve it." }),
-})
 
 export function pullsRoutes(deps: PullsRoutesDeps) {
   const { logger } = deps
@@ -42,7 +35,7 @@ export function pullsRoutes(deps: PullsRoutesDeps) {
       },
       {
         response: {
-          200: t.Array(t.String(), { description: 'owner/name, sorted by name ignoring case.' }),
+          200: PullReposSchema,
           503: ProblemSchema,
         },
         detail: {
@@ -70,7 +63,7 @@ export function pullsRoutes(deps: PullsRoutesDeps) {
       {
         query: RepoQuerySchema,
         response: {
-          200: t.Array(PullSummarySchema, { description: 'Highest number first.' }),
+          200: PullListSchema,
           400: ProblemSchema,
           404: ProblemSchema,
           503: ProblemSchema,

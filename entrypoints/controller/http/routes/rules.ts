@@ -4,9 +4,9 @@
  * The classifications come in the file's order and in the try-out POST's
  * shape, so the page can post them back as they are.
  */
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { describeNoRules, describeRulesRefusal } from '../../../../core/repo-rules.ts'
-import { ClassificationSchema } from '../../../../core/schemas.ts'
+import { RepoRulesSchema } from '../../../../core/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { loadDefaultBranchRules, type RulesReader } from '../../usecases/rules-loader.ts'
 import { HttpProblem, ProblemSchema } from '../problem.ts'
@@ -17,16 +17,6 @@ export type RulesRoutesDeps = {
   forge: RulesReader | null
   logger: Logger
 }
-
-export const RepoRulesSchema = t.Object(
-  {
-    path: t.String({ description: 'The rules file read.' }),
-    branch: t.String({ description: 'The default branch.' }),
-    commit: t.String({ description: 'The commit the file was read at: the default branch head.' }),
-    classifications: t.Array(ClassificationSchema, { description: "In the file's order." }),
-  },
-  { description: "A repo's rules as its default branch holds them." },
-)
 
 export function rulesRoutes(deps: RulesRoutesDeps) {
   const { logger } = deps

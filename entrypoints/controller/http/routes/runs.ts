@@ -2,8 +2,8 @@
  * `GET /api/review-classifier/runs`: the newest 100 finished runs, newest
  * first. The gateway's `admins` rule gates it; the controller checks no header.
  */
-import { Elysia, t } from 'elysia'
-import { RunRecordSchema } from '../../../../core/schemas.ts'
+import { Elysia } from 'elysia'
+import { RunListSchema } from '../../../../core/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
 import type { RunStore } from '../../usecases/run-store.ts'
@@ -28,7 +28,7 @@ export function runsRoutes(deps: RunsRoutesDeps) {
       }
     },
     {
-      response: { 200: t.Array(RunRecordSchema), 500: ProblemSchema, 503: ProblemSchema },
+      response: { 200: RunListSchema, 500: ProblemSchema, 503: ProblemSchema },
       detail: { summary: 'The newest 100 finished runs, newest first', tags: ['runs'] },
     },
   )

@@ -16,6 +16,7 @@
 import { resolve } from 'node:path'
 import { Elysia } from 'elysia'
 import { describeError } from '../../../../core/errors.ts'
+import type { UiConfig } from '../../../../core/types.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { problemResponse } from '../problem.ts'
 
@@ -119,7 +120,7 @@ export function uiRoutes(deps: UiRoutesDeps) {
       .get(
         '/ui/config.json',
         () =>
-          new Response(JSON.stringify({ forge_url: deps.forgeUrl }), {
+          new Response(JSON.stringify({ forge_url: deps.forgeUrl } satisfies UiConfig), {
             headers: { ...SECURITY_HEADERS, 'content-type': 'application/json' },
           }),
         hidden,

@@ -8,8 +8,8 @@ import { type ControllerAppDeps, createControllerApp } from '../../../../entrypo
 import { PROBLEM_CONTENT_TYPE } from '../../../../entrypoints/controller/http/problem.ts'
 import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run-store.ts'
 import { createKvSettingsStore } from '../../../../entrypoints/controller/usecases/settings-store.ts'
-import { aSettings } from '../../../builders.ts'
-import { aRequest, aRunRecord, expectProblem } from './http-support.ts'
+import { aRunRecord, aSettings } from '../../../support/builders.ts'
+import { aRequest, expectProblem } from './http-support.ts'
 
 const SETTINGS = '/api/review-classifier/settings'
 const RUNS = '/api/review-classifier/runs'

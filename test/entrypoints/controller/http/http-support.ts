@@ -1,34 +1,12 @@
-/** Shared pieces of the store, route and service account tests: a run record, a request to the app, failures as values. */
+/** Shared pieces of the store, route and service account tests: a request to the app, failures as values. */
 import { expect } from 'bun:test'
 import type { AnyElysia } from 'elysia'
 import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
 import { createRecordingLogger, type RecordingLogger } from '../../../../adapters/memory/logger.ts'
-import type { RunRecord } from '../../../../core/run-record.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../../entrypoints/controller/http/problem.ts'
 import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run-store.ts'
 import { createKvSettingsStore } from '../../../../entrypoints/controller/usecases/settings-store.ts'
-import { aRow, type Overrides, withOverrides } from '../../../builders.ts'
-
-export function aRunRecord(overrides: Overrides<RunRecord> = {}): RunRecord {
-  return withOverrides(
-    {
-      id: 'run-1',
-      trigger: 'review',
-      repo: 'acme/widgets',
-      pr: 7,
-      requester: 'alice',
-      head_sha: 'a'.repeat(40),
-      started_unix: 1_767_225_600,
-      finished_unix: 1_767_225_660,
-      outcome: 'approved',
-      rows: [aRow()],
-      overall: 'approve',
-      review_url: 'https://forge.example/acme/widgets/pulls/7#issuecomment-1',
-    },
-    overrides,
-  )
-}
 
 export async function failureOf(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(

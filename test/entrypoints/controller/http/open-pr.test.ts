@@ -20,6 +20,7 @@ import { createOpenPr, type OpenPrForge } from '../../../../entrypoints/controll
 import type { ServiceAccountGate } from '../../../../entrypoints/controller/usecases/service-token.ts'
 import type { Ids } from '../../../../ports/ids.ts'
 import type { SecretStore } from '../../../../ports/secret-store.ts'
+import { aClassification } from '../../../support/builders.ts'
 import { type ForgejoHarness, startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
 import { aRequest, expectProblem as expectProblemAnswer } from './http-support.ts'
 
@@ -60,18 +61,18 @@ const JSON_RULES = [BAO_FIRST, JSON_NO_ADS]
 // Odd spacing and key order, so a re-serialised file is visibly new.
 const JSON_TEXT = `{"classifications": [${JSON_RULES.map((c) => JSON.stringify({ polarity: c.polarity, name: c.name, threshold: c.threshold, description: c.description })).join(', ')}]}`
 
-function aClassification(overrides: Partial<Classification> = {}): Classification {
-  return {
+/** The rule this file adds to a repo's rules: the shared builder's, named and worded for a new one. */
+function aNewRule(overrides: Partial<Classification> = {}): Classification {
+  return aClassification({
     name: 'small-prs',
     description: 'The PR changes fewer than 400 lines.',
     threshold: 75,
-    polarity: 'positive',
     ...overrides,
-  }
+  })
 }
 
 function ten(prefix: string): Classification[] {
-  return Array.from({ length: 10 }, (_, i) => aClassification({ name: `${prefix}-${i}` }))
+  return Array.from({ length: 10 }, (_, i) => aNewRule({ name: `${prefix}-${i}` }))
 }
 
 function yamlOf(entries: Classification[]): string {
@@ -104,12 +105,12 @@ function aSeed(): ForgeSeed {
       seedRepo('blank'),
       seedRepo('trunked', {
         defaultBranch: 'trunk',
-        files: { [RULES_YML_PATH]: yamlOf([aClassification({ name: 'old' })]) },
+        files: { [RULES_YML_PATH]: yamlOf([aNewRule({ name: 'old' })]) },
       }),
       seedRepo('readonly', { collaborators: { [SERVICE_ACCOUNT.login]: 'read' } }),
       seedRepo('hidden', { private: true, collaborators: {} }),
       seedRepo('empty', { empty: true }),
-      seedRepo('both', { files: { [RULES_YML_PATH]: yamlOf([aClassification()]), [RULES_JSON_PATH]: JSON_TEXT } }),
+      seedRepo('both', { files: { [RULES_YML_PATH]: yamlOf([aNewRule()]), [RULES_JSON_PATH]: JSON_TEXT } }),
       seedRepo('broken', {
         files: {
           [RULES_YML_PATH]:
@@ -225,7 +226,7 @@ function openPr(body: unknown, user: string | null = 'alice'): Request {
   })
 }
 
-function bodyFor(target: RepoRef, classifications: Classification[] = [aClassification()]): unknown {
+function bodyFor(target: RepoRef, classifications: Classification[] = [aNewRule()]): unknown {
   return { repo: `${target.owner}/${target.name}`, classifications }
 }
 
@@ -282,7 +283,7 @@ describe('POST /api/review-classifier/open-pr: 201', () => {
       committer: COMMITTER,
       pusher: SERVICE_ACCOUNT.login,
     })
-    expect(parseRulesFile(RULES_YML_PATH, commit?.content ?? '')).toEqual({ ok: true, value: [aClassification()] })
+    expect(parseRulesFile(RULES_YML_PATH, commit?.content ?? '')).toEqual({ ok: true, value: [aNewRule()] })
     expect(commit?.message).toMatch(
       /^Add review classifier rules: small-prs\n\nWritten by Alice Example \(alice\) on the swarm UI's try-out page/,
     )
@@ -303,13 +304,13 @@ describe('POST /api/review-classifier/open-pr: 201', () => {
     const { harness: h, app } = await aWorld()
     const mainBefore = await head(h, WIDGETS, 'main')
     const sha = (await h.forge.getFileContent(WIDGETS, RULES_YML_PATH, 'main'))?.sha
-    const changed = aClassification({
+    const changed = aNewRule({
       name: 'no-ads',
       description: 'No advertising for any AI model anywhere.',
       threshold: 95,
       polarity: 'negative',
     })
-    const added = aClassification()
+    const added = aNewRule()
     const answer = await expectCreated(await app.handle(openPr(bodyFor(WIDGETS, [changed, added]))))
     expect(answer.path).toBe(RULES_YML_PATH)
 
@@ -389,27 +390,23 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
 
   it.each([
     ['a body that is not JSON', '{"repo": ', /isn't JSON/],
-    [
-      'a repo that is not owner/name',
-      { repo: 'acme', classifications: [aClassification()] },
-      /repo must be owner\/name/,
-    ],
-    ['a missing repo', { classifications: [aClassification()] }, /missing field "repo"/],
+    ['a repo that is not owner/name', { repo: 'acme', classifications: [aNewRule()] }, /repo must be owner\/name/],
+    ['a missing repo', { classifications: [aNewRule()] }, /missing field "repo"/],
     [
       'classifications breaking a rule',
-      { repo: 'acme/blank', classifications: [aClassification(), aClassification({ threshold: 101 })] },
+      { repo: 'acme/blank', classifications: [aNewRule(), aNewRule({ threshold: 101 })] },
       /already used|threshold/,
     ],
     ['no classifications', { repo: 'acme/blank', classifications: [] }, /empty/],
     ['an array body', [], /JSON object/],
     [
       'a name with a zero-width space, which would go into the commit message',
-      { repo: 'acme/blank', classifications: [aClassification({ name: 'datetime\u200b' })] },
+      { repo: 'acme/blank', classifications: [aNewRule({ name: 'datetime\u200b' })] },
       /^the body: classifications\[0\] \(name "datetime\\u200b"\): name holds U\+200B \(a format character\) at character 9; a name is one line of visible characters/,
     ],
     [
       'a name of 200,000 characters',
-      { repo: 'acme/blank', classifications: [aClassification({ name: 'n'.repeat(200_000) })] },
+      { repo: 'acme/blank', classifications: [aNewRule({ name: 'n'.repeat(200_000) })] },
       /name is 200000 characters long; at most 64 are allowed$/,
     ],
   ])('answers 400 for %s, without calling the forge', async (_, body, detail) => {
@@ -472,8 +469,7 @@ describe('POST /api/review-classifier/open-pr: refusals', () => {
 
   it('answers 409 when a rules file appears on the default branch of a repo that had none during the push', async () => {
     const { harness: h, app } = await aWorld({
-      beforePush: (fake) =>
-        fake.fake.changeFile(BLANK, 'main', RULES_YML_PATH, yamlOf([aClassification({ name: 'theirs' })])),
+      beforePush: (fake) => fake.fake.changeFile(BLANK, 'main', RULES_YML_PATH, yamlOf([aNewRule({ name: 'theirs' })])),
     })
     await expectProblem(await app.handle(openPr(bodyFor(BLANK))), 409, /changed on main during the push/)
     expect(h.fake.pushedCommits(BLANK)).toEqual([])
@@ -612,12 +608,12 @@ describe('parseOpenPrBody', () => {
   it('takes the repo and checked classifications', () => {
     expect(parseOpenPrBody(JSON.stringify(bodyFor(WIDGETS)))).toEqual({
       ok: true,
-      value: { repo: WIDGETS, classifications: [aClassification()] },
+      value: { repo: WIDGETS, classifications: [aNewRule()] },
     })
   })
 
   it.each(['acme/', '/widgets', 'acme/widgets/extra', 'acme/wid gets', 7])('refuses the repo %j', (value) => {
-    expect(parseOpenPrBody(JSON.stringify({ repo: value, classifications: [aClassification()] })).ok).toBe(false)
+    expect(parseOpenPrBody(JSON.stringify({ repo: value, classifications: [aNewRule()] })).ok).toBe(false)
   })
 })
 

@@ -8,10 +8,9 @@ import { describe, expect, it } from 'bun:test'
 import { appError } from '../../../../core/errors.ts'
 import type { Row, RunReply, RunRequest, Verdict } from '../../../../core/types.ts'
 import type { RunTell } from '../../../../ports/queue.ts'
-import { aSeedPull, aSeedRepo } from '../../../builders.ts'
+import { aClassification, aSeedPull, aSeedRepo } from '../../../support/builders.ts'
 import { answeredRow, gate, REPO, until } from '../review-world.ts'
 import {
-  aClassification,
   allClear,
   aTryOutBody,
   createTryOutWorld,

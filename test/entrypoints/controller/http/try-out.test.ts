@@ -7,10 +7,9 @@ import type { RunRequest } from '../../../../core/types.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../../entrypoints/controller/http/problem.ts'
 import { createReviewPipeline } from '../../../../entrypoints/controller/usecases/review-pipeline.ts'
 import { createTryOuts, TRY_OUT_KEEP_MS } from '../../../../entrypoints/controller/usecases/try-outs.ts'
-import { aSeedPull, aSeedRepo } from '../../../builders.ts'
+import { aClassification, aSeedPull, aSeedRepo } from '../../../support/builders.ts'
 import { answeredRow, gate, REPO, until } from '../review-world.ts'
 import {
-  aClassification,
   allClear,
   aTryOutBody,
   createTryOutWorld,

@@ -12,7 +12,7 @@ import {
 } from '../../../../entrypoints/controller/usecases/review-pipeline.ts'
 import { QUEUE_FULL_REASON } from '../../../../entrypoints/controller/usecases/review-run.ts'
 import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run-store.ts'
-import { aSeedPull, aSeedRepo } from '../../../builders.ts'
+import { aSeedPull, aSeedRepo } from '../../../support/builders.ts'
 import { expectNothingFor } from '../../../support/waits.ts'
 import {
   approveAll,

@@ -11,7 +11,7 @@ import { createReviewRunner, LEFT_PENDING_MESSAGE } from '../../../../entrypoint
 import { createServiceAccountProvisioner } from '../../../../entrypoints/controller/usecases/service-account.ts'
 import { mintTimedOut } from '../../../../entrypoints/controller/usecases/service-token.ts'
 import type { ForgeWriter } from '../../../../ports/forge.ts'
-import { aSeedRepo } from '../../../builders.ts'
+import { aSeedRepo } from '../../../support/builders.ts'
 import { approveAll, createWorld, gate, REPO, requestFor, SERVICE_ACCOUNT_TOKEN, type World } from '../review-world.ts'
 
 /** The forge holds the service account with a token the store has lost; the store holds none. */

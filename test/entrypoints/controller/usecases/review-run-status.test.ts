@@ -14,7 +14,7 @@ import type { ReviewRequest } from '../../../../core/webhook.ts'
 import { STATUS_REFUSED_MESSAGE } from '../../../../entrypoints/controller/usecases/review-acts.ts'
 import { createReviewRunner } from '../../../../entrypoints/controller/usecases/review-run.ts'
 import type { ForgeWriter } from '../../../../ports/forge.ts'
-import { aSeedRepo } from '../../../builders.ts'
+import { aSeedRepo } from '../../../support/builders.ts'
 import { type ForgejoHarness, startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
 import {
   answeredRow,

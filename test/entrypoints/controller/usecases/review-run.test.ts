@@ -7,7 +7,7 @@ import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../../core/rules-file.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN, serviceAccountStopped } from '../../../../core/service-account.ts'
 import { createReviewRunner, QUEUE_FULL_REASON } from '../../../../entrypoints/controller/usecases/review-run.ts'
 import { createServiceAccountProvisioner } from '../../../../entrypoints/controller/usecases/service-account.ts'
-import { aSeedRepo } from '../../../builders.ts'
+import { aSeedRepo } from '../../../support/builders.ts'
 import {
   answeredRow,
   approveAll,

@@ -4,7 +4,7 @@ import { appError } from '../../../../core/errors.ts'
 import type { Row, RunReply } from '../../../../core/types.ts'
 import { sendRunRequest } from '../../../../entrypoints/controller/usecases/run-exchange.ts'
 import type { RunQueue } from '../../../../ports/queue.ts'
-import { aRow, aRunRequest } from '../../../builders.ts'
+import { aRow, aRunRequest } from '../../../support/builders.ts'
 import { gate } from '../review-world.ts'
 
 const request = aRunRequest({ id: 'run-7' })

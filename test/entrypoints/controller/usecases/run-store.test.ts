@@ -12,10 +12,10 @@ import {
   RUNS_DROPPED_MESSAGE,
 } from '../../../../entrypoints/controller/usecases/run-store.ts'
 import type { KvBuckets } from '../../../../ports/kv.ts'
-import { aRow } from '../../../builders.ts'
+import { aRow, aRunRecord } from '../../../support/builders.ts'
 import { cleanUp } from '../../../support/cleanup.ts'
 import { type NatsServer, startNatsServer } from '../../../support/nats-server.ts'
-import { aRunRecord, failureOf } from '../http/http-support.ts'
+import { failureOf } from '../http/http-support.ts'
 
 setDefaultTimeout(60_000)
 

@@ -7,7 +7,7 @@ import {
   createKvSettingsStore,
   UNDECODABLE_SETTINGS_MESSAGE,
 } from '../../../../entrypoints/controller/usecases/settings-store.ts'
-import { aSettings } from '../../../builders.ts'
+import { aSettings } from '../../../support/builders.ts'
 import { failureOf } from '../http/http-support.ts'
 
 const ACP = { base_url: 'https://llm.example/v1', model: 'qwen3-coder', prices: { input: 0.2, output: 0.8 } }

@@ -1,34 +1,8 @@
-/** What the command-line tool's commands share: its I/O, its two kinds of failure, reading the files a user names. */
+/** Reading the files a user names on the command line: a text file, a rules file, each failure one clear line. */
 import { readFileSync, statSync } from 'node:fs'
 import { formatRulesProblems, parseRulesFile, RULES_MAX_BYTES } from '../../core/rules-file.ts'
 import type { Classification } from '../../core/types.ts'
-
-export type CliIo = {
-  cwd: string
-  out: (text: string) => void
-  err: (text: string) => void
-  /** The environment `check` reads its keys, pass-through variables and git's from; empty when left out. */
-  env?: Record<string, string | undefined>
-  /** What the terminal allows; left out, output is laid out as for a pipe or a log. */
-  terminal?: TerminalInfo
-  /** Aborted on Ctrl-C: `check` stops its model sessions and reports no verdict. */
-  signal?: AbortSignal
-}
-
-export type TerminalInfo = {
-  /** stdout's columns when it is a terminal; null for a pipe or a file (no width limit). */
-  outColumns: number | null
-  /** stderr is a terminal: progress may redraw one status line in place. */
-  errIsTty: boolean
-  /** stderr's columns when it is a terminal. */
-  errColumns: number | null
-}
-
-/** The command line is wrong: the message and the usage are printed. */
-export class UsageError extends Error {}
-
-/** The input is wrong (a file, the repo, a key): its one clear message is printed. */
-export class InputError extends Error {}
+import { InputError } from './io.ts'
 
 /** Reads a file the user named, turning every failure into one clear line. */
 export function readTextFile(path: string, what: string, maxBytes?: number): string {

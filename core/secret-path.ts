@@ -9,7 +9,7 @@
  * let a caller step outside the store or name a different secret than it
  * meant. Control characters never belong in a name and could break a log line.
  */
-import { appError } from '../../core/errors.ts'
+import { appError } from './errors.ts'
 
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ensurePrivateDir } from '../../../adapters/common/private-dir.ts'
+import { ensurePrivateDir } from '../../../adapters/fs/private-dir.ts'
 
 const uid = process.getuid?.() ?? 0
 

@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { bootId, startTimeOf } from '../../../adapters/common/proc.ts'
-import { endLeftovers, startInstance } from '../../../adapters/common/process-records.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
+import { bootId, startTimeOf } from '../../../adapters/process/proc.ts'
+import { endLeftovers, startInstance } from '../../../adapters/process/records.ts'
 import { processAlive } from '../claude/support.ts'
 
 const spawned: Subprocess[] = []

@@ -4,10 +4,21 @@
  * test that depends on one says so by overriding it.
  */
 
-import type { SeedPull, SeedRepo } from '../adapters/memory/forge.ts'
-import type { Answer, Classification, RepoRef, Row, RunReply, RunRequest, Settings, Usage } from '../core/types.ts'
-import type { ForgePullRequest, ForgePullSummary, ForgeRepository } from '../ports/forge.ts'
-import type { ClassifyInput } from '../ports/model-runtime.ts'
+import type { SeedPull, SeedRepo } from '../../adapters/memory/forge.ts'
+import type { RunRecord } from '../../core/run-record.ts'
+import type {
+  Answer,
+  Classification,
+  RepoRef,
+  Row,
+  RowError,
+  RunReply,
+  RunRequest,
+  Settings,
+  Usage,
+} from '../../core/types.ts'
+import type { ForgePullRequest, ForgePullSummary, ForgeRepository, NewBranchCommit } from '../../ports/forge.ts'
+import type { ClassifyInput } from '../../ports/model-runtime.ts'
 
 /** A builder's overrides: a field given as `undefined` is left out, as a JSON document would leave it. */
 export type Overrides<T> = { [K in keyof T]?: T[K] | undefined }
@@ -59,6 +70,47 @@ export function aRow(overrides: Partial<Row> = {}): Row {
     error: null,
     ...overrides,
   }
+}
+
+export function aRowError(overrides: Partial<RowError> = {}): RowError {
+  return { kind: 'timeout', detail: 'no answer within 180 s', ...overrides }
+}
+
+/** A row without an answer: {@link aRowError}'s timeout, nothing counted. */
+export function anUnansweredRow(overrides: Partial<Row> = {}): Row {
+  return {
+    name: 'datetime',
+    polarity: 'positive',
+    threshold: 80,
+    verdict: null,
+    certainty: null,
+    reason: null,
+    counted: false,
+    fails: false,
+    error: aRowError(),
+    ...overrides,
+  }
+}
+
+/** A recorded review of PR 7 that was approved, with {@link aRow}'s row. */
+export function aRunRecord(overrides: Overrides<RunRecord> = {}): RunRecord {
+  return withOverrides(
+    {
+      id: 'run-1',
+      trigger: 'review',
+      repo: 'acme/widgets',
+      pr: 7,
+      requester: 'alice',
+      head_sha: 'a'.repeat(40),
+      started_unix: 1_767_225_600,
+      finished_unix: 1_767_225_660,
+      outcome: 'approved',
+      rows: [aRow()],
+      overall: 'approve',
+      review_url: 'https://forge.example/acme/widgets/pulls/7#issuecomment-1',
+    },
+    overrides,
+  )
 }
 
 /** The settings in force with no document stored. */
@@ -135,6 +187,23 @@ export function aSeedPull(overrides: Partial<SeedPull> = {}): SeedPull {
   }
 }
 
+/** A PR's head commit in the seeded forges of the end-to-end tests: its number in hex, repeated to 40 digits. */
+export function headOf(pr: number): string {
+  return pr.toString(16).padStart(2, '0').repeat(20)
+}
+
+/** PR `pr` of a seeded forge, told apart by its number: its title, head ({@link headOf}), commit and diff name it. */
+export function aNumberedPull(pr: number, overrides: Partial<SeedPull> = {}): SeedPull {
+  return aSeedPull({
+    number: pr,
+    title: `Change ${pr}`,
+    headSha: headOf(pr),
+    commits: [`Change ${pr}\n\nBody of change ${pr}.`],
+    diff: `diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-now()\n+now(UTC)  # change ${pr}\n`,
+    ...overrides,
+  })
+}
+
 /** A memory-forge repo `acme/widgets` with a rules file, PR 42 and `review-classifier` as a write collaborator. */
 export function aSeedRepo(overrides: Partial<SeedRepo> = {}): SeedRepo {
   return {
@@ -146,6 +215,21 @@ export function aSeedRepo(overrides: Partial<SeedRepo> = {}): SeedRepo {
     },
     pulls: [aSeedPull()],
     collaborators: { 'review-classifier': 'write' },
+    ...overrides,
+  }
+}
+
+/** The one commit an open-a-PR pushes on a branch of its own: the JSON rules file, new. */
+export function aBranchCommit(overrides: Partial<NewBranchCommit> = {}): NewBranchCommit {
+  return {
+    branch: 'review-classifier/alice-0000abcd',
+    from: 'main',
+    path: '.hyperhive/review-classifier.json',
+    content: '{"classifications":[]}\n',
+    sha: null,
+    message: 'Add review classifications',
+    author: { name: 'Alice Example', email: 'alice@noreply.forge.example' },
+    committer: { name: 'Review classifier', email: 'review-classifier@noreply.forge.example' },
     ...overrides,
   }
 }
