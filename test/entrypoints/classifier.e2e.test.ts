@@ -83,6 +83,7 @@ afterEach(async () => {
     await proc.exited
   }
   fake.setResponder(null)
+  fake.setHold(null)
   fake.setMode({ mode: 'ok', text: MATCH, delayMs: 0 })
   fake.reset()
 })
@@ -169,10 +170,16 @@ describe('classifier process', () => {
   it('on SIGTERM answers the run in hand, then exits 0', async () => {
     const proc = startClassifier()
     await proc.waitForLine('review classifier listening')
-    fake.setMode({ delayMs: 1_500 })
+    // The answer is held until the classifier has begun its drain: the run is in hand at the SIGTERM.
+    let release = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    fake.setHold(() => released)
     const pending = ask(aRunRequest({ id: 'e2e-drain' }))
-    while (fake.stats().messages === 0) await Bun.sleep(50)
+    await waitFor(() => fake.stats().messages > 0, "the run's question at the provider", 60_000)
     proc.kill('SIGTERM')
+    await proc.waitForLine('review classifier draining').finally(release)
     const reply = await pending.catch((error: unknown) => {
       throw new Error(`${String(error)}\n${proc.lines.join('\n')}`)
     })
