@@ -105,16 +105,19 @@ describe('createOpencodeRuntime', () => {
   })
 
   it('stops a loop that streams nothing at the deadline, as a timeout', async () => {
+    harness.fake.setMode({ kind: 'jsonbody', text: ANSWER })
+    const { context, question, deadlineMs: _deadline, ...spec } = aClassifyInput({ runId: SHARED_RUN, apiKey: API_KEY })
+    const made = madeFor(SHARED_RUN).length
+    const session = harness.pointed.open(spec)
     try {
-      // The run's process is up (the tests above): the deadline runs against the loop alone.
+      // Made on the run's process before it is asked: the deadline runs against the loop alone.
+      await waitFor(() => madeFor(SHARED_RUN).length > made, 'the session made', ROOMY_DEADLINE_MS)
       const before = harness.fake.requests().length
-      const result = await harness.classify(
-        { runId: SHARED_RUN, apiKey: API_KEY, deadlineMs: 4_000 },
-        { kind: 'jsonbody', text: ANSWER },
-      )
+      const result = await session.ask({ context, question, deadlineMs: 4_000 })
       expect(result.ok ? 'answered' : result.error).toEqual({ kind: 'timeout', detail: 'no answer within 4000 ms' })
       expect(harness.fake.requests().length - before).toBeGreaterThan(0)
     } finally {
+      await session.close()
       await harness.runtime.endRun(SHARED_RUN)
     }
   })
