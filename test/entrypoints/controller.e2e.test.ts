@@ -334,7 +334,8 @@ describe('a review request end to end', () => {
     const prs = Array.from({ length: 10 }, (_, i) => 11 + i)
     const answers = await Promise.all(prs.map((pr) => deliver(pr))).finally(released)
     expect(answers.every((r) => r.status === 202)).toBe(true)
-    const until = Date.now() + 90_000
+    // Nine runs one after another, two claude processes each: over a minute on a loaded machine.
+    const until = Date.now() + 240_000
     let reviews: FakeReview[] = []
     while (Date.now() < until) {
       reviews = prs.flatMap((pr) => forge.reviews(REPO, pr))
@@ -349,7 +350,7 @@ describe('a review request end to end', () => {
     expect(reviews.filter((r) => r.state === 'APPROVED')).toHaveLength(9)
     await runOf(turnedAway[0]?.pr ?? 0, 'queue-full')
     expect((await putSettings({ max_concurrent_reviews: 2 })).status).toBe(200)
-  })
+  }, 300_000)
 
   it('posts no verdict when no classifier is running, and reviews again once one is back', async () => {
     classifier.kill('SIGTERM')
