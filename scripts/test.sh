@@ -13,5 +13,7 @@ tsc --noEmit
 tsc --noEmit -p ui/tsconfig.json
 echo "== tests"
 # Suites that start real processes (nats-server, claude, opencode) need more than the 5 s default;
-# bun 1.4 does not read a test timeout from bunfig.toml, so it is set here.
-bun test --timeout 60000 "$@"
+# bun 1.4 does not read a test timeout from bunfig.toml, so it is set here. The files run in one
+# worker process per core (each file in a fresh global): most of the suite's time is spent
+# waiting on the processes a file starts, so a second file overlaps those waits.
+bun test --timeout 60000 --parallel "$@"

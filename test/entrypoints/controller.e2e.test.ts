@@ -105,6 +105,19 @@ async function reviewsOf(pr: number, count = 1, repo = REPO.name, timeoutMs = 60
   }
 }
 
+/** Holds every answer of the fake provider until the returned release is called. */
+function hold(): () => void {
+  let release = () => {}
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  ai.setHold(() => released)
+  return () => {
+    ai.setHold(null)
+    release()
+  }
+}
+
 /** What admission decided for each delivery of a PR, from the controller's `review requested` log lines. */
 function admissionsOf(pr: number): string[] {
   return controller.lines
@@ -257,15 +270,16 @@ describe('a review request end to end', () => {
   })
 
   it('starts one run for duplicate deliveries of one PR and head', async () => {
-    ai.setMode({ delayMs: 500 })
-    const [first, second] = await Promise.all([deliver(4), deliver(4)])
+    // The run's answers are held until both deliveries are answered, so the second meets the first
+    // still running however the two are scheduled.
+    const released = hold()
+    const [first, second] = await Promise.all([deliver(4), deliver(4)]).finally(released)
     expect([first.status, second.status].sort()).toEqual([200, 202])
     // Admission decides before the delivery is answered and logs what it decided: one run, one duplicate.
     await waitFor(() => admissionsOf(4).length === 2, "both deliveries' admission lines")
     expect(admissionsOf(4).sort()).toEqual(['duplicate', 'started'])
     await reviewsOf(4)
     const run = await runOf(4)
-    ai.setMode({ delayMs: 0 })
     expect(forge.reviews(REPO, 4)).toHaveLength(1)
     expect(run.head_sha).toBe(headOf(4))
   })
@@ -300,18 +314,20 @@ describe('a review request end to end', () => {
 
   it('with concurrency 1, runs one, queues eight and turns the tenth away with a comment', async () => {
     expect((await putSettings({ max_concurrent_reviews: 1 })).status).toBe(200)
-    ai.setMode({ delayMs: 300 })
+    // Every answer is held until all ten deliveries are answered: the first run is still running
+    // when the tenth is admitted, however the machine schedules them.
+    const released = hold()
     const prs = Array.from({ length: 10 }, (_, i) => 11 + i)
-    const answers = await Promise.all(prs.map((pr) => deliver(pr)))
+    const answers = await Promise.all(prs.map((pr) => deliver(pr))).finally(released)
     expect(answers.every((r) => r.status === 202)).toBe(true)
-    const until = Date.now() + 90_000
+    // Nine runs one after another, two claude processes each: over a minute on a loaded machine.
+    const until = Date.now() + 240_000
     let reviews: FakeReview[] = []
     while (Date.now() < until) {
       reviews = prs.flatMap((pr) => forge.reviews(REPO, pr))
       if (reviews.length >= 10) break
       await Bun.sleep(200)
     }
-    ai.setMode({ delayMs: 0 })
     expect(reviews).toHaveLength(10)
     const turnedAway = reviews.filter((r) => r.body.includes('waiting places'))
     expect(turnedAway).toHaveLength(1)
@@ -320,7 +336,7 @@ describe('a review request end to end', () => {
     expect(reviews.filter((r) => r.state === 'APPROVED')).toHaveLength(9)
     await runOf(turnedAway[0]?.pr ?? 0, 'queue-full')
     expect((await putSettings({ max_concurrent_reviews: 2 })).status).toBe(200)
-  })
+  }, 300_000)
 
   it('posts no verdict when no classifier is running, and reviews again once one is back', async () => {
     classifier.kill('SIGTERM')

@@ -11,7 +11,7 @@ import { dieWithParent } from './cleanup.ts'
 
 export type ServiceProcess = {
   readonly lines: string[]
-  /** Resolves with the first log line containing `text`; rejects after `timeoutMs`. */
+  /** Resolves with the first log line containing `text`; rejects after `timeoutMs` (default a minute: a start on a loaded machine). */
   waitForLine(text: string, timeoutMs?: number): Promise<string>
   kill(signal: 'SIGTERM' | 'SIGKILL' | 'SIGINT'): void
   exited: Promise<number>
@@ -76,7 +76,7 @@ export function startServiceProcess(name: 'classifier' | 'controller', env: Reco
 
   return {
     lines,
-    async waitForLine(text, timeoutMs = 20_000) {
+    async waitForLine(text, timeoutMs = 60_000) {
       const until = Date.now() + timeoutMs
       for (;;) {
         const found = lines.find((line) => line.includes(text))

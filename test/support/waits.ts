@@ -5,6 +5,13 @@
  * no longer happen now", hold a bounded idle that fails the moment it does.
  */
 
+/**
+ * The deadline of a model call a test waits on without it being the subject: a process start
+ * takes seconds of CPU, which on a loaded 2-core machine is close to a minute, so only a broken
+ * runtime comes near this. Files that use it give their tests more than it (bun's timeout).
+ */
+export const ROOMY_DEADLINE_MS = 120_000
+
 /** Resolves once `condition` holds; rejects after `timeoutMs` naming `what`. */
 export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs

@@ -423,18 +423,25 @@ describe('try-out', () => {
     const { page, errors } = await openTryOut()
     await fillPull(page, 2)
     await loadRules(page)
-    // Each answer takes a while; the first rule is asked alone (warm first), so its row is in well before the other's.
-    world.ai.setMode({ delayMs: 1_500 })
+    // One rule's answer is held until the page has shown the other's row, however fast or slow the
+    // machine: the page must show a finished row while a classification is still running.
+    let release = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    world.ai.setHold((body) => (JSON.stringify(body).includes('Name: no-ads') ? released : undefined))
     try {
       await page.click('#try-run')
       const attempt = page.locator('.attempt--latest[data-attempt="1"]')
       await attempt.locator('table.rows tbody tr:not(.row--pending)').first().waitFor({ timeout: 60_000 })
       expect(await attempt.locator('.row--pending').count()).toBe(1)
       expect(await attempt.locator('.status--running').textContent()).toContain('1 of 2 classifications finished')
+      release()
       await attempt.locator('.status--done').waitFor({ timeout: 60_000 })
       expect(await attempt.locator('.row--pending').count()).toBe(0)
     } finally {
-      world.ai.setMode({ delayMs: 0 })
+      release()
+      world.ai.setHold(null)
     }
     expect(errors).toEqual([])
     await page.close()

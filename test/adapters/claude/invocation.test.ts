@@ -19,9 +19,11 @@ import { createRecordingLogger, type RecordingLogger } from '../../../adapters/m
 import type { ModelRuntime } from '../../../ports/model-runtime.ts'
 import { aClassifyInput } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
+import { ROOMY_DEADLINE_MS } from '../../support/waits.ts'
 import { aWorkDir, groupAlive, processAlive, SECRET_KEY, startedPids } from './support.ts'
 
-setDefaultTimeout(30_000)
+// A stand-in answers at once; the room is for a loaded machine's process starts.
+setDefaultTimeout(180_000)
 
 const RESULT_LINE = JSON.stringify({
   type: 'result',
@@ -58,7 +60,12 @@ describe('createClaudeRuntime with a stand-in binary', () => {
         maxRetries: 1,
       },
     )
-    const input = aClassifyInput({ apiKey: SECRET_KEY, effort: 'high', labels: { repo: 'acme/widgets', pr: 7 } })
+    const input = aClassifyInput({
+      apiKey: SECRET_KEY,
+      effort: 'high',
+      labels: { repo: 'acme/widgets', pr: 7 },
+      deadlineMs: ROOMY_DEADLINE_MS,
+    })
     const result = await classifyOnce(runtime, input)
     expect(result).toEqual({
       ok: true,
@@ -98,7 +105,7 @@ describe('createClaudeRuntime with a stand-in binary', () => {
 
   it('sets no telemetry variables without a collector', async () => {
     const runtime = await runtimeWith(`env > "$out/env"; printf '%s\\n' '${RESULT_LINE}'`)
-    await classifyOnce(runtime, aClassifyInput())
+    await classifyOnce(runtime, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS }))
     const names = (await readFile(join(work.path, 'env'), 'utf8')).split('\n').map((line) => line.split('=')[0])
     expect(names.filter((name) => name?.startsWith('OTEL_') || name === 'CLAUDE_CODE_ENABLE_TELEMETRY')).toEqual([
       'OTEL_RESOURCE_ATTRIBUTES',
@@ -120,7 +127,7 @@ describe('createClaudeRuntime with a stand-in binary', () => {
     const runtime = await runtimeWith(
       `cat > /dev/null; for i in 1 2 3; do echo "bad key $ANTHROPIC_API_KEY and sk-other-secret-123"; done >&2; head -c 2000 /dev/zero | tr '\\0' x >&2; exit 1`,
     )
-    const result = await classifyOnce(runtime, aClassifyInput({ apiKey: SECRET_KEY }))
+    const result = await classifyOnce(runtime, aClassifyInput({ apiKey: SECRET_KEY, deadlineMs: ROOMY_DEADLINE_MS }))
     const detail = result.ok ? '' : result.error.detail
     expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
     expect(detail).toStartWith('claude exited with code 1: no result line: stderr: ')
@@ -132,12 +139,12 @@ describe('createClaudeRuntime with a stand-in binary', () => {
 
   it('fails a run that exits non-zero even with a successful result line, and one that exits 0 without any', async () => {
     const nonZero = await runtimeWith(`cat > /dev/null; printf '%s\\n' '${RESULT_LINE}'; exit 3`)
-    expect(await classifyOnce(nonZero, aClassifyInput())).toEqual({
+    expect(await classifyOnce(nonZero, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS }))).toEqual({
       ok: false,
       error: { kind: 'runtime', detail: 'claude exited with code 3: stub answer' },
     })
     const silent = await runtimeWith(`cat > /dev/null; exit 0`)
-    expect(await classifyOnce(silent, aClassifyInput())).toEqual({
+    expect(await classifyOnce(silent, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS }))).toEqual({
       ok: false,
       error: { kind: 'runtime', detail: 'claude exited with code 0: no result line' },
     })
@@ -148,14 +155,16 @@ describe('createClaudeRuntime with a stand-in binary', () => {
       { claudeBin: join(work.path, 'missing-claude'), workDir: join(work.path, 'work'), passEnv: {} },
       logger,
     )
-    const result = await classifyOnce(runtime, aClassifyInput())
+    const result = await classifyOnce(runtime, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS }))
     expect(result.ok ? 'answered' : result.error.detail).toStartWith('could not run claude: ')
     expect(await readdir(join(work.path, 'work'))).toEqual(['cwd'])
   })
 
   it('does not start a session whose signal has already aborted', async () => {
     const runtime = await runtimeWith(`touch "$out/started"; printf '%s\\n' '${RESULT_LINE}'`)
-    expect(await classifyOnce(runtime, aClassifyInput({ signal: AbortSignal.abort() }))).toEqual({
+    expect(
+      await classifyOnce(runtime, aClassifyInput({ signal: AbortSignal.abort(), deadlineMs: ROOMY_DEADLINE_MS })),
+    ).toEqual({
       ok: false,
       error: { kind: 'runtime', detail: 'cancelled' },
     })

@@ -13,13 +13,11 @@ import { modelRuntimeContract } from '../../ports/model-runtime.contract.ts'
 import { aClassification, aClassifyInput, aRunRequest } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
 import { type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../../support/fake-anthropic.ts'
+import { ROOMY_DEADLINE_MS } from '../../support/waits.ts'
 import { aWorkDir, CLAUDE_BIN, groupAlive, SECRET_KEY, startedPids } from './support.ts'
 
-// Generous: the binary starts in ~0.4 s alone, but test files run beside others on a small machine.
-const DEADLINE_MS = 5_000
-
-// bun 1.4.5 does not apply bunfig's [test] timeout; the deadline tests alone need more than its 5 s default.
-setDefaultTimeout(60_000)
+// bun 1.4.5 does not apply bunfig's [test] timeout; a loaded machine's starts need more than its 5 s default.
+setDefaultTimeout(180_000)
 
 modelRuntimeContract(
   'claude',
@@ -43,7 +41,9 @@ modelRuntimeContract(
       },
     }
   },
-  { deadlineMs: DEADLINE_MS },
+  // Each session is a new process (~0.4 s to start alone): a loaded single core took over 10 s to
+  // start one and answer, so the ask opened 10.5 s before it gets 10 s more.
+  { deadlineMs: 10_000 },
 )
 
 type Harness = {
@@ -133,7 +133,7 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
         context,
         question: buildQuestion(aClassification()),
         apiKey: SECRET_KEY,
-        deadlineMs: DEADLINE_MS,
+        deadlineMs: ROOMY_DEADLINE_MS,
       }),
     )
     expect(result.ok).toBe(true)
@@ -155,15 +155,15 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
   })
 
   it('asks for the effort when one is set and leaves the default otherwise', async () => {
-    await classifyOnce(harness.runtime, aClassifyInput({ effort: 'low', deadlineMs: DEADLINE_MS }))
-    await classifyOnce(harness.runtime, aClassifyInput({ effort: null, deadlineMs: DEADLINE_MS }))
+    await classifyOnce(harness.runtime, aClassifyInput({ effort: 'low', deadlineMs: ROOMY_DEADLINE_MS }))
+    await classifyOnce(harness.runtime, aClassifyInput({ effort: null, deadlineMs: ROOMY_DEADLINE_MS }))
     const [withEffort, withoutEffort] = messageCalls(harness.fake)
     expect(field(withEffort?.body, 'output_config', 'effort')).toBe('low')
     expect(field(withoutEffort?.body, 'output_config', 'effort') ?? 'medium').toBe('medium')
   })
 
   it('talks to the provider only: no preflight, no other path', async () => {
-    await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: DEADLINE_MS }))
+    await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS }))
     expect(harness.fake.requests().map((request) => `${request.method} ${request.path}`)).toEqual(['POST /v1/messages'])
   })
 
@@ -182,7 +182,7 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
     const ask = (shared: string, question: string) =>
       classifyOnce(
         harness.runtime,
-        aClassifyInput({ system: SYSTEM_PROMPT, context: shared, question, deadlineMs: DEADLINE_MS }),
+        aClassifyInput({ system: SYSTEM_PROMPT, context: shared, question, deadlineMs: ROOMY_DEADLINE_MS }),
       )
     const results = [
       await ask(context, questions[0] ?? ''),
@@ -203,7 +203,7 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
 
   it('returns malformed answer text as it is: parsing is core’s', async () => {
     harness.fake.setMode({ text: 'I think it matches, probably.' })
-    const result = await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: DEADLINE_MS }))
+    const result = await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS }))
     expect(result.ok ? result.value.text : result.error.detail).toBe('I think it matches, probably.')
     expect(result.ok ? result.value.usage?.output : null).toBeGreaterThan(0)
   })
@@ -220,7 +220,7 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
 
   it('reports a 200 the CLI cannot read as a runtime failure', async () => {
     harness.fake.setMode({ mode: 'malformed' })
-    const result = await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: DEADLINE_MS }))
+    const result = await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS }))
     expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
     expect(result.ok ? '' : result.error.detail).toContain('claude exited with code 1')
   })
@@ -239,7 +239,10 @@ describe('createClaudeRuntime API errors', () => {
     it(`reports HTTP ${status} as a runtime failure naming the status, after the configured retries, without key material`, async () => {
       harness.fake.reset()
       harness.fake.setMode({ mode: status, retryAfter: 1 })
-      const result = await classifyOnce(harness.runtime, aClassifyInput({ apiKey: SECRET_KEY, deadlineMs: 30_000 }))
+      const result = await classifyOnce(
+        harness.runtime,
+        aClassifyInput({ apiKey: SECRET_KEY, deadlineMs: ROOMY_DEADLINE_MS }),
+      )
       expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
       const detail = result.ok ? '' : result.error.detail
       expect(detail).toContain(`API status ${status}`)

@@ -16,11 +16,12 @@ import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { aClassifyInput } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../../support/fake-anthropic.ts'
+import { ROOMY_DEADLINE_MS } from '../../support/waits.ts'
 import { CLAUDE_BIN, SECRET_KEY } from './support.ts'
 
-setDefaultTimeout(60_000)
+setDefaultTimeout(180_000)
 
-const DEADLINE_MS = 20_000
+const DEADLINE_MS = ROOMY_DEADLINE_MS
 const ABOVE_MARKER = 'MARKER-ABOVE-WORKDIR-4f1e'
 const CWD_MARKER = 'MARKER-IN-CWD-8a2c'
 

@@ -11,9 +11,10 @@ import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { aClassifyInput } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../../support/fake-anthropic.ts'
+import { ROOMY_DEADLINE_MS } from '../../support/waits.ts'
 import { aWorkDir, CLAUDE_BIN } from './support.ts'
 
-setDefaultTimeout(30_000)
+setDefaultTimeout(180_000)
 
 const passThrough = (bytes: Buffer) => bytes
 
@@ -79,7 +80,7 @@ describe('createClaudeRuntime telemetry', () => {
       )
       const result = await classifyOnce(
         runtime,
-        aClassifyInput({ deadlineMs: 15_000, labels: { repo: 'acme/widgets', pr: 42 } }),
+        aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS, labels: { repo: 'acme/widgets', pr: 42 } }),
       )
       expect(result.ok).toBe(true)
     } finally {

@@ -13,6 +13,7 @@ import type { ClassifyInput, ClassifyResult, ModelRuntime } from '../../../ports
 import { aClassifyInput } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
 import { type FakeMode, type FakeOpenAI, startFakeOpenAI } from '../../support/fake-openai.ts'
+import { ROOMY_DEADLINE_MS } from '../../support/waits.ts'
 
 export const OPENCODE_BIN = resolve(import.meta.dir, '../../../node_modules/.bin/opencode')
 export const MODEL = 'Qwen/Qwen3-35B'
@@ -27,7 +28,8 @@ export type OpencodeHarness = {
   pointed: ModelRuntime
   workDir: string
   /**
-   * A classification against the fake; overrides go over a complete input.
+   * A classification against the fake; overrides go over a complete input,
+   * whose deadline is a roomy one (a start on a loaded machine takes long).
    * Without a `runId` it is a run of its own, ended once it has answered;
    * with one, the caller ends the run.
    */
@@ -82,11 +84,11 @@ export async function startOpencodeHarness(): Promise<OpencodeHarness> {
     async classify(overrides = {}, mode) {
       if (mode !== undefined) fake.setMode(mode)
       if (overrides.runId !== undefined)
-        return classifyOnce(pointed, aClassifyInput({ deadlineMs: 30_000, ...overrides }))
+        return classifyOnce(pointed, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS, ...overrides }))
       runs += 1
       const runId = `harness-run-${runs}`
       try {
-        return await classifyOnce(pointed, aClassifyInput({ deadlineMs: 30_000, ...overrides, runId }))
+        return await classifyOnce(pointed, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS, ...overrides, runId }))
       } finally {
         await runtime.endRun(runId)
       }

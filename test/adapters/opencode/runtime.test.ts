@@ -7,11 +7,11 @@ import { modelRuntimeContract, type ProviderBehaviour } from '../../ports/model-
 import { aClassifyInput } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
 import type { FakeMode } from '../../support/fake-openai.ts'
-import { waitFor } from '../../support/waits.ts'
+import { ROOMY_DEADLINE_MS, waitFor } from '../../support/waits.ts'
 import { MODEL, type OpencodeHarness, startOpencodeHarness } from './harness.ts'
 
-// Each test starts the real opencode (~3 s, more on a busy machine); bun's default is 5 s.
-setDefaultTimeout(60_000)
+// A start takes ~3 s of CPU: on a loaded 2-core machine, a classification on a new process can take a minute.
+setDefaultTimeout(180_000)
 
 const API_KEY = 'sk-opencode-test-7d2e91'
 const ANSWER = '{"verdict":"match","certainty":88,"reason":"fake"}'
@@ -33,8 +33,8 @@ modelRuntimeContract(
       cleanup: harness.cleanup,
     }
   },
-  // opencode takes ~3 s to answer on 2 idle cores; this leaves room for a busy machine.
-  { deadlineMs: 15_000 },
+  // A classification on the run's process, already up, takes ~0.3 s on 2 idle cores.
+  { deadlineMs: 5_000 },
 )
 
 describe('createOpencodeRuntime', () => {
@@ -46,9 +46,19 @@ describe('createOpencodeRuntime', () => {
     await harness.cleanup()
   })
 
+  /**
+   * The run of the tests about one classification's outcome: one process for them all (a run's
+   * sessions are independent), ended by the last of them, the loops, so nothing they might still
+   * send reaches a later test.
+   */
+  const SHARED_RUN = 'outcomes-run'
+
   it('reports the usage ACP gives: uncached input, output with reasoning, cache reads', async () => {
     const usage = { prompt: 1000, completion: 50, cached: 640, reasoning: 8 }
-    const result = await harness.classify({ apiKey: API_KEY }, { kind: 'answer', text: ANSWER, usage })
+    const result = await harness.classify(
+      { runId: SHARED_RUN, apiKey: API_KEY },
+      { kind: 'answer', text: ANSWER, usage },
+    )
     expect(result.ok ? result.value.usage : result.error).toEqual({
       input: 360,
       output: 50,
@@ -57,24 +67,13 @@ describe('createOpencodeRuntime', () => {
     })
   })
 
-  it('stops a provider stream without finish_reason at the second assistant message, as a runtime failure', async () => {
-    const before = harness.fake.requests().length
-    const result = await harness.classify({ apiKey: API_KEY, deadlineMs: 60_000 }, { kind: 'nofinish', text: ANSWER })
-    expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
-    expect(result.ok ? '' : result.error.detail).toContain('finish_reason')
-    // Looping unchecked, opencode asks 10 to 20 times a second until the deadline.
-    expect(harness.fake.requests().length - before).toBeLessThan(10)
-  })
-
-  it('stops a loop that streams nothing at the deadline, as a timeout', async () => {
-    const result = await harness.classify({ apiKey: API_KEY, deadlineMs: 8_000 }, { kind: 'jsonbody', text: ANSWER })
-    expect(result.ok ? 'answered' : result.error).toEqual({ kind: 'timeout', detail: 'no answer within 8000 ms' })
-  })
-
   it('reports a server error after its retries as a runtime failure without the key', async () => {
     // retry-after-ms 0 lets opencode's six attempts run back to back instead of over ~70 s.
     const before = harness.fake.requests().length
-    const result = await harness.classify({ apiKey: API_KEY }, { kind: 'status', status: 500, retryAfterMs: 0 })
+    const result = await harness.classify(
+      { runId: SHARED_RUN, apiKey: API_KEY },
+      { kind: 'status', status: 500, retryAfterMs: 0 },
+    )
     expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
     expect(result.ok ? '' : result.error.detail).toContain('Internal server error (fake)')
     expect(result.ok ? '' : result.error.detail).not.toContain(API_KEY)
@@ -82,11 +81,49 @@ describe('createOpencodeRuntime', () => {
   })
 
   it('names the refused key as the provider error, without the key', async () => {
-    const result = await harness.classify({ apiKey: API_KEY }, { kind: 'status', status: 401 })
+    const result = await harness.classify({ runId: SHARED_RUN, apiKey: API_KEY }, { kind: 'status', status: 401 })
     expect(result.ok ? 'answered' : result.error.detail).toBe('provider error: Incorrect API key provided (fake)')
   })
 
+  it('sends no reasoning effort when the effort is null', async () => {
+    const before = harness.fake.requests().length
+    await harness.classify({ runId: SHARED_RUN, apiKey: API_KEY, effort: null }, { kind: 'answer', text: ANSWER })
+    const bodies = harness.fake
+      .requests()
+      .slice(before)
+      .map((request) => Object(request.body))
+    expect(bodies.map((body) => 'reasoning_effort' in body)).toEqual([false])
+  })
+
+  it('stops a provider stream without finish_reason at the second assistant message, as a runtime failure', async () => {
+    const before = harness.fake.requests().length
+    const result = await harness.classify({ runId: SHARED_RUN, apiKey: API_KEY }, { kind: 'nofinish', text: ANSWER })
+    expect(result.ok ? 'answered' : result.error.kind).toBe('runtime')
+    expect(result.ok ? '' : result.error.detail).toContain('finish_reason')
+    // Looping unchecked, opencode asks 10 to 20 times a second until the deadline.
+    expect(harness.fake.requests().length - before).toBeLessThan(10)
+  })
+
+  it('stops a loop that streams nothing at the deadline, as a timeout', async () => {
+    harness.fake.setMode({ kind: 'jsonbody', text: ANSWER })
+    const { context, question, deadlineMs: _deadline, ...spec } = aClassifyInput({ runId: SHARED_RUN, apiKey: API_KEY })
+    const made = madeFor(SHARED_RUN).length
+    const session = harness.pointed.open(spec)
+    try {
+      // Made on the run's process before it is asked: the deadline runs against the loop alone.
+      await waitFor(() => madeFor(SHARED_RUN).length > made, 'the session made', ROOMY_DEADLINE_MS)
+      const before = harness.fake.requests().length
+      const result = await session.ask({ context, question, deadlineMs: 4_000 })
+      expect(result.ok ? 'answered' : result.error).toEqual({ kind: 'timeout', detail: 'no answer within 4000 ms' })
+      expect(harness.fake.requests().length - before).toBeGreaterThan(0)
+    } finally {
+      await session.close()
+      await harness.runtime.endRun(SHARED_RUN)
+    }
+  })
+
   it('sends the effort as the reasoning effort', async () => {
+    // A run of its own: the effort is in the config its process starts with.
     const before = harness.fake.requests().length
     const result = await harness.classify({ apiKey: API_KEY, effort: 'medium' }, { kind: 'answer', text: ANSWER })
     expect(result.ok).toBe(true)
@@ -96,16 +133,6 @@ describe('createOpencodeRuntime', () => {
         .slice(before)
         .map((request) => Reflect.get(Object(request.body), 'reasoning_effort')),
     ).toEqual(['medium'])
-  })
-
-  it('sends no reasoning effort when the effort is null', async () => {
-    const before = harness.fake.requests().length
-    await harness.classify({ apiKey: API_KEY, effort: null }, { kind: 'answer', text: ANSWER })
-    const bodies = harness.fake
-      .requests()
-      .slice(before)
-      .map((request) => Object(request.body))
-    expect(bodies.map((body) => 'reasoning_effort' in body)).toEqual([false])
   })
 
   it('fails without a provider in the request, starting nothing', async () => {
@@ -123,7 +150,10 @@ describe('createOpencodeRuntime', () => {
     )
     const result = await classifyOnce(
       runtime,
-      aClassifyInput({ acp: { base_url: harness.fake.url, model: 'm', prices: { input: 1, output: 1 } } }),
+      aClassifyInput({
+        acp: { base_url: harness.fake.url, model: 'm', prices: { input: 1, output: 1 } },
+        deadlineMs: ROOMY_DEADLINE_MS,
+      }),
     )
     expect(result.ok ? 'answered' : result.error.detail).toContain('opencode could not start')
     expect(await readdir(join(workDir, 'runs'))).toEqual([])
@@ -131,6 +161,8 @@ describe('createOpencodeRuntime', () => {
 
   const startedFor = (runId: string) =>
     harness.logger.withMessage('opencode process started').filter((e) => e.fields.run === runId)
+  const madeFor = (runId: string) =>
+    harness.logger.withMessage('opencode session made').filter((e) => e.fields.run === runId)
   const endedFor = (runId: string) =>
     harness.logger.withMessage('opencode session ended').filter((e) => e.fields.run === runId)
   const userMessages = (body: unknown): unknown => {
@@ -180,7 +212,11 @@ describe('createOpencodeRuntime', () => {
     const runId = 'ahead-run'
     harness.fake.setMode({ kind: 'answer', text: ANSWER })
     const before = harness.fake.requests().length
-    const { context, question, deadlineMs, ...input } = aClassifyInput({ runId, apiKey: API_KEY, deadlineMs: 30_000 })
+    const { context, question, deadlineMs, ...input } = aClassifyInput({
+      runId,
+      apiKey: API_KEY,
+      deadlineMs: ROOMY_DEADLINE_MS,
+    })
     const spec = {
       ...input,
       model: MODEL,
@@ -190,7 +226,7 @@ describe('createOpencodeRuntime', () => {
     const second = harness.runtime.open(spec)
     try {
       const made = () => harness.logger.withMessage('opencode session made').filter((e) => e.fields.run === runId)
-      await waitFor(() => made().length === 2, 'both sessions made', 30_000)
+      await waitFor(() => made().length === 2, 'both sessions made', ROOMY_DEADLINE_MS)
       // Made, and still nothing asked of the provider.
       expect(harness.fake.requests().length).toBe(before)
       const answers = [
@@ -223,14 +259,20 @@ describe('createOpencodeRuntime', () => {
       // The slow one is held past its deadline; the fast one until the slow one has timed out.
       while (!released && (slow || !slowTimedOut)) await Bun.sleep(50)
     })
+    const { context, question: _question, deadlineMs: _deadline, ...spec } = aClassifyInput({ runId, apiKey: API_KEY })
+    const slowSession = harness.pointed.open(spec)
+    const fastSession = harness.pointed.open(spec)
     try {
-      const slow = harness.classify({ runId, apiKey: API_KEY, question: 'SLOW-QUESTION', deadlineMs: 8_000 })
-      const fast = harness.classify({ runId, apiKey: API_KEY, question: 'FAST-QUESTION', deadlineMs: 60_000 })
+      // Both made on the run's process before either is asked: the slow one's deadline then runs
+      // against the held provider request alone, not against a start on a loaded machine.
+      await waitFor(() => madeFor(runId).length === 2, 'both sessions made', ROOMY_DEADLINE_MS)
+      const slow = slowSession.ask({ context, question: 'SLOW-QUESTION', deadlineMs: 4_000 })
+      const fast = fastSession.ask({ context, question: 'FAST-QUESTION', deadlineMs: ROOMY_DEADLINE_MS })
       const slowResult = await slow
       slowTimedOut = true
       expect(slowResult.ok ? 'answered' : slowResult.error).toEqual({
         kind: 'timeout',
-        detail: 'no answer within 8000 ms',
+        detail: 'no answer within 4000 ms',
       })
       const fastResult = await fast
       expect(fastResult.ok ? fastResult.value.text : fastResult.error).toBe(ANSWER)
@@ -239,6 +281,8 @@ describe('createOpencodeRuntime', () => {
     } finally {
       released = true
       harness.fake.onRequest(null)
+      await slowSession.close()
+      await fastSession.close()
       await harness.runtime.endRun(runId)
     }
   })

@@ -432,5 +432,6 @@ describe('check on the ACP runtime (the real opencode, the fake OpenAI-compatibl
     } finally {
       await provider.stop()
     }
-  })
+    // A new opencode takes ~3 CPU seconds to start: on a loaded 2-core machine, most of a minute.
+  }, 240_000)
 })
