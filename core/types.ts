@@ -8,12 +8,16 @@ import type {
   AcpPricesSchema,
   AcpProviderSchema,
   ClassificationSchema,
+  ClassificationScoreSchema,
   CommitMessageSchema,
+  DisagreementSchema,
   EffortSchema,
+  ExampleSchema,
   OpenPrAnswerSchema,
   OverallSchema,
   PolaritySchema,
   RecordedRowSchema,
+  ReliabilityScoreSchema,
   RepeatedClassificationSchema,
   ReplayLineSchema,
   RowErrorSchema,
@@ -23,6 +27,7 @@ import type {
   RunRequestSchema,
   RuntimeSchema,
   SettingsSchema,
+  ThresholdPointSchema,
   TryOutRepeatSchema,
   TryOutReplaySchema,
   TryOutViewSchema,
@@ -97,6 +102,15 @@ export type ReplayLine = Static<typeof ReplayLineSchema>
 export type ReplayLineStatus = ReplayLine['status']
 
 export type OpenPrAnswer = Static<typeof OpenPrAnswerSchema>
+
+/** One entry of a repo's examples file: a PR and the verdict each named classification should give on it. */
+export type Example = Static<typeof ExampleSchema>
+
+/** A classification's answers on the labelled PRs against their labels (docs/behaviour.md, "Labelled examples and reliability"). */
+export type ClassificationScore = Static<typeof ClassificationScoreSchema>
+export type ThresholdPoint = Static<typeof ThresholdPointSchema>
+export type Disagreement = Static<typeof DisagreementSchema>
+export type ReliabilityScore = Static<typeof ReliabilityScoreSchema>
 
 export type RepoRef = { owner: string; name: string }
 
