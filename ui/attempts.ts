@@ -4,7 +4,9 @@
  * newest attempt is shown beside the one before it, with the verdicts that
  * changed between them marked, so an author sees what an edit did. A repeat
  * shows each rule's verdict counts, flips and certainty spread (a rule whose
- * verdict flips is flagged unstable); a replay shows one line per PR.
+ * counted outcome flips, which would flip the review, is flagged unstable; a
+ * verdict that changes only below the threshold is not); a replay shows one
+ * line per PR.
  */
 import type {
   Classification,
