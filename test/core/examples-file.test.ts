@@ -462,6 +462,28 @@ describe('parseExamplesFile', () => {
     })
   }
 
+  it('says the same of the same entries in YAML and in JSON', () => {
+    const entries: unknown[][] = [
+      [{ pr: 0, expect: { a: 'match' } }],
+      [{ pr: 1.5, expect: [] }],
+      [{ pr: 2, expect: {}, note: '' }],
+      [{ pr: 3, expect: { '': 'match', b: 'yes', 'c\u200b': null } }],
+      [{ pr: 4, expect: { a: 'match' }, extra: true, note: 'n'.repeat(501) }],
+      [
+        { pr: 5, expect: { a: 'match' } },
+        { pr: 5, expect: { a: 'no-match' } },
+      ],
+      ['entry', null, []],
+    ]
+    for (const list of entries) {
+      // JSON text is YAML too: the one file, read as each.
+      const text = jsonFile(...list)
+      const where = (path: string) => problemsOf(path, text).map((problem) => problem.slice(path.length))
+      expect(where(YML)).toEqual(where(JSN))
+      expect(where(JSN).length).toBeGreaterThan(0)
+    }
+  })
+
   it('reports every problem in the file, each naming its entry and key', () => {
     const text = yamlFile(
       yamlEntry({ pr: 'pr: 0', note: 'note: 3' }),
