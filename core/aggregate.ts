@@ -32,10 +32,15 @@ export const ERROR_KIND_LABEL = {
 } as const satisfies Record<RowErrorKind, string>
 
 /** The verdict on the wrong side of each polarity. */
-const FAILING_VERDICT = {
+export const FAILING_VERDICT = {
   positive: 'no-match',
   negative: 'match',
 } as const satisfies Record<Polarity, Verdict>
+
+/** Whether an answer counts toward the verdict: applicable, and at or over the threshold. */
+export function isCounted(verdict: Verdict, certainty: number, threshold: number): boolean {
+  return verdict !== 'not-applicable' && certainty >= threshold
+}
 
 const ROW_DETAIL_MAX_CHARS = 200
 const NAMES_LISTED_MAX = 3
@@ -67,7 +72,7 @@ export function rowFromAnswer(
       ...base,
     }
   }
-  const counted = answer.verdict !== 'not-applicable' && answer.certainty >= threshold
+  const counted = isCounted(answer.verdict, answer.certainty, threshold)
   return {
     name,
     polarity,

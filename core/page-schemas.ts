@@ -140,7 +140,12 @@ export const RepeatedClassificationSchema = Type.Object({
   flips: Type.Integer({
     minimum: 0,
     description:
-      'How many times the verdict changed from one answer to the next (unanswered ones skipped); 0 for a stable rule.',
+      'How many times the counted outcome (pass, fail, uncounted) changed from one answer to the next (unanswered ones skipped): what would flip the review; 0 for a stable rule.',
+  }),
+  verdict_flips: Type.Integer({
+    minimum: 0,
+    description:
+      'How many times the raw verdict changed from one answer to the next, counted or not (unanswered ones skipped).',
   }),
   verdicts: VerdictCountsSchema,
   certainty: nullable(

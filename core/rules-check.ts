@@ -10,75 +10,38 @@
  */
 import { DESCRIPTION_MAX_CHARS, MAX_CLASSIFICATIONS, NAME_MAX_CHARS } from './limits.ts'
 import { err, ok, type Result } from './result.ts'
-import { capDetail, capText, codePointName, QUOTED_MAX_CHARS, quoteInput } from './text.ts'
+import {
+  cappedProblem,
+  describe,
+  describeKey,
+  fromPlainValue,
+  lengthProblem,
+  linesCharProblem,
+  nameCharProblem,
+  type SourceNode,
+  type SourceProblem,
+  valueAt,
+  wholeNumber,
+  yaml11Problem,
+} from './source-tree.ts'
+import { quoteInput } from './text.ts'
 import type { Classification, Polarity } from './types.ts'
+
+// What the examples file's checks share with these lives in source-tree.ts; the rules' own names stay here.
+export {
+  cappedProblem,
+  formatSourceProblem as formatRulesProblem,
+  formatSourceProblems as formatRulesProblems,
+  fromPlainValue,
+  INSPECTED_DEPTH,
+  type SourceNode,
+} from './source-tree.ts'
 
 export const CLASSIFICATION_KEYS = ['name', 'description', 'threshold', 'polarity'] as const
 export type ClassificationKey = (typeof CLASSIFICATION_KEYS)[number]
 
-export type RulesProblem = {
-  /** The file the problem is in (both files for "both present"). */
-  file: string
-  /** Where: `line 3, column 5`, `classifications[1] (name "no-ads")`, or null for the whole file. */
-  at: string | null
-  /** What is wrong, in words a person fixing the file can act on. */
-  detail: string
-  /** The entry of the list the problem is about (0-based); absent for the list or the file as a whole. */
-  entry?: number
-  /** The entry's key the problem is about; absent when it's about the entry as a whole (or an unknown key). */
-  key?: ClassificationKey
-}
-
-/** The problem with its detail cut to a few sentences, whatever the value it quotes. */
-export function cappedProblem(problem: RulesProblem): RulesProblem {
-  return { ...problem, detail: capDetail(problem.detail) }
-}
-
-export function formatRulesProblem(problem: RulesProblem): string {
-  return [problem.file, problem.at, problem.detail].filter((part) => part !== null).join(': ')
-}
-
-export function formatRulesProblems(problems: readonly RulesProblem[]): string {
-  return problems.map(formatRulesProblem).join('\n')
-}
-
-/**
- * A format-neutral view of the parsed document. `text` is the value as
- * written (`0x50`, `80.0`), since the written form decides some errors;
- * `alsoReadAs` is set for an unquoted YAML scalar a YAML 1.1 reader would
- * take as another type (`yes` as a bool), so a file means one thing to every
- * YAML tool that may read it.
- */
-export type SourceNode =
-  | { kind: 'map'; entries: { key: SourceNode; value: SourceNode }[] }
-  | { kind: 'list'; items: SourceNode[] }
-  | { kind: 'scalar'; value: unknown; text: string; alsoReadAs: string | null }
-
-/**
- * Validation looks at most this deep (file → list → entry → value), so deeper
- * collections are kept as empty shells: describing them needs only the kind.
- */
-export const INSPECTED_DEPTH = 4
-
-export function fromPlainValue(value: unknown, depth: number): SourceNode {
-  if (Array.isArray(value)) {
-    return {
-      kind: 'list',
-      items: depth >= INSPECTED_DEPTH ? [] : value.map((item: unknown) => fromPlainValue(item, depth + 1)),
-    }
-  }
-  if (typeof value === 'object' && value !== null) {
-    const entries = depth >= INSPECTED_DEPTH ? [] : Object.entries(value)
-    return {
-      kind: 'map',
-      entries: entries.map(([key, item]) => ({
-        key: fromPlainValue(key, depth + 1),
-        value: fromPlainValue(item, depth + 1),
-      })),
-    }
-  }
-  return { kind: 'scalar', value, text: typeof value === 'string' ? value : String(value), alsoReadAs: null }
-}
+/** A problem with a rules file or a body's classifications; `key` names one of an entry's four. */
+export type RulesProblem = SourceProblem<ClassificationKey>
 
 /**
  * Checks an already-parsed value (a request body's `classifications`) with
@@ -157,8 +120,7 @@ function checkList(file: string, label: string, list: SourceNode, problems: Rule
 }
 
 function usableName(entry: SourceNode): string | null {
-  if (entry.kind !== 'map') return null
-  const name = entry.entries.find(({ key }) => key.kind === 'scalar' && key.value === 'name')?.value
+  const name = valueAt(entry, 'name')
   if (name?.kind !== 'scalar' || typeof name.value !== 'string' || name.value.trim() === '') return null
   return name.value
 }
@@ -167,12 +129,11 @@ function usableName(entry: SourceNode): string | null {
 type EntryProblem = { detail: string; key: ClassificationKey | null }
 
 /** Where a check of one value puts its problems. */
-type ProblemSink = { push(detail: string): unknown; count(): number }
+type ProblemSink = { push(detail: string): unknown }
 
 function checkEntry(entry: SourceNode, entryProblems: EntryProblem[]): Classification | null {
   const about = (key: ClassificationKey | null): ProblemSink => ({
     push: (detail: string) => entryProblems.push({ detail, key }),
-    count: () => entryProblems.filter((problem) => problem.key === key).length,
   })
   const problems = about(null)
   if (entry.kind !== 'map') {
@@ -205,95 +166,29 @@ function checkText(key: 'name' | 'description', node: SourceNode | undefined, pr
     problems.push(`${key} must be a string, got ${describe(node)}`)
     return null
   }
-  if (node.alsoReadAs !== null) {
-    problems.push(
-      `${key} is ${capText(node.text, QUOTED_MAX_CHARS)} without quotes, which YAML 1.1 reads as ${node.alsoReadAs}; put it in quotes`,
-    )
+  const unquoted = yaml11Problem(key, node)
+  if (unquoted !== null) {
+    problems.push(unquoted)
     return null
   }
   if (node.value.trim() === '') {
     problems.push(`${key} is empty`)
     return null
   }
-  const before = problems.count()
-  const max = key === 'name' ? NAME_MAX_CHARS : DESCRIPTION_MAX_CHARS
-  const length = codePointCount(node.value)
-  if (length > max) problems.push(`${key} is ${length} characters long; at most ${max} are allowed`)
-  const held = key === 'name' ? nameCharProblem(node.value) : descriptionCharProblem(node.value)
-  if (held !== null) problems.push(held)
-  return problems.count() > before ? null : node.value
+  const held = [
+    lengthProblem(key, node.value, key === 'name' ? NAME_MAX_CHARS : DESCRIPTION_MAX_CHARS),
+    key === 'name' ? nameCharProblem(key, node.value) : linesCharProblem(key, key, node.value),
+  ].filter((problem) => problem !== null)
+  for (const problem of held) problems.push(problem)
+  return held.length > 0 ? null : node.value
 }
-
-/** Characters as the limits count them: code points. */
-function codePointCount(text: string): number {
-  let count = 0
-  for (const _ of text) count += 1
-  return count
-}
-
-/**
- * A name is one line of visible text: no control (Cc), format character (Cf:
- * zero-width, bidi, soft hyphen, BOM) or lone surrogate (Cs), and no
- * whitespace but the plain space.
- */
-const NAME_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Cs}]|(?! )\s/u
-/** A description may be several lines (a YAML block scalar holds newlines) and hold tabs; no other control. */
-const DESCRIPTION_FORBIDDEN = /(?![\n\t])[\p{Cc}\p{Cf}\p{Cs}]/u
-
-function charKind(char: string): string {
-  if (/\p{Cc}/u.test(char)) return 'a control character'
-  if (/\p{Cf}/u.test(char)) return 'a format character'
-  if (/\p{Cs}/u.test(char)) return 'half of a surrogate pair'
-  return 'a space other than U+0020'
-}
-
-/** The first forbidden character as `U+200B (a format character) at character 7`, 1-based in code points. */
-function describeHeld(text: string, forbidden: RegExp): string | null {
-  const found = forbidden.exec(text)
-  if (found === null) return null
-  const char = found[0]
-  const position = [...text.slice(0, found.index)].length + 1
-  return `${codePointName(char)} (${charKind(char)}) at character ${position}`
-}
-
-function nameCharProblem(name: string): string | null {
-  const held = describeHeld(name, NAME_FORBIDDEN)
-  if (held !== null) {
-    return `name holds ${held}; a name is one line of visible characters, with no control or format characters`
-  }
-  if (name.startsWith(' ') || name.endsWith(' ')) {
-    return `name ${name.startsWith(' ') ? 'starts' : 'ends'} with a space; write it without`
-  }
-  return null
-}
-
-function descriptionCharProblem(description: string): string | null {
-  const held = describeHeld(description, DESCRIPTION_FORBIDDEN)
-  if (held === null) return null
-  return `description holds ${held}; a description holds no format characters, and no control characters but newline and tab`
-}
-
-const DECIMAL_DIGITS = /^(?:0|[1-9][0-9]*)$/
 
 function checkThreshold(node: SourceNode | undefined, problems: ProblemSink): number | null {
   if (node === undefined) return null
-  const problem = `threshold must be a whole number 0–100, got ${describe(node)}`
-  if (node.kind !== 'scalar' || typeof node.value !== 'number') {
-    problems.push(problem)
-    return null
-  }
-  // `0x50`, `0o120`, `8e1` and `80.0` all read as 80, but no one writes a
-  // percentage that way on purpose; and `0120` is 120 in YAML 1.2 and 80 in
-  // YAML 1.1. Only plain decimal digits mean the same to every reader.
-  if (Number.isInteger(node.value) && node.value >= 0 && node.value <= 100 && !DECIMAL_DIGITS.test(node.text)) {
-    problems.push(`${problem}; write it in plain decimal digits, like ${node.value}`)
-    return null
-  }
-  if (!Number.isInteger(node.value) || node.value < 0 || node.value > 100) {
-    problems.push(problem)
-    return null
-  }
-  return node.value
+  const checked = wholeNumber(node, 0, 100, `threshold must be a whole number 0–100, got ${describe(node)}`)
+  if (checked.ok) return checked.value
+  problems.push(checked.detail)
+  return null
 }
 
 function checkPolarity(node: SourceNode | undefined, problems: ProblemSink): Polarity | null {
@@ -301,21 +196,4 @@ function checkPolarity(node: SourceNode | undefined, problems: ProblemSink): Pol
   if (node.kind === 'scalar' && (node.value === 'positive' || node.value === 'negative')) return node.value
   problems.push(`polarity must be "positive" or "negative", got ${describe(node)}`)
   return null
-}
-
-function describeKey(key: SourceNode): string {
-  return key.kind === 'scalar' && typeof key.value === 'string' ? quoteInput(key.value) : describe(key)
-}
-
-function describe(node: SourceNode): string {
-  if (node.kind === 'map') return 'a mapping'
-  if (node.kind === 'list') return 'a list'
-  const { value } = node
-  // The written form of a number or a null can be as long as the file.
-  const text = capText(node.text, QUOTED_MAX_CHARS)
-  if (typeof value === 'string') return `${quoteInput(value)} (a string)`
-  if (value === null || value === undefined) return text === '' ? 'nothing' : `${text} (null)`
-  if (typeof value === 'number' || typeof value === 'bigint') return `${text} (a number)`
-  if (typeof value === 'boolean') return `${text} (a boolean)`
-  return text
 }

@@ -7,13 +7,14 @@
  * messages, whatever the format. Every problem is reported, not just the
  * first, because a user fixing a file by hand wants the whole list at once.
  * Entries are named by 0-based index, like `classifications[1]`, the way a
- * JSON path or a program would index them.
+ * JSON path or a program would index them. The examples file
+ * (examples-file.ts) is read the same way, through source-file.ts.
  */
 
-import { err, ok, type Result } from './result.ts'
+import type { Result } from './result.ts'
 import { type RulesProblem, validateRulesTree } from './rules-check.ts'
-import { readJsonSource } from './rules-json.ts'
-import { readYamlSource } from './rules-source.ts'
+import { RULES_SOURCE } from './rules-source.ts'
+import { readSourceFile, SOURCE_MAX_BYTES, selectSourceFile } from './source-file.ts'
 import type { Classification } from './types.ts'
 
 export { DESCRIPTION_MAX_CHARS, MAX_CLASSIFICATIONS, NAME_MAX_CHARS } from './limits.ts'
@@ -26,55 +27,24 @@ export {
   type RulesProblem,
   validateClassifications,
 } from './rules-check.ts'
+export { RULES_MAX_ITEMS, RULES_MAX_YAML_TOKENS, RULES_YAML_OPTIONS } from './rules-source.ts'
+export { formatOf } from './source-file.ts'
 
 export const RULES_YML_PATH = '.hyperhive/review-classifier.yml'
 export const RULES_JSON_PATH = '.hyperhive/review-classifier.json'
 /** Larger files are refused before parsing: a real rules file is a few KB. */
-export const RULES_MAX_BYTES = 1024 * 1024
+export const RULES_MAX_BYTES = SOURCE_MAX_BYTES
 
 /**
  * Which rules file to read, given which exist on the default branch:
  * the path, null for "the repo has no rules", or a problem when both exist.
  */
 export function selectRulesFile(present: { yml: boolean; json: boolean }): Result<string | null, RulesProblem> {
-  if (present.yml && present.json) {
-    return err({
-      file: `${RULES_YML_PATH} and ${RULES_JSON_PATH}`,
-      at: null,
-      detail: 'both exist; a repo holds one of the two, so neither is loaded',
-    })
-  }
-  if (present.yml) return ok(RULES_YML_PATH)
-  if (present.json) return ok(RULES_JSON_PATH)
-  return ok(null)
+  return selectSourceFile(present, { yml: RULES_YML_PATH, json: RULES_JSON_PATH })
 }
 
 export function parseRulesFile(path: string, text: string): Result<Classification[], RulesProblem[]> {
-  const format = formatOf(path)
-  if (format === null) {
-    return err([{ file: path, at: null, detail: 'a rules file must end in .yml, .yaml or .json' }])
-  }
-  const oversize = sizeProblem(path, text)
-  if (oversize !== null) return err([oversize])
-  const tree = format === 'yaml' ? readYamlSource(path, text) : readJsonSource(path, text)
+  const tree = readSourceFile(path, text, RULES_SOURCE)
   if (!tree.ok) return tree
   return validateRulesTree(path, tree.value)
-}
-
-export function formatOf(path: string): 'yaml' | 'json' | null {
-  const lower = path.toLowerCase()
-  if (lower.endsWith('.yml') || lower.endsWith('.yaml')) return 'yaml'
-  if (lower.endsWith('.json')) return 'json'
-  return null
-}
-
-export { RULES_MAX_ITEMS, RULES_MAX_YAML_TOKENS, RULES_YAML_OPTIONS } from './rules-source.ts'
-
-function sizeProblem(path: string, text: string): RulesProblem | null {
-  // UTF-8 takes at least one byte per UTF-16 unit, so a long string is over
-  // the cap without encoding it.
-  const bytes = text.length > RULES_MAX_BYTES ? null : new TextEncoder().encode(text).byteLength
-  if (bytes !== null && bytes <= RULES_MAX_BYTES) return null
-  const size = bytes === null ? `at least ${text.length} bytes` : `${bytes} bytes`
-  return { file: path, at: null, detail: `the file is ${size}, over the ${RULES_MAX_BYTES}-byte (1 MiB) limit` }
 }

@@ -1,11 +1,12 @@
 /**
- * A rules file in JSON read into the source tree rules-source.ts makes of
- * YAML, with the same limit on keys and list entries and the same words.
+ * A rules or examples file in JSON read into the source tree rules-source.ts
+ * makes of YAML, with the same limit on keys and list entries and the same
+ * words.
  */
 import type { LineCounter } from 'yaml'
 import { err, ok, type Result } from './result.ts'
-import type { RulesProblem, SourceNode } from './rules-check.ts'
-import { ITEMS_DETAIL, lineStarts, position, RULES_MAX_ITEMS } from './rules-source.ts'
+import { lineStarts, position } from './rules-source.ts'
+import { emptyFileDetail, type FileProblem, itemsDetail, type SourceKind, type SourceNode } from './source-tree.ts'
 import { quoteInput } from './text.ts'
 
 class JsonSyntaxError extends Error {
@@ -29,7 +30,7 @@ const JSON_MAX_DEPTH = 64
  * last of two equal keys without a word, loses the written form of numbers
  * (`80.0`), and under Bun its errors carry no position.
  */
-export function readJsonSource(path: string, text: string): Result<SourceNode, RulesProblem[]> {
+export function readJsonSource(path: string, text: string, kind: SourceKind): Result<SourceNode, FileProblem[]> {
   // Counted only when a problem needs a position: a clean file never does.
   let lines: LineCounter | null = null
   const at = (offset: number): string => {
@@ -39,14 +40,14 @@ export function readJsonSource(path: string, text: string): Result<SourceNode, R
   let start = 0
   // Tolerated because editors on some systems add it; it carries no meaning.
   if (text.startsWith('\uFEFF')) start = 1
-  const duplicates: RulesProblem[] = []
+  const duplicates: FileProblem[] = []
   let pos = start
   let items = 0
 
-  /** Counts one key or list entry, stopping the read past {@link RULES_MAX_ITEMS}, as for YAML. */
+  /** Counts one key or list entry, stopping the read past the kind's most, as for YAML. */
   function countItem(): void {
     items += 1
-    if (items > RULES_MAX_ITEMS) throw new JsonSyntaxError(pos, ITEMS_DETAIL, true)
+    if (items > kind.maxItems) throw new JsonSyntaxError(pos, itemsDetail(kind), true)
   }
 
   function skipSpace(): void {
@@ -164,8 +165,7 @@ export function readJsonSource(path: string, text: string): Result<SourceNode, R
   }
 
   skipSpace()
-  if (pos >= text.length)
-    return err([{ file: path, at: null, detail: 'the file is empty; it needs the key "classifications"' }])
+  if (pos >= text.length) return err([{ file: path, at: null, detail: emptyFileDetail(kind) }])
   try {
     const root = readValue(0)
     skipSpace()

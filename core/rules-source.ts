@@ -1,22 +1,27 @@
 /**
- * The two rules file formats read into one small source tree, so the rules
- * of "Repo configuration" are checked once (in rules-check.ts) with the same
- * messages whatever the format. Structural problems (syntax, anchors, tags,
- * duplicate keys, several documents) are reported here, and in
- * rules-json.ts for JSON.
+ * The YAML form of the rules file and of the examples file read into one
+ * small source tree, so each file's rules are checked once (in
+ * rules-check.ts, examples-check.ts) with the same messages whatever the
+ * format. Structural problems (syntax, anchors, tags, duplicate keys,
+ * several documents, the limits) are reported here, and in rules-json.ts for
+ * JSON, in the same words for both kinds of file.
  */
 
 import type { DocumentOptions, Node, ParseOptions, SchemaOptions } from 'yaml'
 import { CST, isAlias, isMap, isNode, isPair, isScalar, isSeq, Lexer, LineCounter, parseAllDocuments } from 'yaml'
 import { MAX_CLASSIFICATIONS } from './limits.ts'
 import { err, ok, type Result } from './result.ts'
+import { CLASSIFICATION_KEYS } from './rules-check.ts'
 import {
-  CLASSIFICATION_KEYS,
   cappedProblem,
+  emptyFileDetail,
+  type FileProblem,
   INSPECTED_DEPTH,
-  type RulesProblem,
+  itemsDetail,
+  type SourceKind,
   type SourceNode,
-} from './rules-check.ts'
+  tokensDetail,
+} from './source-tree.ts'
 import { capText, QUOTED_MAX_CHARS } from './text.ts'
 
 /**
@@ -35,12 +40,17 @@ export const RULES_MAX_YAML_TOKENS = 10_000
 /** Flow collections (`[`, `{`) nested deeper are refused before composing, which recurses once per level. */
 const YAML_MAX_FLOW_DEPTH = 64
 
-export const ITEMS_DETAIL =
-  `the file holds more than ${RULES_MAX_ITEMS} keys and list entries, so it isn't read; ` +
-  `a rules file holds one key and a list of at most ${MAX_CLASSIFICATIONS} entries of ${CLASSIFICATION_KEYS.length} keys`
-const TOKENS_DETAIL =
-  `the file holds more than ${RULES_MAX_YAML_TOKENS} YAML tokens (keys, values, indicators, comments, line breaks), ` +
-  `so it isn't read; a rules file needs a few hundred`
+/** The rules file as the readers name and bound it. */
+export const RULES_SOURCE: SourceKind = {
+  one: 'a rules file',
+  many: 'rules files',
+  key: 'classifications',
+  maxItems: RULES_MAX_ITEMS,
+  itemsHint: `a rules file holds one key and a list of at most ${MAX_CLASSIFICATIONS} entries of ${CLASSIFICATION_KEYS.length} keys`,
+  maxYamlTokens: RULES_MAX_YAML_TOKENS,
+  tokensHint: 'a rules file needs a few hundred',
+}
+
 const DEPTH_DETAIL = 'the file nests too deeply to read'
 
 /** The line starts of `text` up to `end`, for {@link position}. */
@@ -87,8 +97,7 @@ const YAML_11_TYPE_NAMES: Partial<Record<string, string>> = {
 
 /**
  * One pass of the YAML lexer, stopping at the first limit the file passes:
- * {@link RULES_MAX_YAML_TOKENS}, {@link RULES_MAX_ITEMS}, or
- * {@link YAML_MAX_FLOW_DEPTH}. Linear in what it reads, and it reads at most
+ * the kind's most tokens, its most items, or {@link YAML_MAX_FLOW_DEPTH}. Linear in what it reads, and it reads at most
  * the tokens the limit allows, so a hostile file costs no more than a
  * large honest one. Answers the offset and the limit's words, or null.
  *
@@ -96,7 +105,7 @@ const YAML_11_TYPE_NAMES: Partial<Record<string, string>> = {
  * (an explicit `? key` with its `: value` counts twice); inside one, each
  * item is counted where its first token is.
  */
-function yamlOverLimit(text: string): { offset: number; detail: string } | null {
+function yamlOverLimit(text: string, kind: SourceKind): { offset: number; detail: string } | null {
   let offset = 0
   let tokens = 0
   let items = 0
@@ -113,7 +122,7 @@ function yamlOverLimit(text: string): { offset: number; detail: string } | null 
     }
     offset += token.length
     tokens += 1
-    if (tokens > RULES_MAX_YAML_TOKENS) return { offset: at, detail: TOKENS_DETAIL }
+    if (tokens > kind.maxYamlTokens) return { offset: at, detail: tokensDetail(kind) }
     // A scalar's text follows its marker, and may look like anything.
     const type = scalarNext ? 'scalar' : CST.tokenType(token)
     scalarNext = false
@@ -129,7 +138,7 @@ function yamlOverLimit(text: string): { offset: number; detail: string } | null 
     } else if (type === 'seq-item-ind' || type === 'explicit-key-ind' || type === 'map-value-ind') {
       items += 1
     }
-    if (items > RULES_MAX_ITEMS) return { offset: at, detail: ITEMS_DETAIL }
+    if (items > kind.maxItems) return { offset: at, detail: itemsDetail(kind) }
     if (type === 'flow-seq-start' || type === 'flow-map-start') {
       flow.push(true)
       if (flow.length > YAML_MAX_FLOW_DEPTH) return { offset: at, detail: DEPTH_DETAIL }
@@ -171,23 +180,26 @@ function duplicateKeyOffsets(node: Node): number[] {
   return offsets
 }
 
-/** Parses YAML 1.2 (core schema) and refuses what would make a file mean different things to different readers. */
-export function readYamlSource(path: string, text: string): Result<SourceNode, RulesProblem[]> {
+/**
+ * Parses YAML 1.2 (core schema) and refuses what would make a file mean
+ * different things to different readers; `kind` names the file in messages
+ * and bounds what is read of it.
+ */
+export function readYamlSource(path: string, text: string, kind: SourceKind): Result<SourceNode, FileProblem[]> {
   const lines = new LineCounter()
-  const over = yamlOverLimit(text)
+  const over = yamlOverLimit(text, kind)
   if (over !== null)
     return err([{ file: path, at: position(lineStarts(text, over.offset), over.offset), detail: over.detail }])
   const docs = parseAllDocuments(text, { ...RULES_YAML_OPTIONS, lineCounter: lines })
   const [doc, second] = docs
-  if (doc === undefined)
-    return err([{ file: path, at: null, detail: 'the file is empty; it needs the key "classifications"' }])
+  if (doc === undefined) return err([{ file: path, at: null, detail: emptyFileDetail(kind) }])
   if (second !== undefined) {
     const at = second.range[0]
     return err([
       {
         file: path,
         at: position(lines, at),
-        detail: `the file holds ${docs.length} YAML documents; a rules file is one document`,
+        detail: `the file holds ${docs.length} YAML documents; ${kind.one} is one document`,
       },
     ])
   }
@@ -212,12 +224,12 @@ export function readYamlSource(path: string, text: string): Result<SourceNode, R
     found.sort((a, b) => a.offset - b.offset)
     return err(found.map(({ offset, detail }) => cappedProblem({ file: path, at: position(lines, offset), detail })))
   }
-  const problems: RulesProblem[] = []
+  const problems: FileProblem[] = []
   if (doc.directives.yaml.explicit && doc.directives.yaml.version !== '1.2') {
     problems.push({
       file: path,
       at: 'line 1',
-      detail: `the %YAML ${doc.directives.yaml.version} directive is not allowed; rules files are read as YAML 1.2`,
+      detail: `the %YAML ${doc.directives.yaml.version} directive is not allowed; ${kind.many} are read as YAML 1.2`,
     })
   }
   eachNode(doc.contents, (node) => {
@@ -238,12 +250,12 @@ export function readYamlSource(path: string, text: string): Result<SourceNode, R
       problems.push({
         file: path,
         at: position(lines, anchorAt === -1 ? start : anchorAt),
-        detail: `the anchor &${capText(node.anchor, QUOTED_MAX_CHARS)} is not allowed; rules files use no anchors or aliases`,
+        detail: `the anchor &${capText(node.anchor, QUOTED_MAX_CHARS)} is not allowed; ${kind.many} use no anchors or aliases`,
       })
     }
     if (node.tag !== undefined) {
       const tag = capText(shortTag(node.tag), QUOTED_MAX_CHARS)
-      problems.push({ file: path, at, detail: `the tag ${tag} is not allowed; rules files use no tags` })
+      problems.push({ file: path, at, detail: `the tag ${tag} is not allowed; ${kind.many} use no tags` })
     }
   })
   if (problems.length > 0) return err(problems)

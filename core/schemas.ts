@@ -23,6 +23,7 @@ import { ClassificationSchema, literals, nullable, OverallSchema, RecordedRowSch
 
 export * from './page-schemas.ts'
 export * from './row-schemas.ts'
+export * from './score-schemas.ts'
 
 export const RUNTIMES = ['api-key', 'acp'] as const
 export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const

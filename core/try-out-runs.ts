@@ -41,11 +41,23 @@ export type VerdictCounts = Record<Verdict | 'unanswered', number>
 export type CertaintySpread = { min: number; median: number; max: number }
 
 export type AnswerSummary = {
-  /** How many times the verdict changed from one answer to the next; unanswered ones are skipped. */
+  /**
+   * How many times the counted outcome (pass, fail, uncounted) changed from
+   * one answer to the next: what would flip the review. Unanswered ones are
+   * skipped: a run that failed isn't the rule changing its mind.
+   */
   flips: number
+  /** How many times the raw verdict changed from one answer to the next, counted or not; unanswered ones skipped. */
+  verdict_flips: number
   verdicts: VerdictCounts
   /** Over the answered ones; null when none was answered. */
   certainty: CertaintySpread | null
+}
+
+/** A row's effect on the review, as its (re-checked) `counted` and `fails` say. */
+function outcomeOf(row: RecordedRow): 'pass' | 'fail' | 'uncounted' {
+  if (!row.counted) return 'uncounted'
+  return row.fails ? 'fail' : 'pass'
 }
 
 /** What one classification's answers, in the order they were asked, add up to. */
@@ -53,7 +65,8 @@ export function summariseAnswers(answers: readonly RecordedRow[]): AnswerSummary
   const verdicts: VerdictCounts = { match: 0, 'no-match': 0, 'not-applicable': 0, unanswered: 0 }
   const certainties: number[] = []
   let flips = 0
-  let previous: Verdict | null = null
+  let verdictFlips = 0
+  let previous: RecordedRow | null = null
   for (const answer of answers) {
     if (answer.verdict === null) {
       verdicts.unanswered += 1
@@ -61,10 +74,11 @@ export function summariseAnswers(answers: readonly RecordedRow[]): AnswerSummary
     }
     verdicts[answer.verdict] += 1
     if (answer.certainty !== null) certainties.push(answer.certainty)
-    if (previous !== null && previous !== answer.verdict) flips += 1
-    previous = answer.verdict
+    if (previous !== null && outcomeOf(previous) !== outcomeOf(answer)) flips += 1
+    if (previous !== null && previous.verdict !== answer.verdict) verdictFlips += 1
+    previous = answer
   }
-  return { flips, verdicts, certainty: spread(certainties) }
+  return { flips, verdict_flips: verdictFlips, verdicts, certainty: spread(certainties) }
 }
 
 function spread(values: readonly number[]): CertaintySpread | null {

@@ -8,13 +8,17 @@ import type {
   AcpPricesSchema,
   AcpProviderSchema,
   ClassificationSchema,
+  ClassificationScoreSchema,
   CommitMessageSchema,
+  DisagreementSchema,
   EffortSchema,
+  ExampleSchema,
   OpenPrAnswerSchema,
   OverallSchema,
   PolaritySchema,
   PullSummarySchema,
   RecordedRowSchema,
+  ReliabilityScoreSchema,
   RepeatedClassificationSchema,
   ReplayLineSchema,
   RepoRulesSchema,
@@ -25,6 +29,7 @@ import type {
   RunRequestSchema,
   RuntimeSchema,
   SettingsSchema,
+  ThresholdPointSchema,
   TryOutAcceptedSchema,
   TryOutRepeatSchema,
   TryOutReplaySchema,
@@ -112,6 +117,14 @@ export type PullSummary = Static<typeof PullSummarySchema>
 
 /** A repo's rules from its default branch, as the try-out page loads them. */
 export type RepoRules = Static<typeof RepoRulesSchema>
+/** One entry of a repo's examples file: a PR and the verdict each named classification should give on it. */
+export type Example = Static<typeof ExampleSchema>
+
+/** A classification's answers on the labelled PRs against their labels (docs/behaviour.md, "Labelled examples and reliability"). */
+export type ClassificationScore = Static<typeof ClassificationScoreSchema>
+export type ThresholdPoint = Static<typeof ThresholdPointSchema>
+export type Disagreement = Static<typeof DisagreementSchema>
+export type ReliabilityScore = Static<typeof ReliabilityScoreSchema>
 
 export type RepoRef = { owner: string; name: string }
 

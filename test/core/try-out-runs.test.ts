@@ -1,21 +1,48 @@
 import { describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
+import { rowFromAnswer } from '../../core/aggregate.ts'
 import { REPEAT_MAX, REPLAY_MAX } from '../../core/limits.ts'
 import { repeatRunId, replayRunId, runsAtOnce, summariseAnswers } from '../../core/try-out-runs.ts'
-import type { RecordedRow, Verdict } from '../../core/types.ts'
-import { anUnansweredRow, aRow } from '../support/builders.ts'
+import type { Classification, RecordedRow, Verdict } from '../../core/types.ts'
+import { aClassification, anUnansweredRow } from '../support/builders.ts'
 
-function answer(verdict: Verdict, certainty: number): RecordedRow {
-  return aRow({ verdict, certainty })
+/** A row as the controller keeps it: counted and fails as the review computes them for `rule`. */
+function answer(verdict: Verdict, certainty: number, rule: Classification = aClassification()): RecordedRow {
+  return rowFromAnswer(rule, { verdict, certainty, reason: 'Because.' }, null)
 }
 
 describe('summariseAnswers', () => {
-  it('counts no flip for a stable rule, and the spread of its certainty', () => {
-    expect(summariseAnswers([answer('match', 90), answer('match', 70), answer('match', 80)])).toEqual({
+  it('counts no flip for a rule whose every answer counts the same way, and the spread of its certainty', () => {
+    expect(summariseAnswers([answer('match', 90), answer('match', 85), answer('match', 80)])).toEqual({
       flips: 0,
+      verdict_flips: 0,
       verdicts: { match: 3, 'no-match': 0, 'not-applicable': 0, unanswered: 0 },
-      certainty: { min: 70, median: 80, max: 90 },
+      certainty: { min: 80, median: 85, max: 90 },
     })
+  })
+
+  it('counts a flip where the review would flip: a match at 78 then 82 against a threshold of 80', () => {
+    // Before issue 20 this was "stable": the verdict never changed, but the review did.
+    const answers = [answer('match', 78), answer('match', 82), answer('match', 78)]
+    expect(summariseAnswers(answers)).toMatchObject({ flips: 2, verdict_flips: 0 })
+  })
+
+  it('counts no flip for a verdict that changes only below the threshold, and keeps that change visible', () => {
+    // Before issue 20 this was "unstable": the verdict changed, but never counted.
+    const answers = [answer('match', 60), answer('no-match', 55), answer('match', 70)]
+    expect(summariseAnswers(answers)).toMatchObject({ flips: 0, verdict_flips: 2 })
+  })
+
+  it('tells pass, fail and uncounted apart, not-applicable among the uncounted', () => {
+    const negative = aClassification({ name: 'no-ads', polarity: 'negative', threshold: 90 })
+    const answers = [
+      answer('no-match', 95, negative),
+      answer('match', 95, negative),
+      answer('not-applicable', 99, negative),
+      answer('match', 50, negative),
+    ]
+    // pass → fail → uncounted → uncounted
+    expect(summariseAnswers(answers)).toMatchObject({ flips: 2, verdict_flips: 3 })
   })
 
   it('counts each change from one answer to the next, skipping unanswered ones', () => {
@@ -27,15 +54,20 @@ describe('summariseAnswers', () => {
       answer('match', 90),
     ]
     expect(summariseAnswers(answers)).toEqual({
-      flips: 2,
+      flips: 1,
+      verdict_flips: 2,
       verdicts: { match: 2, 'no-match': 2, 'not-applicable': 0, unanswered: 1 },
       certainty: { min: 55, median: 62.5, max: 90 },
     })
   })
 
   it('has no spread when nothing was answered', () => {
-    expect(summariseAnswers([anUnansweredRow(), anUnansweredRow()])).toMatchObject({ flips: 0, certainty: null })
-    expect(summariseAnswers([])).toMatchObject({ flips: 0, certainty: null })
+    expect(summariseAnswers([anUnansweredRow(), anUnansweredRow()])).toMatchObject({
+      flips: 0,
+      verdict_flips: 0,
+      certainty: null,
+    })
+    expect(summariseAnswers([])).toMatchObject({ flips: 0, verdict_flips: 0, certainty: null })
   })
 })
 

@@ -491,6 +491,9 @@ describe('try-out', () => {
     await fillPull(page, 4)
     await page.fill('#rule-1-name', 'flaky')
     await page.fill('#rule-1-description', 'The change is small.')
+    // Its answers (match 70, no-match 65) count at 60, so they pass and fail the rule in turn: a flip of the
+    // review. At the default 80 neither would count, and a verdict that changes uncounted is no flip.
+    await page.fill('#rule-1-threshold', '60')
     await page.click('#add-rule')
     await page.fill('#rule-2-name', 'stable')
     await page.fill('#rule-2-description', 'The change has a commit message.')

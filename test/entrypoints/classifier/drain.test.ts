@@ -15,7 +15,7 @@ import type { RunReply } from '../../../core/types.ts'
 import { decodeRunReply } from '../../../core/wire-decode.ts'
 import { createClassifier } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
-import { aClassification, aRunRequest } from '../../builders.ts'
+import { aClassification, aRunRequest } from '../../support/builders.ts'
 import { waitFor } from '../../support/waits.ts'
 
 const MATCH = '{"verdict":"match","certainty":95,"reason":"It holds."}'

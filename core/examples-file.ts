@@ -1,0 +1,68 @@
+/**
+ * Reading a repo's examples file (`.hyperhive/review-classifier.examples.yml`
+ * or `.json`) into labelled PRs: the same readers, limits and words as the
+ * rules file (source-file.ts), and the checks of examples-check.ts. Pure:
+ * the caller reads the file and passes its text.
+ */
+
+import { EXAMPLE_LABELS_MAX, EXAMPLES_MAX, type ExamplesProblem, validateExamplesTree } from './examples-check.ts'
+import type { Result } from './result.ts'
+import { readSourceFile, SOURCE_MAX_BYTES, selectSourceFile } from './source-file.ts'
+import type { SourceKind } from './source-tree.ts'
+import type { Example } from './types.ts'
+
+export {
+  type AppliedLabels,
+  applyLabels,
+  describeUnknownLabel,
+  EXAMPLE_KEYS,
+  EXAMPLE_LABELS_MAX,
+  EXAMPLES_MAX,
+  type ExampleKey,
+  type ExamplesProblem,
+  type LabelledPr,
+  NOTE_MAX_CHARS,
+  type UnknownLabel,
+  validateExamples,
+} from './examples-check.ts'
+
+export const EXAMPLES_YML_PATH = '.hyperhive/review-classifier.examples.yml'
+export const EXAMPLES_JSON_PATH = '.hyperhive/review-classifier.examples.json'
+export const EXAMPLES_MAX_BYTES = SOURCE_MAX_BYTES
+/**
+ * The most keys and list entries an examples file may hold before it is
+ * read further. A full file holds 701 (one key, fifty entries of three keys
+ * and ten labels); the slack lets a file of a hundred entries still hear
+ * that it has too many.
+ */
+export const EXAMPLES_MAX_ITEMS = 2_000
+/**
+ * The most YAML tokens, which bound the work of reading as for the rules
+ * file: a full file, with a comment on every entry and label and a
+ * 500-character note on every entry, needs about 5,000.
+ */
+export const EXAMPLES_MAX_YAML_TOKENS = 20_000
+
+export const EXAMPLES_SOURCE: SourceKind = {
+  one: 'an examples file',
+  many: 'examples files',
+  key: 'examples',
+  maxItems: EXAMPLES_MAX_ITEMS,
+  itemsHint: `an examples file holds one key and a list of at most ${EXAMPLES_MAX} entries of 3 keys and ${EXAMPLE_LABELS_MAX} labels`,
+  maxYamlTokens: EXAMPLES_MAX_YAML_TOKENS,
+  tokensHint: 'a full examples file needs about 5,000',
+}
+
+/**
+ * Which examples file to read, given which exist on the default branch: the
+ * path, null for "the repo has none", or a problem when both exist.
+ */
+export function selectExamplesFile(present: { yml: boolean; json: boolean }): Result<string | null, ExamplesProblem> {
+  return selectSourceFile(present, { yml: EXAMPLES_YML_PATH, json: EXAMPLES_JSON_PATH })
+}
+
+export function parseExamplesFile(path: string, text: string): Result<Example[], ExamplesProblem[]> {
+  const tree = readSourceFile(path, text, EXAMPLES_SOURCE)
+  if (!tree.ok) return tree
+  return validateExamplesTree(path, tree.value)
+}

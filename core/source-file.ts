@@ -1,0 +1,60 @@
+/**
+ * Reading one of the repo's hand-written files (the rules file, the examples
+ * file) from its text into the source tree its checks take: which format
+ * its name says, the size cap, then the YAML or JSON reader. Pure: the
+ * caller reads the file and passes its text.
+ */
+import { err, ok, type Result } from './result.ts'
+import { readJsonSource } from './rules-json.ts'
+import { readYamlSource } from './rules-source.ts'
+import type { FileProblem, SourceKind, SourceNode } from './source-tree.ts'
+
+/** Larger files are refused before parsing: a real rules or examples file is a few KB. */
+export const SOURCE_MAX_BYTES = 1024 * 1024
+
+export function formatOf(path: string): 'yaml' | 'json' | null {
+  const lower = path.toLowerCase()
+  if (lower.endsWith('.yml') || lower.endsWith('.yaml')) return 'yaml'
+  if (lower.endsWith('.json')) return 'json'
+  return null
+}
+
+/**
+ * Which of a kind's two files to read, given which exist on the default
+ * branch: the path, null for "the repo has none", or a problem when both exist.
+ */
+export function selectSourceFile(
+  present: { yml: boolean; json: boolean },
+  paths: { yml: string; json: string },
+): Result<string | null, FileProblem> {
+  if (present.yml && present.json) {
+    return err({
+      file: `${paths.yml} and ${paths.json}`,
+      at: null,
+      detail: 'both exist; a repo holds one of the two, so neither is loaded',
+    })
+  }
+  if (present.yml) return ok(paths.yml)
+  if (present.json) return ok(paths.json)
+  return ok(null)
+}
+
+/** The file's text as a source tree, or every problem that keeps it from being one. */
+export function readSourceFile(path: string, text: string, kind: SourceKind): Result<SourceNode, FileProblem[]> {
+  const format = formatOf(path)
+  if (format === null) {
+    return err([{ file: path, at: null, detail: `${kind.one} must end in .yml, .yaml or .json` }])
+  }
+  const oversize = sizeProblem(path, text)
+  if (oversize !== null) return err([oversize])
+  return format === 'yaml' ? readYamlSource(path, text, kind) : readJsonSource(path, text, kind)
+}
+
+function sizeProblem(path: string, text: string): FileProblem | null {
+  // UTF-8 takes at least one byte per UTF-16 unit, so a long string is over
+  // the cap without encoding it.
+  const bytes = text.length > SOURCE_MAX_BYTES ? null : new TextEncoder().encode(text).byteLength
+  if (bytes !== null && bytes <= SOURCE_MAX_BYTES) return null
+  const size = bytes === null ? `at least ${text.length} bytes` : `${bytes} bytes`
+  return { file: path, at: null, detail: `the file is ${size}, over the ${SOURCE_MAX_BYTES}-byte (1 MiB) limit` }
+}
