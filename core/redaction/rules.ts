@@ -89,7 +89,27 @@ export const KINDS: readonly string[] = RULES.map((rule) => rule.kind)
  */
 export type Keyword = { text: string; rules: readonly number[] }
 
-function keywordTable(): { keywords: Keyword[]; starts: Int32Array; counts: Int32Array } {
+/**
+ * A first filter before the table: `PAIRS` marks the keywords of two
+ * characters by their codes `a << 7 | b`, and `TRIPLES` is a bit set of the
+ * first three characters of the others, hashed by `tripleHash` (a hash
+ * that collides only costs a look in the table). Most places in a text
+ * start some keyword's first two characters (`ke`, `to`, `se`...); few start
+ * its first three.
+ */
+export function tripleHash(a: number, b: number, c: number): number {
+  return (Math.imul((a << 14) | (b << 7) | c, 0x9e3779b1) >>> 14) & TRIPLE_MASK
+}
+
+const TRIPLE_MASK = (1 << 18) - 1
+
+function keywordTable(): {
+  keywords: Keyword[]
+  starts: Int32Array
+  counts: Int32Array
+  pairs: Uint8Array
+  triples: Uint32Array
+} {
   const byText = new Map<string, number[]>()
   ALL.forEach((rule, index) => {
     if (rule.keywords.length === 0) throw new RangeError(`rule ${rule.id} has no keyword`)
@@ -107,12 +127,19 @@ function keywordTable(): { keywords: Keyword[]; starts: Int32Array; counts: Int3
     .sort((a, b) => bigram(a.text) - bigram(b.text) || (a.text < b.text ? -1 : 1))
   const starts = new Int32Array(1 << 14).fill(-1)
   const counts = new Int32Array(1 << 14)
+  const pairs = new Uint8Array(1 << 14)
+  const triples = new Uint32Array((TRIPLE_MASK + 1) >>> 5)
   keywords.forEach((keyword, index) => {
     const key = bigram(keyword.text)
     if (starts[key] === -1) starts[key] = index
     counts[key] = (counts[key] ?? 0) + 1
+    if (keyword.text.length === 2) pairs[key] = 1
+    else {
+      const hash = tripleHash(keyword.text.charCodeAt(0), keyword.text.charCodeAt(1), keyword.text.charCodeAt(2))
+      triples[hash >>> 5] = (triples[hash >>> 5] ?? 0) | (1 << (hash & 31))
+    }
   })
-  return { keywords, starts, counts }
+  return { keywords, starts, counts, pairs, triples }
 }
 
 function bigram(text: string): number {
@@ -123,3 +150,5 @@ const TABLE = keywordTable()
 export const KEYWORDS: readonly Keyword[] = TABLE.keywords
 export const BIGRAM_STARTS: Int32Array = TABLE.starts
 export const BIGRAM_COUNTS: Int32Array = TABLE.counts
+export const PAIRS: Uint8Array = TABLE.pairs
+export const TRIPLES: Uint32Array = TABLE.triples

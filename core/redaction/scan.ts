@@ -25,8 +25,11 @@ import {
   EXAMPLE_KEYS,
   GLOBAL_ALLOWLIST,
   KEYWORDS,
+  PAIRS,
   RULES,
   type Rule,
+  TRIPLES,
+  tripleHash,
 } from './rules.ts'
 
 /** A secret's place in the text: [start, end), and the index of its rule in `RULES`. */
@@ -89,18 +92,27 @@ function keywordHits(text: string, fragment: Fragment): { lineRuns: number[]; wh
   // Locals, not the imported bindings: this loop is most of the scan's time.
   const starts = BIGRAM_STARTS
   const counts = BIGRAM_COUNTS
+  const pairs = PAIRS
+  const triples = TRIPLES
   const lower = ASCII_LOWER
   let lineStart = fragment.start
   const last = fragment.end - 1
+  // The characters at i, i + 1 and i + 2, folded (0 past the fragment's end).
   let a = fragment.start < fragment.end ? foldedAt(text, fragment.start, lower) : 0
+  let b = fragment.start + 1 < fragment.end ? foldedAt(text, fragment.start + 1, lower) : 0
   for (let i = fragment.start; i < last; i++) {
-    const b = foldedAt(text, i + 1, lower)
+    const c = i + 2 < fragment.end ? foldedAt(text, i + 2, lower) : 0
     const key = (a << 7) | b
     const current = a
     a = b
+    b = c
     if (current === LF) {
       lineStart = i + 1
       continue
+    }
+    if (pairs[key] === 0) {
+      const hash = tripleHash(current, a, c)
+      if (((triples[hash >>> 5] as number) & (1 << (hash & 31))) === 0) continue
     }
     const first = starts[key] as number
     if (first === -1) continue
