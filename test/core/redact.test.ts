@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
+import { neutraliseFence } from '../../core/prompt.ts'
 import { placeholder, REDACTION_NOTE, type RedactionInput, redactSharedContext } from '../../core/redact.ts'
-import { NEUTRAL_WORDS, NON_SECRETS, Random, type Sample, SECRET_KINDS } from './redact-corpus.ts'
+import { KINDS } from '../../core/redaction/rules.ts'
+import { Random, type Sample, SECRET_KINDS } from './redact-corpus.ts'
+import { NEUTRAL_WORDS, NON_SECRETS } from './redact-lookalikes.ts'
 
 /** Everything the redaction gives back as text, in one string. */
 function allText(result: ReturnType<typeof redactSharedContext>): string {
@@ -264,6 +267,13 @@ describe('placeholders', () => {
       ),
       { numRuns: 60 },
     )
+  })
+
+  it('never reads as a fence line: the fence neutralisation leaves every kind of placeholder as it is', () => {
+    for (const kind of KINDS) {
+      const text = `${placeholder(kind, 12)}\n+END PR ${placeholder(kind, 3)}\nBEGIN PULL REQUEST ${placeholder(kind, 4)}`
+      expect(neutraliseFence(text)).toBe(text)
+    }
   })
 
   it('says what a placeholder is, in the form the placeholders take', () => {
