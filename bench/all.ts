@@ -1,5 +1,5 @@
 /**
- * `bun run bench`: every benchmark of issue 12, one after another, each
+ * `bun run bench`: every benchmark of issue 12 and issue 19's, one after another, each
  * writing its results to bench/results/<name>.md and printing its tables.
  * One at a time on purpose: they measure the machine, and two at once would
  * measure each other.
@@ -26,6 +26,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'diff', what: '5: diff preparation at 1, 10 and 50 MB', quick: ['--reps', '2', '--busy', '0'] },
   { name: 'run-store', what: '6: run store appends with 1, 3 and 8 writers', quick: ['--rounds', '1'] },
   { name: 'opencode', what: '7: the opencode process models', quick: ['--reps', '1'] },
+  { name: 'redact', what: 'issue 19: redaction of a 600 KB shared context', quick: ['--reps', '3'] },
 ]
 
 const args = parseArgs({

@@ -96,7 +96,7 @@ export function prepareDiffPieces(diff: string): string[] {
  * the end; text before the first is no section and is never changed.
  */
 
-type FileSection = {
+export type FileSection = {
   /** Index of the `diff --` line. */
   start: number
   /** Index after that line. */
@@ -105,7 +105,7 @@ type FileSection = {
   end: number
 }
 
-function* fileSections(diff: string): Generator<FileSection> {
+export function* fileSections(diff: string): Generator<FileSection> {
   let start = nextFileStart(diff, 0)
   while (start !== -1) {
     const firstEnd = lineEnd(diff, start)
@@ -286,7 +286,7 @@ function readSection(diff: string, section: FileSection, fromFirstLine: string[]
 }
 
 /** The path a `---`, `+++`, `rename from/to` or `copy from/to` line names, if it is one. */
-function headerPath(text: string): string | undefined {
+export function headerPath(text: string): string | undefined {
   for (const prefix of ['--- ', '+++ ', 'rename from ', 'rename to ', 'copy from ', 'copy to ']) {
     if (text.startsWith(prefix)) {
       // git ends a `---`/`+++` path that holds a space with a tab, for patch(1).
@@ -301,7 +301,7 @@ function headerPath(text: string): string | undefined {
  * apart: unquoted paths with spaces are ambiguous unless both sides are the
  * same path, which is the case for every section but a rename or copy.
  */
-function diffGitPaths(text: string): string[] | undefined {
+export function diffGitPaths(text: string): string[] | undefined {
   const rest = text.replace(/^diff --(?:git|cc|combined) /, '')
   if (rest.startsWith('"')) {
     const quoted = rest.match(/^("(?:[^"\\]|\\.)*") (.+)$/)
