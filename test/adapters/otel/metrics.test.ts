@@ -104,7 +104,9 @@ describe('createOtelMetrics', () => {
   it('exports deltas: each export carries only what was added since the last one', async () => {
     const otlp = await receiver()
     const handle = createOtelMetrics(
-      { endpoint: otlp.endpoint, serviceName: 'review-classifier', exportIntervalMs: 100 },
+      // The export timeout is the interval's (the SDK holds it at or under it): an interval of
+      // 100 ms gave each export 100 ms, and a loaded machine let the shutdown's export time out.
+      { endpoint: otlp.endpoint, serviceName: 'review-classifier', exportIntervalMs: 2_000 },
       { logger: createRecordingLogger() },
     )
     handle.metrics.addTokens(5, { ...labels, type: 'input' })

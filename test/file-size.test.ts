@@ -1,0 +1,51 @@
+/**
+ * A source file is one thing, and one thing fits in 400 lines (README,
+ * "Architecture"). A file that grows past that is holding a second thing:
+ * split it along that seam rather than raise the bound. Tests are exempt:
+ * a suite's cases are many small things side by side.
+ */
+import { describe, expect, it } from 'bun:test'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+const ROOT = resolve(import.meta.dir, '..')
+const SOURCE_DIRS = ['core', 'ports', 'adapters', 'entrypoints', 'ui', 'bench', 'scripts']
+const MAX_SOURCE_LINES = 400
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = []
+  for (const name of readdirSync(join(ROOT, dir))) {
+    const path = join(dir, name)
+    if (statSync(join(ROOT, path)).isDirectory()) out.push(...sourceFiles(path))
+    else if (name.endsWith('.ts')) out.push(path)
+  }
+  return out
+}
+
+/** Lines as an editor counts them: a final newline ends the last line, it doesn't start another. */
+function lineCount(text: string): number {
+  if (text === '') return 0
+  const lines = text.split('\n').length
+  return text.endsWith('\n') ? lines - 1 : lines
+}
+
+describe('source files', () => {
+  it('counts lines as an editor does', () => {
+    expect(lineCount('')).toBe(0)
+    expect(lineCount('a')).toBe(1)
+    expect(lineCount('a\n')).toBe(1)
+    expect(lineCount('a\nb\n')).toBe(2)
+    expect(lineCount('a\n\n')).toBe(2)
+  })
+
+  it(`stay at or under ${MAX_SOURCE_LINES} lines, tests aside`, () => {
+    const files = SOURCE_DIRS.flatMap(sourceFiles)
+    // The walk finds the tree, so an empty list can't pass this by accident.
+    expect(files).toContain(join('core', 'schemas.ts'))
+    const over = files
+      .map((path) => ({ path, lines: lineCount(readFileSync(join(ROOT, path), 'utf8')) }))
+      .filter(({ lines }) => lines > MAX_SOURCE_LINES)
+      .map(({ path, lines }) => `${path}: ${lines} lines`)
+    expect(over).toEqual([])
+  })
+})
