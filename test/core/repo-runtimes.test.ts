@@ -114,3 +114,23 @@ describe('repo_runtimes in a stored document', () => {
     })
   })
 })
+
+describe('the subscription runtime in a settings PUT', () => {
+  it("runs on the API key runtime's model and effort, and switching keeps the other runtimes' fields", () => {
+    const current = aSettings({ model: 'sonnet', effort: 'low', acp: ACP })
+    const onSubscription = applySettingsUpdate(current, { runtime: 'subscription' })
+    expect(onSubscription).toEqual({ ok: true, value: { ...current, runtime: 'subscription' } })
+    if (!onSubscription.ok) return
+    const onAcp = applySettingsUpdate(onSubscription.value, { runtime: 'acp' })
+    expect(onAcp).toEqual({ ok: true, value: { ...current, runtime: 'acp' } })
+    if (!onAcp.ok) return
+    expect(applySettingsUpdate(onAcp.value, { runtime: 'api-key' })).toEqual({ ok: true, value: current })
+  })
+
+  it('reads a stored subscription runtime back', () => {
+    expect(decodeStoredSettings({ runtime: 'subscription' })).toEqual({
+      settings: aSettings({ runtime: 'subscription' }),
+      warning: null,
+    })
+  })
+})
