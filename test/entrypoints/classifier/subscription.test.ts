@@ -6,6 +6,7 @@
  * run whose token is missing (no verdict naming the secret, no call).
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createClaudeRuntime } from '../../../adapters/claude/runtime.ts'
 import { createFixedClock } from '../../../adapters/memory/clock.ts'
@@ -69,6 +70,15 @@ function subscriptionRun(): string {
   return JSON.stringify(aRunRequest({ runtime: 'subscription', classifications: [aClassification({ name: 'holds' })] }))
 }
 
+/** Whether `pid` runs claude now (its command line has claude's flags), not the process it was forked from. */
+function execed(pid: number | undefined): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--print')
+  } catch {
+    return false
+  }
+}
+
 /** A started session's environment, read from /proc while it waits on its stdin. */
 async function environmentOf(runtime: ModelRuntime, logger: ReturnType<typeof createRecordingLogger>, key: string) {
   const spec: SessionSpec = {
@@ -84,6 +94,8 @@ async function environmentOf(runtime: ModelRuntime, logger: ReturnType<typeof cr
   try {
     await waitFor(() => startedPids(logger).length > 0, 'the claude session to start', ROOMY_DEADLINE_MS)
     const [pid] = startedPids(logger)
+    // Until the exec, /proc shows the forked test process's own environment: wait for claude's command line.
+    await waitFor(() => execed(pid), 'the claude process to exec', ROOMY_DEADLINE_MS)
     const raw = await readFile(`/proc/${pid}/environ`, 'utf8')
     return new Map(
       raw
