@@ -111,6 +111,7 @@ async function main(): Promise<void> {
             return answered(MATCH)
           }),
           acp: createScriptedModelRuntime(() => failed('runtime', 'not benchmarked')),
+          subscription: createScriptedModelRuntime(() => failed('runtime', 'not benchmarked')),
         },
         secrets: secrets as SecretStore,
         metrics: metrics as Metrics,

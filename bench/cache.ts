@@ -115,7 +115,11 @@ async function startBench(): Promise<Bench & { contextBytes: number; contextToke
 
   function classifier(schedule: Schedule) {
     return createClassifier({
-      runtimes: { 'api-key': claude, acp: createScriptedModelRuntime(() => failed('runtime', 'not benchmarked')) },
+      runtimes: {
+        'api-key': claude,
+        acp: createScriptedModelRuntime(() => failed('runtime', 'not benchmarked')),
+        subscription: createScriptedModelRuntime(() => failed('runtime', 'not benchmarked')),
+      },
       secrets: createMemorySecretStore({ [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: API_KEY } }),
       metrics: createRecordingMetrics(),
       logger,

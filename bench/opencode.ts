@@ -167,7 +167,11 @@ async function startBench(ticks: number): Promise<Bench> {
 
   function classifier(runtime: ModelRuntime) {
     return createClassifier({
-      runtimes: { 'api-key': createScriptedModelRuntime(() => failed('runtime', 'not benchmarked')), acp: runtime },
+      runtimes: {
+        'api-key': createScriptedModelRuntime(() => failed('runtime', 'not benchmarked')),
+        acp: runtime,
+        subscription: createScriptedModelRuntime(() => failed('runtime', 'not benchmarked')),
+      },
       secrets: createMemorySecretStore({ [RUNTIME_KEY_SECRETS.acp.path]: { api_key: API_KEY } }),
       metrics: createRecordingMetrics(),
       logger,

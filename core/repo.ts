@@ -16,7 +16,7 @@ export function repoName(repo: RepoRef): string {
 const NAME = /^[A-Za-z0-9_.-]+$/
 const SHOWN_CHARS = 100
 
-function isName(part: string): boolean {
+export function isRepoNamePart(part: string): boolean {
   return NAME.test(part) && part !== '.' && part !== '..'
 }
 
@@ -25,7 +25,13 @@ export function parseRepoValue(value: unknown): Result<RepoRef, string> {
   if (typeof value === 'string') {
     const parts = value.split('/')
     const [owner, name] = parts
-    if (parts.length === 2 && owner !== undefined && name !== undefined && isName(owner) && isName(name)) {
+    if (
+      parts.length === 2 &&
+      owner !== undefined &&
+      name !== undefined &&
+      isRepoNamePart(owner) &&
+      isRepoNamePart(name)
+    ) {
       return ok({ owner, name })
     }
   }

@@ -25,10 +25,12 @@ export * from './page-schemas.ts'
 export * from './row-schemas.ts'
 export * from './score-schemas.ts'
 
-export const RUNTIMES = ['api-key', 'acp'] as const
+export const RUNTIMES = ['api-key', 'acp', 'subscription'] as const
 export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
 
 export const RuntimeSchema = literals(RUNTIMES)
+/** What `repo_runtimes` may send a repo to: a runtime, or `none` (no model at all). */
+export const RepoRuntimeSchema = literals([...RUNTIMES, 'none'])
 export const EffortSchema = literals(EFFORTS)
 
 /** Token counts a runtime reported; they feed the classifier's metrics and the benchmarks only. */
@@ -70,6 +72,10 @@ export const SettingsSchema = Type.Object(
     }),
     runtime: RuntimeSchema,
     acp: nullable(AcpProviderSchema, "The ACP runtime's provider; kept while the runtime is api-key."),
+    repo_runtimes: Type.Record(Type.String(), RepoRuntimeSchema, {
+      description:
+        'From owner/name, owner/* or */* to the runtime its PRs run on, or none; the most specific pattern wins, a repo with none matching runs on runtime.',
+    }),
   },
   { description: 'The swarm-wide review classifier settings.' },
 )

@@ -46,4 +46,6 @@ export const CONTROLLER_TOKEN_SECRET = {
 export const RUNTIME_KEY_SECRETS = {
   'api-key': { path: 'swarm/services/review-classifier/anthropic-api-key', field: 'api_key' },
   acp: { path: 'swarm/services/review-classifier/acp-provider', field: 'api_key' },
+  // A Claude subscription's long-lived OAuth token, as `claude setup-token` prints it.
+  subscription: { path: 'swarm/services/review-classifier/claude-subscription', field: 'oauth_token' },
 } as const satisfies Record<Runtime, SecretLocation>

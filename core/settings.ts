@@ -9,7 +9,9 @@
 
 import { isRecord } from './decode.ts'
 import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS } from './limits.ts'
+import { readRepoRuntimes, repoRuntimesRuleProblems } from './repo-runtimes.ts'
 import { err, ok, type Result } from './result.ts'
+import { RUNTIMES } from './schemas.ts'
 import { quoteInput } from './text.ts'
 import type { AcpPrices, AcpProvider, Effort, RunRequestSettings, Runtime, Settings } from './types.ts'
 
@@ -23,14 +25,14 @@ export const DEFAULT_SETTINGS: Settings = {
   max_concurrent_reviews: 2,
   runtime: 'api-key',
   acp: null,
+  repo_runtimes: {},
 }
 
 /** A model's name, `model` and `acp.model`, in characters: real ones are a few dozen. */
 export const MODEL_MAX_CHARS = 256
 
 const EFFORTS: readonly Effort[] = ['low', 'medium', 'high', 'xhigh', 'max']
-const RUNTIMES: readonly Runtime[] = ['api-key', 'acp']
-const SETTINGS_FIELDS = ['model', 'effort', 'max_concurrent_reviews', 'runtime', 'acp'] as const
+const SETTINGS_FIELDS = ['model', 'effort', 'max_concurrent_reviews', 'runtime', 'acp', 'repo_runtimes'] as const
 const ACP_FIELDS = ['base_url', 'model', 'prices'] as const
 const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write'] as const
 const REQUIRED_PRICE_FIELDS = ['input', 'output'] as const
@@ -121,7 +123,7 @@ function readRuntime(value: unknown, problems: string[]): Runtime | undefined {
   }
   const runtime = RUNTIMES.find((known) => known === value)
   if (runtime === undefined) {
-    problems.push(`runtime must be ${RUNTIMES.map((r) => `"${r}"`).join(' or ')}, not ${describeValue(value)}`)
+    problems.push(`runtime must be one of ${RUNTIMES.map((r) => `"${r}"`).join(', ')}, not ${describeValue(value)}`)
   }
   return runtime
 }
@@ -212,6 +214,10 @@ function readSettingsFields(fields: Fields, unknownFields: UnknownFields): Resul
     const acp = readAcp(fields.acp, unknownFields, problems)
     if (acp !== undefined) update.acp = acp
   }
+  if ('repo_runtimes' in fields) {
+    const policy = readRepoRuntimes(fields.repo_runtimes, unknownFields, problems)
+    if (policy !== undefined) update.repo_runtimes = policy
+  }
   return problems.length > 0 ? err(problems) : ok(update)
 }
 
@@ -274,6 +280,7 @@ export function settingsRuleProblems(settings: Settings): string[] {
   if (settings.runtime === 'acp' && acp === null) {
     problems.push('runtime "acp" needs a provider: set acp with base_url, model and prices')
   }
+  problems.push(...repoRuntimesRuleProblems(settings))
   return problems
 }
 
@@ -292,7 +299,7 @@ export function validateSettingsUpdate(body: unknown): Result<SettingsUpdate, st
 
 /**
  * Applies a PUT body to the stored settings: a field left out keeps its
- * value, `null` clears `effort` or `acp`, and a given `acp` replaces the
+ * value, `null` clears `effort` or `acp`, and a given `acp` (or `repo_runtimes`) replaces the
  * stored one whole. The error is the problem+json `detail` of the 400.
  */
 export function applySettingsUpdate(current: Settings, body: unknown): Result<Settings, string> {

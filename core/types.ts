@@ -22,6 +22,7 @@ import type {
   RepeatedClassificationSchema,
   ReplayLineSchema,
   RepoRulesSchema,
+  RepoRuntimeSchema,
   RowErrorSchema,
   RowSchema,
   RunProgressSchema,
@@ -69,6 +70,8 @@ export type Row = Static<typeof RowSchema>
 export type Overall = Static<typeof OverallSchema>
 
 export type Runtime = Static<typeof RuntimeSchema>
+
+export type RepoRuntime = Static<typeof RepoRuntimeSchema>
 
 export type Effort = Static<typeof EffortSchema>
 

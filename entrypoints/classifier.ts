@@ -67,6 +67,19 @@ async function main(): Promise<void> {
         },
         logger,
       ),
+      // The same CLI on a subscription's OAuth token: only the credential's variable differs.
+      subscription: createClaudeRuntime(
+        {
+          claudeBin: config.claudeBin,
+          credential: 'oauth-token',
+          workDir: join(instance.dir, 'claude'),
+          sharedCwd: join(config.workDir, 'claude', 'cwd'),
+          passEnv: config.passEnv,
+          records: instance,
+          ...(config.otlpEndpoint === null ? {} : { otlpEndpoint: config.otlpEndpoint }),
+        },
+        logger,
+      ),
       acp: createOpencodeRuntime(
         {
           opencodeBin: config.opencodeBin,

@@ -21,6 +21,7 @@ export type { CliIo } from './cli/io.ts'
 const USAGE = `usage:
   review-classifier check [--base REF] [--head REF] [--rules PATH] [--json]
                           [--repo OWNER/NAME] [--title TEXT] [--pr N]
+                          [--runtime api-key|subscription|acp]
                           [--model MODEL] [--effort LEVEL]
                           [--acp-base-url URL --acp-model MODEL]
       Runs the repo's rules against the commits on --head since its merge
@@ -38,7 +39,11 @@ const USAGE = `usage:
       --pr     default: 1 (the prompt names a PR number; none is needed).
       The API key runtime (claude) needs ANTHROPIC_API_KEY, and uses
       ANTHROPIC_BASE_URL when set; --model defaults to ${DEFAULT_SETTINGS.model}, --effort
-      (low, medium, high, xhigh, max) to the model's own.
+      (low, medium, high, xhigh, max) to the model's own. The subscription
+      runtime (claude on a Claude subscription) needs CLAUDE_CODE_OAUTH_TOKEN
+      (what \`claude setup-token\` prints), on the same --model and --effort.
+      Without --runtime, the one of the two that is set is used; both set
+      is a usage error.
       --acp-base-url (https://) and --acp-model use the ACP runtime
       (opencode) instead, with the key in ACP_API_KEY.
       Progress goes to stderr (LOG_LEVEL=debug adds the service's log).

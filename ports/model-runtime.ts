@@ -32,7 +32,7 @@ export type SessionSpec = {
   effort: Effort | null
   /** The ACP runtime's provider; the API key runtime ignores it. */
   acp: AcpProvider | null
-  /** The runtime's key, from the secret store; never logged, never in a failure's detail. */
+  /** The runtime's key (the subscription runtime's OAuth token), from the secret store; never logged, never in a failure's detail. */
   apiKey: string
   /** Named in the process's telemetry attributes so cost reads by repo and PR. */
   labels: { repo: string; pr: number }

@@ -67,10 +67,25 @@ export function claudeArgs(input: ArgsInput): string[] {
   ]
 }
 
+/**
+ * Which credential the key is: an Anthropic API key (`ANTHROPIC_API_KEY`,
+ * sent as `x-api-key`), or a Claude subscription's OAuth token from `claude
+ * setup-token` (`CLAUDE_CODE_OAUTH_TOKEN`, sent as `Authorization: Bearer`).
+ * A process gets exactly one of the two variables.
+ */
+export type ClaudeCredential = 'api-key' | 'oauth-token'
+
+export const CREDENTIAL_VARIABLE = {
+  'api-key': 'ANTHROPIC_API_KEY',
+  'oauth-token': 'CLAUDE_CODE_OAUTH_TOKEN',
+} as const satisfies Record<ClaudeCredential, string>
+
 export type EnvInput = {
   home: string
   tmpDir: string
   apiKey: string
+  /** Default `api-key`. */
+  credential?: ClaudeCredential
   passEnv: PassEnv
   labels: { repo: string; pr: number }
   otlpEndpoint?: string | undefined
@@ -82,7 +97,7 @@ export function claudeEnv(input: EnvInput): Record<string, string> {
     PATH: MINIMAL_PATH,
     HOME: input.home,
     TMPDIR: input.tmpDir,
-    ANTHROPIC_API_KEY: input.apiKey,
+    [CREDENTIAL_VARIABLE[input.credential ?? 'api-key']]: input.apiKey,
     // Without it the CLI also calls api.anthropic.com (bootstrap, event logging) and the base URL's /api/hello.
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     CLAUDE_CODE_MAX_RETRIES: String(input.maxRetries),

@@ -1,5 +1,6 @@
 /**
- * The API key runtime: each session is one `claude --print`, in a private
+ * The API key runtime, and on a subscription's OAuth token the subscription
+ * runtime (the same CLI, another credential variable): each session is one `claude --print`, in a private
  * HOME and TMPDIR that are removed after it, in one empty working directory
  * every session shares (the CLI writes that path into the request; one path
  * keeps the request the same across classifications).
@@ -26,13 +27,22 @@ import type {
   SessionSpec,
 } from '../../ports/model-runtime.ts'
 import type { ProcessRecords } from '../process/records.ts'
-import { claudeArgs, claudeEnv, claudeStdinLine, DEFAULT_MAX_RETRIES, type PassEnv } from './invocation.ts'
+import {
+  type ClaudeCredential,
+  claudeArgs,
+  claudeEnv,
+  claudeStdinLine,
+  DEFAULT_MAX_RETRIES,
+  type PassEnv,
+} from './invocation.ts'
 import { failureDetail, outcomeOf } from './outcome.ts'
 import { endProcessGroup, feedStdin, readTail, type StopReason, waitForGroupGone } from './process.ts'
 
 export type ClaudeRuntimeConfig = {
   /** The `claude` binary (the pinned native one in the project's node_modules). */
   claudeBin: string
+  /** What the session spec's key is: default `api-key`; the subscription runtime's is `oauth-token`. */
+  credential?: ClaudeCredential
   /** Where the per-session HOME/TMPDIR directories live. */
   workDir: string
   /** The empty working directory all sessions share; default `<workDir>/cwd`. */
@@ -153,6 +163,7 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
             home,
             tmpDir,
             apiKey: spec.apiKey,
+            credential: config.credential ?? 'api-key',
             passEnv: config.passEnv,
             labels: spec.labels,
             otlpEndpoint: config.otlpEndpoint,

@@ -15,7 +15,10 @@ export async function readRuntimeKey(
   const secret = RUNTIME_KEY_SECRETS[runtime]
   const read = await readSecret(secrets, secret)
   if (read.ok) return { key: read.value }
-  if (read.error.kind === 'missing')
-    return { error: `no key for the ${runtime} runtime: secret/${secret.path} has no ${secret.field}` }
+  if (read.error.kind === 'missing') {
+    const what =
+      runtime === 'subscription' ? 'no OAuth token for the subscription runtime' : `no key for the ${runtime} runtime`
+    return { error: `${what}: secret/${secret.path} has no ${secret.field}` }
+  }
   return { error: `the ${runtime} runtime's key could not be read from the secret store: ${read.error.reason}` }
 }

@@ -1,7 +1,7 @@
 /** `check`'s command line: its flags, and the runtime settings they pick, checked as the settings document is. */
 import { parseArgs } from 'node:util'
 import { applySettingsUpdate, DEFAULT_SETTINGS, settingsForRunRequest } from '../../core/settings.ts'
-import type { RunRequestSettings } from '../../core/types.ts'
+import type { RunRequestSettings, Runtime } from '../../core/types.ts'
 import { UsageError } from './io.ts'
 
 export type CheckOptions = {
@@ -31,6 +31,7 @@ const FLAG_OF_FIELD: ReadonlyArray<[RegExp, string]> = [
   [/\bacp\.model\b/g, '--acp-model'],
   [/^model\b/, '--model'],
   [/^effort\b/, '--effort'],
+  [/^runtime\b/, '--runtime'],
 ]
 
 function inFlagTerms(problem: string): string {
@@ -39,39 +40,77 @@ function inFlagTerms(problem: string): string {
   return text.startsWith('--effort ') ? text.replace(' or null, not ', ', not ') : text
 }
 
+type Env = Record<string, string | undefined>
+
+/** The claude credentials `check` reads, by the runtime each one runs. */
+export const CLAUDE_CREDENTIAL_VARIABLES = {
+  'api-key': 'ANTHROPIC_API_KEY',
+  subscription: 'CLAUDE_CODE_OAUTH_TOKEN',
+} as const
+
+function isSet(env: Env, name: string): boolean {
+  const value = env[name]
+  return value !== undefined && value.trim() !== ''
+}
+
 /**
- * The runtime the flags ask for, through the settings' own checks
+ * The runtime when `--runtime` is not given: the ACP runtime when its flags
+ * are, else the one claude credential set; with both set the choice is the
+ * user's, never a guess that spends on the wrong account.
+ */
+function defaultRuntime(env: Env, acpFlags: boolean): Runtime {
+  if (acpFlags) return 'acp'
+  const apiKey = isSet(env, CLAUDE_CREDENTIAL_VARIABLES['api-key'])
+  const token = isSet(env, CLAUDE_CREDENTIAL_VARIABLES.subscription)
+  if (apiKey && token) {
+    throw new UsageError(
+      'both ANTHROPIC_API_KEY and CLAUDE_CODE_OAUTH_TOKEN are set: choose with --runtime api-key or --runtime subscription',
+    )
+  }
+  return token ? 'subscription' : 'api-key'
+}
+
+/**
+ * The runtime the flags (and, without `--runtime`, the credentials in the
+ * environment) ask for, through the settings' own checks
  * (`applySettingsUpdate`): the same model, effort and provider rules a
  * PUT of the settings meets, starting from the service's defaults.
  */
-function runtimeSettings(values: {
-  model?: string | undefined
-  effort?: string | undefined
-  'acp-base-url'?: string | undefined
-  'acp-model'?: string | undefined
-}): RunRequestSettings {
+function runtimeSettings(
+  values: {
+    runtime?: string | undefined
+    model?: string | undefined
+    effort?: string | undefined
+    'acp-base-url'?: string | undefined
+    'acp-model'?: string | undefined
+  },
+  env: Env,
+): RunRequestSettings {
   const acpBaseUrl = values['acp-base-url']
   const acpModel = values['acp-model']
-  const acp = acpBaseUrl !== undefined || acpModel !== undefined
+  const acpFlags = acpBaseUrl !== undefined || acpModel !== undefined
+  const runtime = values.runtime ?? defaultRuntime(env, acpFlags)
+  const acp = runtime === 'acp'
+  if (acpFlags && !acp) {
+    throw new UsageError(`--acp-base-url and --acp-model are for the ACP runtime, not --runtime ${runtime}`)
+  }
   if (acp && (acpBaseUrl === undefined || acpModel === undefined)) {
     throw new UsageError('the ACP runtime needs both --acp-base-url and --acp-model')
   }
   if (acp && values.model !== undefined) {
     throw new UsageError('--model names the claude model of the API key runtime; with the ACP runtime use --acp-model')
   }
-  const update: Record<string, unknown> = {}
+  const update: Record<string, unknown> = { runtime }
   if (values.model !== undefined) update.model = values.model
   if (values.effort !== undefined) update.effort = values.effort
-  if (acp) {
-    update.runtime = 'acp'
-    update.acp = { base_url: acpBaseUrl, model: acpModel, prices: UNPRICED }
-  }
+  if (acp) update.acp = { base_url: acpBaseUrl, model: acpModel, prices: UNPRICED }
   const applied = applySettingsUpdate(DEFAULT_SETTINGS, update)
   if (!applied.ok) throw new UsageError(applied.error.split('; ').map(inFlagTerms).join('; '))
   return settingsForRunRequest(applied.value)
 }
 
-export function parseCheckOptions(args: string[]): CheckOptions {
+/** `env` decides the runtime when neither `--runtime` nor the ACP flags do (see {@link defaultRuntime}). */
+export function parseCheckOptions(args: string[], env: Env = {}): CheckOptions {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -86,6 +125,7 @@ export function parseCheckOptions(args: string[]): CheckOptions {
       pr: { type: 'string', default: '1' },
       model: { type: 'string' },
       effort: { type: 'string' },
+      runtime: { type: 'string' },
       'acp-base-url': { type: 'string' },
       'acp-model': { type: 'string' },
     },
@@ -109,6 +149,6 @@ export function parseCheckOptions(args: string[]): CheckOptions {
     repo: values.repo ?? null,
     title: values.title ?? null,
     pr,
-    settings: runtimeSettings(values),
+    settings: runtimeSettings(values, env),
   }
 }

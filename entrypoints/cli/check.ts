@@ -32,7 +32,7 @@ import type { Metrics } from '../../ports/metrics.ts'
 import { createClassifier } from '../classifier/service.ts'
 import { createSessionLimiter } from '../classifier/session-limiter.ts'
 import { DEFAULT_CLASSIFICATION_TIMEOUT_S, DEFAULT_MAX_SESSIONS, PASS_THROUGH_VARIABLES } from '../config.ts'
-import { type CheckOptions, parseCheckOptions } from './check-options.ts'
+import { type CheckOptions, CLAUDE_CREDENTIAL_VARIABLES, parseCheckOptions } from './check-options.ts'
 import { type CliIo, InputError } from './io.ts'
 import { type LoadedRules, type LocalBranch, loadCheckRules, readLocalBranch } from './local-branch.ts'
 import { createProgressPrinter, type ProgressPrinter } from './progress.ts'
@@ -47,7 +47,10 @@ export const CHECK_EXIT = {
 const PROJECT_ROOT = resolve(import.meta.dir, '../..')
 
 /** Where each runtime's key is read from in the environment. */
-const KEY_VARIABLE = { 'api-key': 'ANTHROPIC_API_KEY', acp: 'ACP_API_KEY' } as const satisfies Record<Runtime, string>
+const KEY_VARIABLE = {
+  ...CLAUDE_CREDENTIAL_VARIABLES,
+  acp: 'ACP_API_KEY',
+} as const satisfies Record<Runtime, string>
 
 /** A local check reports no metrics: the ACP cost counter is the service's. */
 const NO_METRICS: Metrics = { addCost() {}, addTokens() {} }
@@ -61,6 +64,7 @@ function setting(env: Env, name: string): string | null {
 
 const BINARY = {
   'api-key': { variable: 'CLAUDE_BIN', name: 'claude' },
+  subscription: { variable: 'CLAUDE_BIN', name: 'claude' },
   acp: { variable: 'OPENCODE_BIN', name: 'opencode' },
 } as const satisfies Record<Runtime, { variable: string; name: string }>
 
@@ -81,12 +85,15 @@ function requireBinary(env: Env, runtime: Runtime): void {
 function runtimeKey(env: Env, runtime: Runtime): string {
   const key = setting(env, KEY_VARIABLE[runtime])
   if (key !== null) return key
-  throw new InputError(
-    runtime === 'api-key'
-      ? 'no API key: set ANTHROPIC_API_KEY (or use the ACP runtime with --acp-base-url, --acp-model and ACP_API_KEY)'
-      : 'no ACP key: set ACP_API_KEY for the provider at --acp-base-url',
-  )
+  throw new InputError(NO_KEY[runtime])
 }
+
+const NO_KEY = {
+  'api-key':
+    'no API key: set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN for a Claude subscription, or use the ACP runtime with --acp-base-url, --acp-model and ACP_API_KEY)',
+  subscription: 'no OAuth token: set CLAUDE_CODE_OAUTH_TOKEN to the token `claude setup-token` printed',
+  acp: 'no ACP key: set ACP_API_KEY for the provider at --acp-base-url',
+} as const satisfies Record<Runtime, string>
 
 function passEnv(env: Env): Record<string, string> {
   const picked: Record<string, string> = {}
@@ -106,7 +113,7 @@ function describeRun(branch: LocalBranch, rules: LoadedRules, options: CheckOpti
   const model =
     settings.runtime === 'acp'
       ? `${settings.acp?.model} at ${settings.acp?.base_url} (ACP)`
-      : `claude ${settings.model}`
+      : `claude ${settings.model}${settings.runtime === 'subscription' ? ' (subscription)' : ''}`
   const source = rules.from.at === null ? rules.from.path : `${rules.from.path} on ${rules.from.at}`
   const lines = [
     `checking ${plural(branch.commits.length, 'commit')} (${plural(countDiffFiles(branch.diff), 'file')} changed) on ${branch.branch ?? branch.head.name} since ${branch.mergeBase.slice(0, 12)}, its merge base with ${branch.base.name}`,
@@ -148,6 +155,15 @@ async function runClassifier(
   const runtimes = {
     'api-key': createClaudeRuntime(
       { claudeBin: runtimeBinary(env, 'api-key'), workDir: join(workDir, 'claude'), passEnv: pickPassEnv(pass) },
+      logger,
+    ),
+    subscription: createClaudeRuntime(
+      {
+        claudeBin: runtimeBinary(env, 'subscription'),
+        credential: 'oauth-token',
+        workDir: join(workDir, 'claude'),
+        passEnv: pickPassEnv(pass),
+      },
       logger,
     ),
     acp: createOpencodeRuntime(
@@ -237,7 +253,7 @@ async function check(options: CheckOptions, io: CliIo): Promise<number> {
  * only ever mean "request changes".
  */
 export async function checkCommand(args: string[], io: CliIo): Promise<number> {
-  const options = parseCheckOptions(args)
+  const options = parseCheckOptions(args, io.env ?? {})
   try {
     return await check(options, io)
   } catch (error) {

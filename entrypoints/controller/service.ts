@@ -26,7 +26,7 @@ import { tryOutRoutes } from './http/routes/try-out.ts'
 import { uiRoutes } from './http/routes/ui.ts'
 import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
 import { createOpenPr } from './usecases/open-pr.ts'
-import { forgeCheck, queueCheck, secretStoreCheck } from './usecases/readiness.ts'
+import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/readiness.ts'
 import { createReviewPipeline, type DrainReport, type ReviewPipeline } from './usecases/review-pipeline.ts'
 import { createKvRunStore } from './usecases/run-store.ts'
 import { createServiceAccountProvisioner } from './usecases/service-account.ts'
@@ -143,6 +143,7 @@ export function createController(deps: ControllerDeps): Controller {
         login: SERVICE_ACCOUNT.login,
       }),
       secretStoreCheck(secrets, CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field),
+      subscriptionTokenCheck({ settings, secrets }),
     ],
   })
 

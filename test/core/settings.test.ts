@@ -37,6 +37,7 @@ describe('DEFAULT_SETTINGS', () => {
       max_concurrent_reviews: 2,
       runtime: 'api-key',
       acp: null,
+      repo_runtimes: {},
     })
   })
 })
@@ -91,9 +92,9 @@ describe('applySettingsUpdate', () => {
       mentions: ['max_concurrent_reviews', 'whole number'],
     },
     {
-      name: 'a runtime other than the two',
-      body: { runtime: 'subscription' },
-      mentions: ['runtime', 'api-key', 'acp'],
+      name: 'a runtime other than the three',
+      body: { runtime: 'local' },
+      mentions: ['runtime', 'api-key', 'acp', 'subscription'],
     },
     { name: 'an acp that is not an object', body: { acp: 'https://llm.example.com' }, mentions: ['acp'] },
     { name: 'an acp that is a list', body: { acp: [] }, mentions: ['acp'] },
@@ -293,6 +294,7 @@ describe('applySettingsUpdate', () => {
         max_concurrent_reviews: 1,
         runtime: 'acp',
         acp: anAcp({ prices: { input: 0, output: 0, cache_read: 0, cache_write: 0.5 } }),
+        repo_runtimes: { 'acme/*': 'none' },
       },
       stored: {
         model: 'claude-haiku-4-5',
@@ -300,6 +302,7 @@ describe('applySettingsUpdate', () => {
         max_concurrent_reviews: 1,
         runtime: 'acp',
         acp: anAcp({ prices: { input: 0, output: 0, cache_read: 0, cache_write: 0.5 } }),
+        repo_runtimes: { 'acme/*': 'none' },
       },
     },
   ]
@@ -407,7 +410,7 @@ describe('decodeStoredSettings', () => {
     { name: 'an unknown effort', raw: { effort: 'ultra' }, mentions: 'effort' },
     { name: 'a fractional limit', raw: { max_concurrent_reviews: 1.5 }, mentions: 'max_concurrent_reviews' },
     { name: 'a limit out of range', raw: { max_concurrent_reviews: 12 }, mentions: 'max_concurrent_reviews' },
-    { name: 'an unknown runtime', raw: { runtime: 'subscription' }, mentions: 'runtime' },
+    { name: 'an unknown runtime', raw: { runtime: 'local' }, mentions: 'runtime' },
     { name: 'a partial acp', raw: { acp: { model: 'm' } }, mentions: 'base_url' },
     { name: 'an http base_url', raw: { acp: anAcp({ base_url: 'http://x.example' }) }, mentions: 'acp.base_url' },
     { name: 'the acp runtime without acp', raw: { runtime: 'acp' }, mentions: 'runtime' },

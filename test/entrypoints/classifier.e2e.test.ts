@@ -143,6 +143,26 @@ describe('classifier process', () => {
     rmSync(empty, { recursive: true, force: true })
   })
 
+  it('runs a subscription run on the OAuth token alone, whatever API key its own environment holds', async () => {
+    const token = 'sk-ant-oat01-e2e-subscription-8a4e'
+    const tokenDir = makeSecretsDir({ [RUNTIME_KEY_SECRETS.subscription.path]: { oauth_token: token } })
+    try {
+      const proc = startClassifier({ SECRETS_DIR: tokenDir, ANTHROPIC_API_KEY: API_KEY })
+      await proc.waitForLine('review classifier listening')
+      const reply = await ask(aRunRequest({ id: 'e2e-sub', runtime: 'subscription', classifications: rules(1) }))
+      expect(reply).toMatchObject({ id: 'e2e-sub', ok: true, overall: 'approve' })
+      const calls = fake.requests().filter((request) => request.path === '/v1/messages')
+      expect(calls.map((call) => [call.headers.authorization, call.headers['x-api-key']])).toEqual([
+        [`Bearer ${token}`, undefined],
+      ])
+      expect(calls[0]?.headers['anthropic-beta']?.split(',')).toContain('oauth-2025-04-20')
+      const line = await proc.waitForLine('review classifier run answered')
+      expect(line).not.toContain(token)
+    } finally {
+      rmSync(tokenDir, { recursive: true, force: true })
+    }
+  })
+
   it('refuses to start on a WORK_DIR others can write, with one line naming it', async () => {
     const open = mkdtempSync(join(tmpdir(), 'rc-open-work-'))
     chmodSync(open, 0o777)

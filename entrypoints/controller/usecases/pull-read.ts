@@ -7,7 +7,7 @@ import { describeError, isAppError } from '../../../core/errors.ts'
 import { repoName } from '../../../core/repo.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import { settingsForRunRequest } from '../../../core/settings.ts'
-import type { Classification, CommitMessage, RepoRef, RunRequest, Settings } from '../../../core/types.ts'
+import type { Classification, CommitMessage, RepoRef, RunRequest, Runtime, Settings } from '../../../core/types.ts'
 import type { ForgePullRequest, ForgeReader } from '../../../ports/forge.ts'
 
 export type PullRead = { pull: ForgePullRequest; commits: CommitMessage[]; diff: string }
@@ -61,7 +61,11 @@ export async function readPullAtOneHead(
   }
 }
 
-/** The run request for a PR as read: a review's and a try-out's differ only in their trigger and id. */
+/**
+ * The run request for a PR as read: a review's and a try-out's differ only
+ * in their trigger and id. `runtime` is the one the settings' repo_runtimes
+ * resolved for the repo (core/repo-runtimes.ts); the classifier follows it.
+ */
 export function runRequestFor(run: {
   id: string
   trigger: RunRequest['trigger']
@@ -70,6 +74,7 @@ export function runRequestFor(run: {
   read: PullRead
   classifications: Classification[]
   settings: Settings
+  runtime: Runtime
 }): RunRequest {
   return {
     id: run.id,
@@ -81,5 +86,6 @@ export function runRequestFor(run: {
     diff: run.read.diff,
     classifications: run.classifications,
     ...settingsForRunRequest(run.settings),
+    runtime: run.runtime,
   }
 }

@@ -6,11 +6,13 @@
  * reach the port: never a secret, never a token.
  */
 import { isAppError } from '../../../core/errors.ts'
-import { serviceAccountStopped } from '../../../core/service-account.ts'
+import { mayRunOn } from '../../../core/repo-runtimes.ts'
+import { RUNTIME_KEY_SECRETS, serviceAccountStopped } from '../../../core/service-account.ts'
 import { capText } from '../../../core/text.ts'
 import type { ForgeReader } from '../../../ports/forge.ts'
 import type { QueueLink } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
+import type { SettingsStore } from './settings-store.ts'
 
 export type CheckState =
   | { state: 'ok' }
@@ -102,6 +104,31 @@ export function secretStoreCheck(secrets: SecretStore, path: string, field: stri
     async check() {
       await secrets.read(path, field)
       return { state: 'ok' }
+    },
+  }
+}
+
+/**
+ * The subscription runtime's OAuth token: in the store while the settings
+ * send any run to it (`runtime`, or a repo_runtimes pattern), since a run
+ * without it gets no verdict; nothing to check otherwise. Only its presence
+ * is read, never shown.
+ */
+export function subscriptionTokenCheck(deps: {
+  settings: Pick<SettingsStore, 'read'>
+  secrets: SecretStore
+}): ReadinessCheck {
+  return {
+    name: 'subscription',
+    async check() {
+      if (!mayRunOn(await deps.settings.read(), 'subscription')) return { state: 'ok' }
+      const { path, field } = RUNTIME_KEY_SECRETS.subscription
+      const token = await deps.secrets.read(path, field)
+      if (token !== null && token !== '') return { state: 'ok' }
+      return {
+        state: 'not_configured',
+        reason: `the settings use the subscription runtime, and secret/${path} has no ${field}`,
+      }
     },
   }
 }

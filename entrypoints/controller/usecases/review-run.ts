@@ -18,7 +18,9 @@ import { raceAbort } from '../../../core/abort.ts'
 import { QUEUE_FULL_STATUS, STOPPING_STATUS } from '../../../core/commit-status.ts'
 import { describeError } from '../../../core/errors.ts'
 import { WAITING_PLACES } from '../../../core/limits.ts'
+import { repoName } from '../../../core/repo.ts'
 import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.ts'
+import { noRuntimeReason, resolveRepoRuntime } from '../../../core/repo-runtimes.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import type { RunRecord } from '../../../core/run-record.ts'
 import type { Classification, RepoRef, RunRequest, Settings } from '../../../core/types.ts'
@@ -170,6 +172,9 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       progress.acts.pending(read.value.pull.headSha, progress.pullUrl),
     ])
     if (!settings.ok) return noVerdict(settings.error)
+    // A repo the policy sends to no runtime gets no run: nothing goes to the classifier, so no key is read.
+    const resolved = resolveRepoRuntime(settings.value, repoName(request.repo))
+    if (resolved.runtime === 'none') return noVerdict(noRuntimeReason(repoName(request.repo), resolved.pattern))
     if (!rules.ok) return noVerdict(rules.error)
 
     const runRequest = runRequestFor({
@@ -180,6 +185,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       read: read.value,
       classifications: rules.value,
       settings: settings.value,
+      runtime: resolved.runtime,
     })
     // A review stopped while it read sends no run: the classifier would work for nobody.
     if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))

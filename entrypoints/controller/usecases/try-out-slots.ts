@@ -18,6 +18,7 @@ import type {
   RepoRef,
   Row,
   RunRequest,
+  Runtime,
   Settings,
 } from '../../../core/types.ts'
 import type { Logger } from '../../../ports/logger.ts'
@@ -32,6 +33,8 @@ export type TryOutCommon = {
   classifications: Classification[]
   /** As read at the POST (spec: a try-out reads them when it's posted). */
   settings: Settings
+  /** The runtime repo_runtimes resolved for the repo at the POST; a repo sent to none got a 403 there. */
+  runtime: Runtime
   /** The swarm UI user, from `Remote-User`. */
   requester: string
 }
@@ -130,8 +133,8 @@ export function isOver(slot: Slot): boolean {
 
 /** The run request of a try-out's run on PR `pr` as read. */
 export function tryOutRunRequest(id: string, input: TryOutCommon, pr: number, read: PullRead): RunRequest {
-  const { repo, classifications, settings } = input
-  return runRequestFor({ id, trigger: 'try-out', repo, pr, read, classifications, settings })
+  const { repo, classifications, settings, runtime } = input
+  return runRequestFor({ id, trigger: 'try-out', repo, pr, read, classifications, settings, runtime })
 }
 
 /** Sends one run and waits for it, showing each row heard before the reply; the slot ends with it. */

@@ -39,7 +39,7 @@ function setup(acpBaseUrls: string[] | null) {
     write: (path, field, value) => store.write(path, field, value),
   }
   const classifier = createClassifier({
-    runtimes: { 'api-key': claude, acp: opencode },
+    runtimes: { 'api-key': claude, acp: opencode, subscription: claude },
     secrets,
     metrics: createRecordingMetrics(),
     logger: createRecordingLogger(),

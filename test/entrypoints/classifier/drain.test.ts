@@ -23,7 +23,7 @@ const MATCH = '{"verdict":"match","certainty":95,"reason":"It holds."}'
 async function serving(script: ModelScript) {
   const runtime = createScriptedModelRuntime(script)
   const classifier = createClassifier({
-    runtimes: { 'api-key': runtime, acp: runtime },
+    runtimes: { 'api-key': runtime, acp: runtime, subscription: runtime },
     secrets: createMemorySecretStore({ [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: 'sk-ant-drain-test' } }),
     metrics: createRecordingMetrics(),
     logger: createRecordingLogger(),

@@ -20,6 +20,7 @@ import { waitFor } from '../../support/waits.ts'
 
 const API_KEY = 'sk-ant-service-test-7f3e'
 const ACP_KEY = 'acp-service-test-91bd'
+const OAUTH_TOKEN = 'sk-ant-oat01-service-test-5c2a'
 const MATCH = '{"verdict":"match","certainty":95,"reason":"It holds."}'
 const NO_MATCH = '{"verdict":"no-match","certainty":95,"reason":"It does not hold."}'
 
@@ -39,19 +40,21 @@ function setup(
 ) {
   const claude = createScriptedModelRuntime(script)
   const opencode = createScriptedModelRuntime(script)
+  const subscription = createScriptedModelRuntime(script)
   const secrets = createMemorySecretStore(
     options.keys === false
       ? {}
       : {
           [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: API_KEY },
           [RUNTIME_KEY_SECRETS.acp.path]: { api_key: ACP_KEY },
+          [RUNTIME_KEY_SECRETS.subscription.path]: { oauth_token: OAUTH_TOKEN },
         },
   )
   const metrics = createRecordingMetrics()
   const logger = createRecordingLogger()
   const limiter = createSessionLimiter(options.maxSessions ?? 8)
   const classifier = createClassifier({
-    runtimes: { 'api-key': claude, acp: opencode },
+    runtimes: { 'api-key': claude, acp: opencode, subscription },
     secrets,
     metrics,
     logger,
@@ -63,7 +66,7 @@ function setup(
   })
   const handle = (request: Partial<RunRequest> | string): Promise<RunReply> =>
     classifier.handle(typeof request === 'string' ? request : JSON.stringify(aRunRequest(request)))
-  return { claude, opencode, secrets, metrics, logger, limiter, classifier, handle }
+  return { claude, opencode, subscription, secrets, metrics, logger, limiter, classifier, handle }
 }
 
 describe('createClassifier', () => {
@@ -327,6 +330,32 @@ describe('createClassifier', () => {
     expect(metrics.tokenTotal('input')).toBe(2_000_000)
     expect(metrics.tokenTotal('output')).toBe(1_000_000)
     expect(reply.rows[0]?.usage).toEqual(usage)
+  })
+
+  it('runs the subscription runtime on the claude model with the OAuth token, and counts no cost', async () => {
+    const usage = aUsage({ input: 1_000_000, output: 500_000, cache_read: 0, cache_write: 0 })
+    const { handle, subscription, claude, opencode, metrics } = setup(() => answered(MATCH, usage))
+    const reply = await handle({ runtime: 'subscription', model: 'sonnet', acp: ACP, classifications: rules(2) })
+    expect(reply.ok).toBe(true)
+    expect(claude.calls).toHaveLength(0)
+    expect(opencode.calls).toHaveLength(0)
+    expect(subscription.calls.map((c) => [c.model, c.apiKey])).toEqual([
+      ['sonnet', OAUTH_TOKEN],
+      ['sonnet', OAUTH_TOKEN],
+    ])
+    expect(metrics.costs).toHaveLength(0)
+  })
+
+  it('fails a subscription run without its token, naming the secret and never another key', async () => {
+    const { handle, subscription, claude, secrets } = setup(() => answered(MATCH))
+    await secrets.write(RUNTIME_KEY_SECRETS.subscription.path, 'oauth_token', '')
+    const reply = await handle({ runtime: 'subscription' })
+    expect(reply.ok).toBe(false)
+    expect(reply.error).toBe(
+      'no OAuth token for the subscription runtime: secret/swarm/services/review-classifier/claude-subscription has no oauth_token',
+    )
+    expect(subscription.opens).toHaveLength(0)
+    expect(claude.opens).toHaveLength(0)
   })
 
   it('adds no metrics for a timed-out acp classification or on the api-key runtime', async () => {

@@ -52,6 +52,7 @@ async function aWorld(options: { budget?: number } = {}): Promise<World> {
         logger,
       ),
       acp: createScriptedModelRuntime(() => failed('runtime', 'not used')),
+      subscription: createScriptedModelRuntime(() => failed('runtime', 'not used')),
     },
     secrets: createMemorySecretStore({ [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: API_KEY } }),
     metrics: createRecordingMetrics(),

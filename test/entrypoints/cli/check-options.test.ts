@@ -32,7 +32,48 @@ describe('parseCheckOptions', () => {
     })
   })
 
+  describe('the claude credential', () => {
+    const KEY = { ANTHROPIC_API_KEY: 'sk-ant-check-options' }
+    const TOKEN = { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-check-options' }
+
+    it.each([
+      ['only ANTHROPIC_API_KEY', KEY, 'api-key'],
+      ['only CLAUDE_CODE_OAUTH_TOKEN', TOKEN, 'subscription'],
+      ['neither (the run then stops on the missing key)', {}, 'api-key'],
+      ['an OAuth token that is only spaces', { ...KEY, CLAUDE_CODE_OAUTH_TOKEN: '  ' }, 'api-key'],
+    ] as const)('with %s picks %s', (_name, env, runtime) => {
+      expect(parseCheckOptions([], env).settings.runtime).toBe(runtime)
+    })
+
+    it('refuses both set without --runtime, and takes either with it', () => {
+      expect(() => parseCheckOptions([], { ...KEY, ...TOKEN })).toThrow(
+        'both ANTHROPIC_API_KEY and CLAUDE_CODE_OAUTH_TOKEN are set: choose with --runtime api-key or --runtime subscription',
+      )
+      expect(parseCheckOptions(['--runtime', 'subscription'], { ...KEY, ...TOKEN }).settings).toEqual({
+        runtime: 'subscription',
+        model: 'haiku',
+        effort: null,
+        acp: null,
+      })
+      expect(parseCheckOptions(['--runtime', 'api-key'], { ...KEY, ...TOKEN }).settings.runtime).toBe('api-key')
+    })
+
+    it('runs the subscription on the same --model and --effort as the API key', () => {
+      const { settings } = parseCheckOptions(['--runtime', 'subscription', '--model', 'sonnet', '--effort', 'low'])
+      expect(settings).toEqual({ runtime: 'subscription', model: 'sonnet', effort: 'low', acp: null })
+    })
+
+    it('lets the ACP flags pick the ACP runtime whatever claude credentials are set', () => {
+      const args = ['--acp-base-url', 'https://llm.example/v1', '--acp-model', 'qwen3']
+      expect(parseCheckOptions(args, { ...KEY, ...TOKEN }).settings.runtime).toBe('acp')
+      expect(parseCheckOptions(['--runtime', 'acp', ...args]).settings.runtime).toBe('acp')
+    })
+  })
+
   it.each([
+    [['--runtime', 'local'], '--runtime must be one of "api-key", "acp", "subscription", not the string "local"'],
+    [['--runtime', 'acp'], 'needs both --acp-base-url and --acp-model'],
+    [['--runtime', 'subscription', '--acp-base-url', 'https://x', '--acp-model', 'm'], 'not --runtime subscription'],
     [['--effort', 'huge'], '--effort must be one of low, medium, high, xhigh, max, not the string "huge"'],
     [['--model=-x'], '--model can\'t start with "-"'],
     [['--model', 'two words'], '--model must be one word'],

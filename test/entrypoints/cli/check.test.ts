@@ -304,7 +304,7 @@ describe('check stops before any model call', () => {
     const r = await check(repo, [], cliEnv({ ANTHROPIC_API_KEY: '' }))
     expect(r.code).toBe(2)
     expect(oneLine(r.err)).toBe(
-      'check: no API key: set ANTHROPIC_API_KEY (or use the ACP runtime with --acp-base-url, --acp-model and ACP_API_KEY)',
+      'check: no API key: set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN for a Claude subscription, or use the ACP runtime with --acp-base-url, --acp-model and ACP_API_KEY)',
     )
     expect(r.out).toBe('')
     expect(fake.requests()).toEqual([])
@@ -394,6 +394,66 @@ describe('check as a process', () => {
     expect(code).toBe(1)
     expect(out).toEndWith('\nOverall: request changes.\n')
     expect(err).toContain('asking "datetime"')
+  })
+})
+
+describe('check with each claude credential', () => {
+  const TOKEN = 'sk-ant-oat01-CHECKTEST-2b7f0e'
+
+  beforeEach(() => {
+    answers = { 'no-ads': NO_MATCH }
+  })
+
+  it('runs on the subscription when CLAUDE_CODE_OAUTH_TOKEN is the only credential', async () => {
+    const r = await check(repo, ['--json'], cliEnv({ ANTHROPIC_API_KEY: '', CLAUDE_CODE_OAUTH_TOKEN: TOKEN }))
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.out)).toMatchObject({ overall: 'approve', runtime: 'subscription', model: 'haiku' })
+    expect(r.err).toContain('model claude haiku (subscription)')
+    const calls = modelCalls()
+    expect(calls).toHaveLength(2)
+    for (const call of calls) {
+      expect(call.headers.authorization).toBe(`Bearer ${TOKEN}`)
+      expect(call.headers['x-api-key']).toBeUndefined()
+    }
+    expect(r.err).not.toContain(TOKEN)
+  })
+
+  it('runs on the API key when ANTHROPIC_API_KEY is the only credential', async () => {
+    const r = await check(repo, ['--json'], cliEnv())
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.out)).toMatchObject({ runtime: 'api-key' })
+    for (const call of modelCalls()) {
+      expect(call.headers['x-api-key']).toBe(KEY)
+      expect(call.headers.authorization).toBeUndefined()
+    }
+  })
+
+  it('with both set, refuses to guess (a usage error, exit 2) and takes --runtime', async () => {
+    const both = cliEnv({ CLAUDE_CODE_OAUTH_TOKEN: TOKEN })
+    const refused = await check(repo, [], both)
+    expect(refused.code).toBe(2)
+    expect(refused.err).toContain(
+      'both ANTHROPIC_API_KEY and CLAUDE_CODE_OAUTH_TOKEN are set: choose with --runtime api-key or --runtime subscription',
+    )
+    expect(refused.err).toContain('usage:')
+    expect(fake.requests()).toEqual([])
+
+    const chosen = await check(repo, ['--runtime', 'subscription', '--json'], both)
+    expect(chosen.code).toBe(0)
+    expect(JSON.parse(chosen.out)).toMatchObject({ runtime: 'subscription' })
+    for (const call of modelCalls()) {
+      expect(call.headers.authorization).toBe(`Bearer ${TOKEN}`)
+      expect(call.headers['x-api-key']).toBeUndefined()
+    }
+  })
+
+  it('exits 2 with one line for --runtime subscription without a token', async () => {
+    const r = await check(repo, ['--runtime', 'subscription'], cliEnv())
+    expect(r.code).toBe(2)
+    expect(oneLine(r.err)).toBe(
+      'check: no OAuth token: set CLAUDE_CODE_OAUTH_TOKEN to the token `claude setup-token` printed',
+    )
+    expect(fake.requests()).toEqual([])
   })
 })
 

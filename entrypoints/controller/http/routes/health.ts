@@ -39,7 +39,11 @@ export function healthRoutes(deps: HealthRoutesDeps) {
       },
       {
         response: { 200: ReadinessSchema, 503: ReadinessSchema },
-        detail: { summary: 'Whether NATS, the forge and the secret store all answer', tags: ['health'] },
+        detail: {
+          summary:
+            'Whether NATS, the forge and the secret store all answer, and the subscription token is stored while used',
+          tags: ['health'],
+        },
       },
     )
 }

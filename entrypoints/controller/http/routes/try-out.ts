@@ -18,6 +18,7 @@
 import { Elysia, t } from 'elysia'
 import { isAppError } from '../../../../core/errors.ts'
 import { repoName } from '../../../../core/repo.ts'
+import { noRuntimeReason, resolveRepoRuntime } from '../../../../core/repo-runtimes.ts'
 import { TryOutAcceptedSchema, TryOutRequestSchema, TryOutViewSchema } from '../../../../core/schemas.ts'
 import { capText } from '../../../../core/text.ts'
 import { parseTryOutBody } from '../../../../core/try-out.ts'
@@ -121,7 +122,11 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
           requireQueue(queue)
           const forge = requireForge(deps.forge)
           const settingsNow = await readSettings()
-          const common = { forge, repo, classifications, settings: settingsNow, requester: user }
+          // Before the forge reads: a repo the policy sends to no runtime gets no run at all.
+          const resolved = resolveRepoRuntime(settingsNow, repoName(repo))
+          if (resolved.runtime === 'none') throw new HttpProblem(403, noRuntimeReason(repoName(repo), resolved.pattern))
+          const runtime = resolved.runtime
+          const common = { forge, repo, classifications, settings: settingsNow, runtime, requester: user }
           let id: string
           if ('replay' in asked) {
             const pulls = await listRecent(forge, repo, asked.replay)
@@ -148,6 +153,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
             202: TryOutAcceptedSchema,
             400: ProblemSchema,
             401: ProblemSchema,
+            403: ProblemSchema,
             404: ProblemSchema,
             429: ProblemSchema,
             500: ProblemSchema,
@@ -159,6 +165,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
               'Answers at once with the id to read the result at. repeat (1–10) asks every classification that many ' +
               'times on the PR; replay (1–20), instead of pr, runs them against the repo’s last PRs, open or merged. ' +
               '400 for a body that breaks a rule (a repeat or replay out of range among them); ' +
+              "403 for a repo the settings' repo_runtimes send to no runtime (none); " +
               '404 for a repo or PR the forge does not know, or a repo with no PR to replay; ' +
               `429 while ${TRY_OUTS_RUNNING_MAX} try-outs run (a repeat or a replay is one), until one finishes; ` +
               '503 without a swarm queue, without a forge or its token, or with the forge down.',

@@ -734,6 +734,7 @@ describe('createTryOuts', () => {
       headSha: HEAD,
       classifications: [aClassification()],
       settings: await world.settings.read(),
+      runtime: 'api-key' as const,
       requester: 'ann',
     }
     expect(tryOuts.start(input)).toBe('t-1')
