@@ -4,10 +4,12 @@
  * the forge's compare page.
  */
 import { isRecord, parseJsonText } from './decode.ts'
+import { type PrLabels, validateLabels } from './examples-merge.ts'
 import { parseRepoValue } from './repo.ts'
 import { err, ok, type Result } from './result.ts'
 import { formatRulesProblems, validateClassifications } from './rules-file.ts'
 import { SERVICE_ACCOUNT } from './service-account.ts'
+import { formatSourceProblems } from './source-tree.ts'
 import { oneLine } from './text.ts'
 import type { Classification, RepoRef } from './types.ts'
 
@@ -78,11 +80,18 @@ function escapeBranch(branch: string): string {
   return branch.split('/').map(encodeURIComponent).join('/')
 }
 
-export type OpenPrRequest = { repo: RepoRef; classifications: Classification[] }
+export type OpenPrRequest = {
+  repo: RepoRef
+  classifications: Classification[]
+  /** Labels for the examples file, merged by PR number in the same commit; left out (or empty): none. */
+  labels?: PrLabels[]
+}
 
 /**
- * The body as the try-out POST takes its repo and classifications. Other
- * fields are ignored, as docs/decisions.md's wire formats read every body.
+ * The body as the try-out POST takes its repo and classifications, and
+ * the optional `labels` for the examples file, checked with the file's own
+ * rules. Other fields are ignored, as docs/decisions.md's wire formats read
+ * every body.
  */
 export function parseOpenPrBody(text: string): Result<OpenPrRequest, string> {
   const parsed = parseJsonText(text, 'the body')
@@ -95,7 +104,12 @@ export function parseOpenPrBody(text: string): Result<OpenPrRequest, string> {
   if (!repo.ok) return repo
   const classifications = validateClassifications(body.classifications, 'the body')
   if (!classifications.ok) return err(formatRulesProblems(classifications.error))
-  return ok({ repo: repo.value, classifications: classifications.value })
+  const request = { repo: repo.value, classifications: classifications.value }
+  const labels = body.labels
+  if (labels === undefined || labels === null || (Array.isArray(labels) && labels.length === 0)) return ok(request)
+  const checked = validateLabels(labels)
+  if (!checked.ok) return err(formatSourceProblems(checked.error))
+  return ok({ ...request, labels: checked.value })
 }
 
 /** Git's advice for a commit subject; a longer one is shortened to a count. */
@@ -103,18 +117,30 @@ const SUBJECT_MAX_CHARS = 72
 
 /**
  * `Add review classifier rules: a, b` (or `Update`, or `Add and update`),
- * then who wrote them and where, then which names are new and which replaced.
+ * then who wrote them and where, then which names are new and which replaced,
+ * and which PRs were labelled; labels alone: `Label PRs #12, #31 for the review classifier`.
  */
 export function commitMessage(
   added: readonly string[],
   updated: readonly string[],
   author: { login: string; name: string },
+  labelled: readonly number[] = [],
 ): string {
   const verb = added.length > 0 && updated.length > 0 ? 'Add and update' : added.length > 0 ? 'Add' : 'Update'
   const names = [...added, ...updated].map(oneLine)
   const listed = `${verb} review classifier rules: ${names.join(', ')}`
   const counted = `${verb} ${names.length} review classifier rule${names.length === 1 ? '' : 's'}`
-  const subject = listed.length <= SUBJECT_MAX_CHARS ? listed : counted
+  const labelsOnly = names.length === 0
+  const prs = labelled.map((pr) => `#${pr}`)
+  const labelSubject = `Label ${prs.length === 1 ? 'PR' : 'PRs'} ${prs.join(', ')} for the review classifier`
+  const labelCounted = `Label ${labelled.length} PRs for the review classifier`
+  const subject = labelsOnly
+    ? labelSubject.length <= SUBJECT_MAX_CHARS
+      ? labelSubject
+      : labelCounted
+    : listed.length <= SUBJECT_MAX_CHARS
+      ? listed
+      : counted
   const who = author.name === author.login ? author.login : `${oneLine(author.name)} (${author.login})`
   const lines = [
     subject,
@@ -123,6 +149,7 @@ export function commitMessage(
     '',
     ...(added.length > 0 ? [`Added: ${added.map(oneLine).join(', ')}`] : []),
     ...(updated.length > 0 ? [`Updated: ${updated.map(oneLine).join(', ')}`] : []),
+    ...(labelled.length > 0 ? [`Labelled: ${labelled.map((pr) => `PR #${pr}`).join(', ')}`] : []),
   ]
   return `${lines.join('\n')}\n`
 }

@@ -13,7 +13,15 @@
  */
 import * as Type from '@sinclair/typebox'
 import { MAX_CLASSIFICATIONS, REPEAT_MAX, REPLAY_MAX } from './limits.ts'
-import { ClassificationSchema, literals, nullable, OverallSchema, Percent, RecordedRowSchema } from './row-schemas.ts'
+import {
+  ClassificationSchema,
+  literals,
+  nullable,
+  OverallSchema,
+  Percent,
+  RecordedRowSchema,
+  VerdictSchema,
+} from './row-schemas.ts'
 
 export const RUN_TRIGGERS = ['review', 'try-out'] as const
 export const REVIEW_OUTCOMES = ['approved', 'changes-requested', 'no-verdict', 'queue-full', 'post-failed'] as const
@@ -225,8 +233,21 @@ export const OpenPrRequestSchema = Type.Object(
       description:
         'Merged into the rules file by name: a name already there replaces that entry, a new one goes at the end.',
     }),
+    labels: Type.Optional(
+      Type.Array(
+        Type.Object({
+          pr: Type.Integer({ minimum: 1 }),
+          expect: Type.Record(Type.String(), VerdictSchema, { minProperties: 1, maxProperties: 10 }),
+        }),
+        {
+          maxItems: 50,
+          description:
+            'Labels for the examples file, written in the same commit as the rules: merged by PR number (a PR already there gets these names set, a new PR goes at the end), checked as the file is. With rules left unchanged, the commit writes the examples file alone.',
+        },
+      ),
+    ),
   },
-  { description: 'The classifications to add to the repo’s rules file.' },
+  { description: 'The classifications to add to the repo’s rules file, and optionally labels for its examples file.' },
 )
 
 export const OpenPrAnswerSchema = Type.Object({

@@ -2,6 +2,7 @@
 /**
  * The command-line tool for rule authors:
  *   check [--base REF] [--rules PATH] ... run the rules against the local branch
+ *   check --examples ...                  score the rules on the labelled PRs
  *   validate [PATH]                       check a rules file and print its rules
  *   prompt --rules PATH --diff FILE ...   print exactly what the model would get
  * Exit codes of validate and prompt: 0 fine, 1 the input is wrong (problems
@@ -52,6 +53,15 @@ const USAGE = `usage:
       Exit codes: 0 approve, 1 request changes, 2 no verdict: a rule with
       no answer, rules that don't load, no key, not a git repo, an unknown
       ref, or a usage error.
+  review-classifier check --examples [--base REF] [--rules PATH] [--repeat N] [--json]
+      Runs the rules against every PR labelled in the examples file
+      (.hyperhive/review-classifier.examples.yml or .json, as --base holds
+      it) and prints each rule's score: agree, disagree, abstain, false
+      passes, flips, margin, suggested threshold. Each PR is read from
+      refs/pull/<n>/head, fetched from origin, against its merge base with
+      --base. --repeat (1 to 10, default 1) asks each PR that many times.
+      Exit codes: 0 no answer disagrees with its label, 1 one does, 2 no
+      verdict (a labelled PR with no answer, or anything check stops on).
   review-classifier validate [PATH]
       Checks a rules file (default: ${RULES_YML_PATH} or ${RULES_JSON_PATH}
       in the current directory), prints its rules as a table and exits 0,

@@ -103,7 +103,16 @@ export type NewBranchCommit = {
   message: string
   author: GitIdentity
   committer: GitIdentity
+  /**
+   * More files the same commit writes (the examples file beside the rules),
+   * each checked against its sha as read like `path`; left out, the commit
+   * writes `path` alone.
+   */
+  moreFiles?: readonly BranchFileWrite[]
 }
+
+/** One more file of a commit: its text, and its blob sha on `from` as read, or `null` when there was none. */
+export type BranchFileWrite = { path: string; content: string; sha: string | null }
 
 export type PushedCommit = {
   branch: string
@@ -222,8 +231,8 @@ export type ForgeWriter = {
    */
   createReview(repo: RepoRef, pr: number, review: NewReview): Promise<PostedReview>
   /**
-   * Creates `branch` from `from` with one commit that writes `path`, through
-   * the contents API. `not_found` for an unknown repo or a missing `from`;
+   * Creates `branch` from `from` with one commit that writes `path` (and
+   * `moreFiles`, through the multi-file contents route), through the contents API. `not_found` for an unknown repo or a missing `from`;
    * `forbidden` without write access; `conflict` when the file on `from` no
    * longer matches `sha` (changed, added or removed since it was read) or
    * `branch` already exists; `invalid` for a branch name git refuses.

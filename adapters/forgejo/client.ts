@@ -85,6 +85,11 @@ export type EditUserOptions = {
 }
 
 /** A write the forge refused, with the status, so the caller can look at why before naming the error. */
+/** `POST /repos/{o}/{r}/contents` (ChangeFilesOptions): several files in one commit. */
+export type FilesChangeOptions = Omit<FileChangeOptions, 'content'> & {
+  files: { operation: 'create' | 'update'; path: string; content: string; sha?: string }[]
+}
+
 export type FileWriteResult =
   | { kind: 'written'; commitSha: string }
   | { kind: 'refused'; status: number; error: AppError }
@@ -200,6 +205,13 @@ export function createForgejoClient(http: Http) {
         body: options,
         auth,
       })
+      if (answer.status < 200 || answer.status > 299)
+        return { kind: 'refused', status: answer.status, error: statusError(answer) }
+      return { kind: 'written', commitSha: parseBody(FileResponseSchema, answer).commit.sha }
+    },
+
+    async changeFiles(auth: Credentials, repo: RepoRef, options: FilesChangeOptions): Promise<FileWriteResult> {
+      const answer = await http.send({ method: 'POST', path: `${repoPath(repo)}/contents`, body: options, auth })
       if (answer.status < 200 || answer.status > 299)
         return { kind: 'refused', status: answer.status, error: statusError(answer) }
       return { kind: 'written', commitSha: parseBody(FileResponseSchema, answer).commit.sha }

@@ -258,10 +258,12 @@ function createWriter(client: ForgejoClient, auth: Credentials): ForgeWriter {
   async function conflictReason(repo: RepoRef, commit: NewBranchCommit): Promise<string | null> {
     try {
       if ((await client.getBranch(auth, repo, commit.branch)) !== null) return `branch ${commit.branch} already exists`
-      const current = await client.getContents(auth, repo, commit.path, commit.from)
-      const sha = current?.kind === 'file' ? current.file.sha : null
-      if (current?.kind === 'directory') return `${commit.path} on ${commit.from} is now a directory`
-      if (sha !== commit.sha) return `${commit.path} on ${commit.from} changed since it was read`
+      for (const file of [commit, ...(commit.moreFiles ?? [])]) {
+        const current = await client.getContents(auth, repo, file.path, commit.from)
+        const sha = current?.kind === 'file' ? current.file.sha : null
+        if (current?.kind === 'directory') return `${file.path} on ${commit.from} is now a directory`
+        if (sha !== file.sha) return `${file.path} on ${commit.from} changed since it was read`
+      }
       return null
     } catch {
       return null
@@ -295,12 +297,28 @@ function createWriter(client: ForgejoClient, auth: Credentials): ForgeWriter {
         author: commit.author,
         committer: commit.committer,
       }
-      const result: FileWriteResult = await client.writeFile(
-        auth,
-        repo,
-        commit.path,
-        commit.sha === null ? options : { ...options, sha: commit.sha },
-      )
+      const more = commit.moreFiles ?? []
+      const result: FileWriteResult =
+        more.length === 0
+          ? await client.writeFile(
+              auth,
+              repo,
+              commit.path,
+              commit.sha === null ? options : { ...options, sha: commit.sha },
+            )
+          : await client.changeFiles(auth, repo, {
+              branch: options.branch,
+              new_branch: options.new_branch,
+              message: options.message,
+              author: options.author,
+              committer: options.committer,
+              files: [commit, ...more].map((file) => ({
+                operation: file.sha === null ? 'create' : 'update',
+                path: file.path,
+                content: encodeContent(file.content),
+                ...(file.sha === null ? {} : { sha: file.sha }),
+              })),
+            })
       if (result.kind === 'written') return { branch: commit.branch, commitSha: result.commitSha }
       if (REREAD_STATUSES.has(result.status)) {
         const reason = await conflictReason(repo, commit)

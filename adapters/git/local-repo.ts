@@ -39,6 +39,11 @@ export type LocalRepo = {
   branchOf(ref: string): Promise<string | null>
   /** The best common ancestor of two commits, or null when they share no history. */
   mergeBase(a: string, b: string): Promise<string | null>
+  /**
+   * For `commit` already in `tip`: the oldest commit of `tip`'s first-parent line that has it
+   * (the merge commit that brought it in), or null when `commit` is on that line itself.
+   */
+  mergedBy(commit: string, tip: string): Promise<string | null>
   /** The full messages of the commits in `from..to`, oldest first. */
   commitMessages(from: string, to: string): Promise<CommitMessage[]>
   /** The unified diff from `from` to `to`. */
@@ -49,6 +54,13 @@ export type LocalRepo = {
   readFileAt(commit: string, path: string): Promise<string>
   /** The URL of the remote `name`, or null when there is none. */
   remoteUrl(name: string): Promise<string | null>
+  /**
+   * The commits the remote's refs `refs` point at, by ref, as it advertises them now (`git ls-remote`);
+   * a ref the remote hasn't is left out.
+   */
+  remoteRefs(remote: string, refs: readonly string[]): Promise<Map<string, string>>
+  /** Fetches `refs` from the remote, objects only: no local ref is written, FETCH_HEAD aside. */
+  fetchRefs(remote: string, refs: readonly string[]): Promise<void>
   /** True when tracked files differ from `HEAD` (staged or not): those changes are not what a push would send. */
   hasUncommittedChanges(): Promise<boolean>
 }
@@ -160,6 +172,14 @@ export function createLocalRepo(config: LocalRepoConfig): LocalRepo {
       if (run.code !== 0) throw failure(args, run)
       return decoder.decode(run.stdout).trim()
     },
+    async mergedBy(commit, tip) {
+      const line = await text(['rev-list', '--first-parent', '--ancestry-path', '--reverse', `${commit}..${tip}`])
+      const oldest = line.split('\n')[0]?.trim() ?? ''
+      if (oldest === '') return null
+      // On the first-parent line itself (a fast-forward): no merge commit brought it in.
+      const onLine = await git(['merge-base', '--is-ancestor', commit, `${oldest}^1`])
+      return onLine.code === 0 ? null : oldest
+    },
     async commitMessages(from, to) {
       return parseCommitLog(await text(['log', '-z', '--reverse', '--format=%B', `${from}..${to}`]))
     },
@@ -180,6 +200,22 @@ export function createLocalRepo(config: LocalRepoConfig): LocalRepo {
       const run = await git(['remote', 'get-url', name])
       const url = decoder.decode(run.stdout).trim()
       return run.code === 0 && url !== '' ? url : null
+    },
+    async remoteRefs(remote, refs) {
+      const found = new Map<string, string>()
+      if (refs.length === 0) return found
+      const listed = await text(['ls-remote', '--refs', '--end-of-options', remote, ...refs])
+      const wanted = new Set(refs)
+      for (const line of listed.split('\n')) {
+        const [commit, ref] = line.split('\t')
+        // ls-remote matches patterns against a ref's tail: keep only the refs asked for, exactly.
+        if (commit !== undefined && ref !== undefined && wanted.has(ref)) found.set(ref, commit)
+      }
+      return found
+    },
+    async fetchRefs(remote, refs) {
+      if (refs.length === 0) return
+      await text(['fetch', '--quiet', '--no-tags', '--no-recurse-submodules', '--end-of-options', remote, ...refs])
     },
     async hasUncommittedChanges() {
       const run = await git(['status', '--porcelain', '--untracked-files=no'])

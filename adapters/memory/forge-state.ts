@@ -144,6 +144,8 @@ export type StoredCommit = {
   committer: GitIdentity
   /** The login of the account whose token pushed it. */
   pusher: string
+  /** The commit's other files, when it wrote more than `path`. */
+  moreFiles?: { path: string; content: string }[]
 }
 
 export type BranchState = { head: string }

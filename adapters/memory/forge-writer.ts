@@ -13,7 +13,9 @@ import type { RepoRef } from '../../core/types.ts'
 import type { ForgeWriter } from '../../ports/forge.ts'
 import type { MemoryForgeContext } from './forge-context.ts'
 import {
+  addSnapshot,
   addStatus,
+  blobSha,
   defaultAccountFlags,
   hasCommit,
   permissionOf,
@@ -97,14 +99,31 @@ export function createMemoryWriter(forge: MemoryForgeContext, token: string): Fo
         throw appError('not_found', `branch ${commit.from} not found in ${repoName(repo)}`)
       }
       if (found.branches.has(commit.branch)) throw appError('conflict', `branch ${commit.branch} already exists`)
-      const current = base.get(commit.path)
-      if ((current?.sha ?? null) !== commit.sha) {
-        throw appError('conflict', `${commit.path} on ${commit.from} changed since it was read`)
+      const more = commit.moreFiles ?? []
+      for (const file of [commit, ...more]) {
+        if ((base.get(file.path)?.sha ?? null) !== file.sha) {
+          throw appError('conflict', `${file.path} on ${commit.from} changed since it was read`)
+        }
       }
       found.branches.set(commit.branch, { head: found.branches.get(commit.from)?.head ?? '' })
-      const sha = forge.writeFile(found, commit.branch, commit.path, commit.content)
+      // One commit: one snapshot with every file written.
+      const files = new Map(base)
+      for (const file of [commit, ...more]) files.set(file.path, { content: file.content, sha: blobSha(file.content) })
+      const sha = addSnapshot(state, found, files)
+      found.branches.set(commit.branch, { head: sha })
       const { branch, from, path, content, message, author, committer } = commit
-      found.pushed.push({ sha, branch, from, path, content, message, author, committer, pusher: user.login })
+      found.pushed.push({
+        sha,
+        branch,
+        from,
+        path,
+        content,
+        message,
+        author,
+        committer,
+        pusher: user.login,
+        ...(more.length === 0 ? {} : { moreFiles: more.map((file) => ({ path: file.path, content: file.content })) }),
+      })
       return { branch, commitSha: sha }
     },
 

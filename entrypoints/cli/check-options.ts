@@ -1,5 +1,6 @@
 /** `check`'s command line: its flags, and the runtime settings they pick, checked as the settings document is. */
 import { parseArgs } from 'node:util'
+import { REPEAT_MAX } from '../../core/limits.ts'
 import { applySettingsUpdate, DEFAULT_SETTINGS, settingsForRunRequest } from '../../core/settings.ts'
 import type { RunRequestSettings, Runtime } from '../../core/types.ts'
 import { UsageError } from './io.ts'
@@ -16,6 +17,10 @@ export type CheckOptions = {
   /** null: the only commit's subject, else the branch's name. */
   title: string | null
   pr: number
+  /** Run the rules against every labelled PR of the examples file instead of the branch. */
+  examples: boolean
+  /** Answers per labelled PR, with `examples`. */
+  repeat: number
   settings: RunRequestSettings
 }
 
@@ -123,6 +128,8 @@ export function parseCheckOptions(args: string[], env: Env = {}): CheckOptions {
       repo: { type: 'string' },
       title: { type: 'string' },
       pr: { type: 'string', default: '1' },
+      examples: { type: 'boolean', default: false },
+      repeat: { type: 'string' },
       model: { type: 'string' },
       effort: { type: 'string' },
       runtime: { type: 'string' },
@@ -138,6 +145,20 @@ export function parseCheckOptions(args: string[], env: Env = {}): CheckOptions {
   if (values.repo !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(values.repo)) {
     throw new UsageError(`--repo must be owner/name, got "${values.repo}"`)
   }
+  if (values.examples) {
+    // Each labelled PR brings its own head, number and title.
+    for (const flag of ['head', 'pr', 'title'] as const) {
+      if (args.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`))) {
+        throw new UsageError(`--${flag} does not go with --examples: each labelled PR brings its own`)
+      }
+    }
+  } else if (values.repeat !== undefined) {
+    throw new UsageError('--repeat goes with --examples')
+  }
+  const repeat = Number(values.repeat ?? '1')
+  if (!/^\d+$/.test(values.repeat ?? '1') || repeat < 1 || repeat > REPEAT_MAX) {
+    throw new UsageError(`--repeat must be a whole number from 1 to ${REPEAT_MAX}, got "${values.repeat}"`)
+  }
   for (const flag of ['base', 'head'] as const) {
     if (values[flag]?.trim() === '') throw new UsageError(`--${flag} needs a branch, tag or commit`)
   }
@@ -149,6 +170,8 @@ export function parseCheckOptions(args: string[], env: Env = {}): CheckOptions {
     repo: values.repo ?? null,
     title: values.title ?? null,
     pr,
-    settings: runtimeSettings(values, env),
+      examples: values.examples,
+      repeat,
+      settings: runtimeSettings(values, env),
   }
 }

@@ -33,6 +33,7 @@ import { createClassifier } from '../classifier/service.ts'
 import { createSessionLimiter } from '../classifier/session-limiter.ts'
 import { DEFAULT_CLASSIFICATION_TIMEOUT_S, DEFAULT_MAX_SESSIONS, PASS_THROUGH_VARIABLES } from '../config.ts'
 import { type CheckOptions, CLAUDE_CREDENTIAL_VARIABLES, parseCheckOptions } from './check-options.ts'
+import { checkExamples } from './examples.ts'
 import { type CliIo, InputError } from './io.ts'
 import { type LoadedRules, type LocalBranch, loadCheckRules, readLocalBranch } from './local-branch.ts'
 import { createProgressPrinter, type ProgressPrinter } from './progress.ts'
@@ -74,7 +75,7 @@ function runtimeBinary(env: Env, runtime: Runtime): string {
   return resolve(PROJECT_ROOT, setting(env, variable) ?? `node_modules/.bin/${name}`)
 }
 
-function requireBinary(env: Env, runtime: Runtime): void {
+export function requireBinary(env: Env, runtime: Runtime): void {
   const path = runtimeBinary(env, runtime)
   if (!existsSync(path)) {
     const { variable, name } = BINARY[runtime]
@@ -82,7 +83,7 @@ function requireBinary(env: Env, runtime: Runtime): void {
   }
 }
 
-function runtimeKey(env: Env, runtime: Runtime): string {
+export function runtimeKey(env: Env, runtime: Runtime): string {
   const key = setting(env, KEY_VARIABLE[runtime])
   if (key !== null) return key
   throw new InputError(NO_KEY[runtime])
@@ -104,7 +105,7 @@ function passEnv(env: Env): Record<string, string> {
   return picked
 }
 
-function plural(count: number, noun: string): string {
+export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
@@ -125,7 +126,7 @@ function describeRun(branch: LocalBranch, rules: LoadedRules, options: CheckOpti
 }
 
 /** The reply as the review would show it: rows re-checked against the rules sent, as the controller does. */
-function outcomeOf(reply: RunReply, sent: readonly Classification[], interrupted: boolean): CheckOutcome {
+export function outcomeOf(reply: RunReply, sent: readonly Classification[], interrupted: boolean): CheckOutcome {
   if (!reply.ok) {
     const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows).rows : []
     const why = reply.error ?? 'the run failed'
@@ -136,12 +137,13 @@ function outcomeOf(reply: RunReply, sent: readonly Classification[], interrupted
   return { rows: checked.rows, overall: checked.overall, reason }
 }
 
-async function runClassifier(
-  request: RunRequest,
-  key: string,
-  io: CliIo,
-  progress: ProgressPrinter,
-): Promise<RunReply> {
+/** The classifier service in this process, for one or more runs; `close` removes its work directory. */
+export type LocalClassifier = {
+  run(request: RunRequest, progress: ProgressPrinter): Promise<RunReply>
+  close(): Promise<void>
+}
+
+export async function openClassifier(runtime: Runtime, key: string, io: CliIo): Promise<LocalClassifier> {
   const env = io.env ?? {}
   const logLevel = setting(env, 'LOG_LEVEL')
   // Quiet unless asked: the run's outcome is the report, and the service's own lines would repeat it.
@@ -174,7 +176,7 @@ async function runClassifier(
   const classifier = createClassifier({
     runtimes,
     secrets: createMemorySecretStore({
-      [RUNTIME_KEY_SECRETS[request.runtime].path]: { [RUNTIME_KEY_SECRETS[request.runtime].field]: key },
+      [RUNTIME_KEY_SECRETS[runtime].path]: { [RUNTIME_KEY_SECRETS[runtime].field]: key },
     }),
     metrics: NO_METRICS,
     logger,
@@ -183,18 +185,39 @@ async function runClassifier(
     classificationTimeoutMs: DEFAULT_CLASSIFICATION_TIMEOUT_S * 1000,
     contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
   })
-  const stop = (): void => classifier.abortAll()
-  io.signal?.addEventListener('abort', stop, { once: true })
+  return {
+    async run(request, progress) {
+      const stop = (): void => classifier.abortAll()
+      io.signal?.addEventListener('abort', stop, { once: true })
+      try {
+        return await classifier.handle(JSON.stringify(request), progress.onProgress)
+      } finally {
+        io.signal?.removeEventListener('abort', stop)
+        progress.finish()
+      }
+    },
+    async close() {
+      await rm(workDir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function runClassifier(
+  request: RunRequest,
+  key: string,
+  io: CliIo,
+  progress: ProgressPrinter,
+): Promise<RunReply> {
+  const classifier = await openClassifier(request.runtime, key, io)
   try {
-    return await classifier.handle(JSON.stringify(request), progress.onProgress)
+    return await classifier.run(request, progress)
   } finally {
-    io.signal?.removeEventListener('abort', stop)
-    progress.finish()
-    await rm(workDir, { recursive: true, force: true })
+    await classifier.close()
   }
 }
 
 async function check(options: CheckOptions, io: CliIo): Promise<number> {
+  if (options.examples) return checkExamples(options, io)
   const env = io.env ?? {}
   const git = createLocalRepo({ cwd: io.cwd, env })
   const branch = await readLocalBranch(git, options)

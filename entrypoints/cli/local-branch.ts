@@ -41,7 +41,7 @@ export type LocalBranch = {
 
 export type LoadedRules = { classifications: Classification[]; from: { path: string; at: string | null } }
 
-async function chooseBase(git: LocalRepo, flag: string | null): Promise<LocalBranch['base']> {
+export async function chooseBase(git: LocalRepo, flag: string | null): Promise<LocalBranch['base']> {
   if (flag !== null) {
     const commit = await git.resolveCommit(flag)
     if (commit === null) throw new InputError(`unknown base "${flag}": no branch, tag or commit by that name`)
@@ -66,7 +66,7 @@ async function chooseBase(git: LocalRepo, flag: string | null): Promise<LocalBra
   return { name: 'main', commit, chosen: 'fallback' }
 }
 
-async function repoName(git: LocalRepo, topLevel: string): Promise<string> {
+export async function repoName(git: LocalRepo, topLevel: string): Promise<string> {
   const url = await git.remoteUrl('origin')
   return (url === null ? null : repoFromRemoteUrl(url)) ?? repoFromFolderName(basename(topLevel))
 }

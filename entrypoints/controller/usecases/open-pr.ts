@@ -10,6 +10,7 @@
  * 422, internal 500, unavailable 503) and whose message is the `detail`.
  */
 import { type AppError, appError, errorReason, isAppError } from '../../../core/errors.ts'
+import type { PrLabels } from '../../../core/examples-merge.ts'
 import {
   branchName,
   type CommitIdentity,
@@ -25,10 +26,11 @@ import { formatMergeProblem, mergeClassifications, type RulesFileText } from '..
 import { SERVICE_ACCOUNT } from '../../../core/service-account.ts'
 import { redactSecrets } from '../../../core/text.ts'
 import type { Classification, OpenPrAnswer, RepoRef } from '../../../core/types.ts'
-import type { Forge, ForgeReader, ForgeUser } from '../../../ports/forge.ts'
+import type { BranchFileWrite, Forge, ForgeReader, ForgeUser } from '../../../ports/forge.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
+import { isExamplesPath, mergedExamplesWrite, readExamplesFile } from './open-pr-labels.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import { readServiceToken, type ServiceAccountGate, TOKEN_MINTING_DETAIL } from './service-token.ts'
 
@@ -74,6 +76,8 @@ type Push = {
   message: string
   author: CommitIdentity
   committer: CommitIdentity
+  /** The examples file, when the labels change it. */
+  moreFiles: BranchFileWrite[]
 }
 
 /** The rules file to merge into, or the 422 the `rules` route would answer for it. */
@@ -176,6 +180,7 @@ export function createOpenPr(deps: OpenPrDeps): OpenPr {
           message: request.message,
           author: request.author,
           committer: request.committer,
+          ...(request.moreFiles.length === 0 ? {} : { moreFiles: request.moreFiles }),
         })
         return branch
       } catch (error) {
@@ -208,10 +213,11 @@ export function createOpenPr(deps: OpenPrDeps): OpenPr {
     if (isAppError(error, 'conflict')) {
       if (taken)
         return appError('conflict', `the branch ${branch} already exists, as did the one tried before it; try again`)
-      return appError(
-        'conflict',
-        `the rules file ${request.file.path} changed on ${request.defaultBranch} during the push; load the rules again`,
-      )
+      const files =
+        request.moreFiles.length === 0
+          ? `the ${isExamplesPath(request.file.path) ? 'examples' : 'rules'} file ${request.file.path}`
+          : [request.file.path, ...request.moreFiles.map((file) => file.path)].join(' or ')
+      return appError('conflict', `${files} changed on ${request.defaultBranch} during the push; load the rules again`)
     }
     if (isAppError(error, 'forbidden')) return appError('forbidden', noWrite)
     if (isAppError(error, 'not_found')) return notFoundOnPush(request, noWrite)
@@ -249,16 +255,43 @@ export function createOpenPr(deps: OpenPrDeps): OpenPr {
     return appError('forbidden', noWrite)
   }
 
+  async function readExamples(
+    repo: RepoRef,
+    branch: string,
+    commit: string,
+    labels: readonly PrLabels[],
+  ): Promise<BranchFileWrite | null> {
+    let read: Awaited<ReturnType<typeof readExamplesFile>>
+    try {
+      read = await readExamplesFile(forge.api, repo, branch, commit)
+    } catch (error) {
+      if (isAppError(error, 'unprocessable')) throw error
+      throw readFailure(`read the examples file of ${repoName(repo)}`, error)
+    }
+    return mergedExamplesWrite(read, labels)
+  }
+
   return {
-    async open(remoteUser, { repo, classifications }) {
+    async open(remoteUser, { repo, classifications, labels = [] }) {
       const user = await authorAccount(remoteUser)
       const rules = await readRules(repo)
       const source = sourceFile(rules)
-      const merged = mergeClassifications(source.file, classifications)
-      if (!merged.ok) {
-        const problem = merged.error
+      const mergedRules = mergeClassifications(source.file, classifications)
+      // With labels, rules left as they are still make a commit of the labels alone.
+      const rulesUnchanged = !mergedRules.ok && mergedRules.error.kind === 'unchanged'
+      if (!mergedRules.ok && !(rulesUnchanged && labels.length > 0)) {
+        const problem = mergedRules.error
         throw appError(problem.kind === 'additions-invalid' ? 'invalid' : 'unprocessable', formatMergeProblem(problem))
       }
+      const examples = labels.length === 0 ? null : await readExamples(repo, rules.branch, rules.commit, labels)
+      const rulesWrite: BranchFileWrite | null = mergedRules.ok
+        ? { path: mergedRules.value.path, content: mergedRules.value.text, sha: source.sha }
+        : null
+      const [first, ...rest] = [rulesWrite, examples].filter((file) => file !== null)
+      if (first === undefined) {
+        throw appError('unprocessable', 'the rules and the examples file already hold every one of these, unchanged')
+      }
+      const merged = { value: { path: first.path, text: first.content } }
 
       const author = commitAuthor({ login: user.login, full_name: user.fullName }, forge.noreplyDomain)
       const committer = commitAuthor(
@@ -271,10 +304,11 @@ export function createOpenPr(deps: OpenPrDeps): OpenPr {
         defaultBranch: rules.branch,
         login: user.login,
         file: merged.value,
-        sha: source.sha,
-        message: commitMessage(added, updated, { login: user.login, name: author.name }),
+        sha: first.sha,
+        message: commitMessage(added, updated, { login: user.login, name: author.name }, labelledPrs(labels)),
         author,
         committer,
+        moreFiles: rest,
       })
       const answer: OpenPrAnswer = {
         branch,
@@ -291,8 +325,14 @@ export function createOpenPr(deps: OpenPrDeps): OpenPr {
         from_commit: rules.commit,
         added: added.join(','),
         updated: updated.join(','),
+        labelled: labelledPrs(labels).join(','),
+        examples: examples?.path ?? '',
       })
       return answer
     },
   } satisfies OpenPr
+}
+
+function labelledPrs(labels: readonly PrLabels[]): number[] {
+  return labels.map(({ pr }) => pr)
 }

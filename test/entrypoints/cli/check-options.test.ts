@@ -11,8 +11,14 @@ describe('parseCheckOptions', () => {
       repo: null,
       title: null,
       pr: 1,
+      examples: false,
+      repeat: 1,
       settings: { runtime: 'api-key', model: 'haiku', effort: null, acp: null },
     })
+  })
+
+  it('takes --examples with a number of answers per labelled PR', () => {
+    expect(parseCheckOptions(['--examples', '--repeat', '3'])).toMatchObject({ examples: true, repeat: 3 })
   })
 
   it('takes a model and an effort for claude', () => {
@@ -85,6 +91,11 @@ describe('parseCheckOptions', () => {
     [['--repo', 'widgets'], '--repo must be owner/name'],
     [['--base', ''], '--base needs a branch'],
     [['main'], 'no positional argument'],
+    [['--repeat', '2'], '--repeat goes with --examples'],
+    [['--examples', '--repeat', '11'], '--repeat must be a whole number from 1 to 10'],
+    [['--examples', '--repeat', '0'], '--repeat must be a whole number from 1 to 10'],
+    [['--examples', '--head', 'x'], '--head does not go with --examples'],
+    [['--examples', '--pr=3'], '--pr does not go with --examples'],
   ])('refuses %p', (args, message) => {
     expect(() => parseCheckOptions(args)).toThrow(message)
   })

@@ -2,6 +2,7 @@
 import { addSnapshot, addStatus, blobSha, type RepoState, repoKey, sha1 } from '../../../adapters/memory/forge-state.ts'
 import { generatedDiffChunks } from '../../../adapters/memory/generated-diff.ts'
 import type { ForgeFile } from '../../../ports/forge.ts'
+import { changeFiles } from './change-files.ts'
 import {
   apiError,
   bodyObject,
@@ -79,7 +80,7 @@ function withPull(handler: (context: RouteContext, repo: RepoState, pr: number) 
   })
 }
 
-function permission(context: RouteContext, repo: RepoState) {
+export function permission(context: RouteContext, repo: RepoState) {
   return permissionFor(repo, context.caller?.user ?? null)
 }
 
@@ -119,13 +120,13 @@ function isBase64(text: string): boolean {
   return /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 === 0
 }
 
-function identity(value: unknown): { name: string; email: string } | null {
+export function identity(value: unknown): { name: string; email: string } | null {
   const body = bodyObject(value)
   const email = stringField(body, 'email') ?? ''
   return email === '' ? null : { name: stringField(body, 'name') ?? '', email }
 }
 
-const BRANCH_NAME = /^(?!\/|.*\/\/|.*\/$|.*\.\.|.*\.lock$|.*@\{|-)[^\u0000-\u0020\u007f~^:?*[\\]{1,100}$/
+export const BRANCH_NAME = /^(?!\/|.*\/\/|.*\/$|.*\.\.|.*\.lock$|.*@\{|-)[^\u0000-\u0020\u007f~^:?*[\\]{1,100}$/
 
 /** `POST` creates, `PUT` updates with `sha` (docs/forgejo.md §3.6), checked in the order Forgejo checks. */
 function writeContents(context: RouteContext, repo: RepoState): Response {
@@ -415,6 +416,12 @@ export function repoRoutes(): Route[] {
         if (entries.length === 0) return notFound(context, `object does not exist [id: , rel_path: ${path}]`)
         return json(entries.map((entry) => contentsJson(context.site, repo, entry, ref, head)))
       }),
+    },
+    {
+      method: 'POST',
+      template: '/repos/{owner}/{repo}/contents',
+      auth: 'repository',
+      handler: withRepo(changeFiles),
     },
     {
       method: 'POST',
