@@ -4,8 +4,9 @@
  * try-out and `check` show from it. Counts, kinds and places only: a value
  * is never kept, so none can be shown.
  */
+
+import { REDACTION_PLACES_MAX } from './page-schemas.ts'
 import type { SharedContext } from './prompt.ts'
-import { REDACTION_PLACES_MAX } from './schemas.ts'
 import type { RedactionSummary } from './types.ts'
 
 export const NO_REDACTION: RedactionSummary = { redacted: 0, places: 0, findings: [] }
