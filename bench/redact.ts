@@ -2,7 +2,7 @@
  * Redaction benchmark (issue 19): what `redactSharedContext` costs on a
  * 600 KB shared context, with and without secrets in it, beside the diff
  * preparation it follows (`prepareDiffPieces`: hash stripping and lockfile
- * collapse; `buildSharedContext`: that and the context's assembly). Three
+ * collapse; `buildSharedContext`: that, the redaction and the assembly). Three
  * diffs: `aSyntheticPr` (TypeScript-like hunks), `aMixedDiff` (lockfiles,
  * renames, binaries, CRLF, non-ASCII) and this repository's own code as of
  * CODE_REV (real TypeScript, where "token", "key" and "secret" abound), each
@@ -231,7 +231,7 @@ function main(): void {
       '"With secrets": two of every kind of the test corpus (test/core/redact-corpus.ts) on added lines, one in the title and one in a commit; ' +
       'the run checks that none survived. **redact** is `redactSharedContext` on the prepared parts, ' +
       '**prepare** is `prepareDiffPieces` (hash stripping and lockfile collapse) on the raw diff, ' +
-      '**context** is `buildSharedContext` (that, fence neutralisation and the assembly). Medians in ms; ' +
+      '**context** is `buildSharedContext`, what a run does (that, the redaction, fence neutralisation and the assembly). Medians in ms; ' +
       'the fastest redaction beside it in brackets, which is what the code costs with nothing else on the machine.',
     '',
     '| input | context | secrets put in / found | redact | prepare | context | redact / prepare | redact / context | first call in a fresh process (module load + first redaction) |',

@@ -4,8 +4,9 @@
  * lines, and the `--json` document. Pure: the command writes the text.
  */
 import { ERROR_KIND_LABEL } from './aggregate.ts'
+import { redactionHeadline, redactionPlaceLines } from './redaction-report.ts'
 import { flattenCellText, REVIEW_TABLE_HEADER, reviewRowCells, VERDICT_LABEL } from './review-body.ts'
-import type { Overall, Row } from './types.ts'
+import type { Overall, RedactionSummary, Row } from './types.ts'
 
 const OVERALL_TEXT = {
   approve: 'Overall: approve.',
@@ -166,15 +167,26 @@ export type CheckOutcome = {
   overall: Overall
   /** Why there is no verdict; null for approve and request changes. */
   reason: string | null
+  /** What the run's redaction took out; null or absent when the classifier didn't say. */
+  redaction?: RedactionSummary | null
 }
 
 /**
- * The whole report: the table when there are rows, then for no verdict the
- * reason, and last the overall verdict on its own line. Ends with a newline.
+ * The whole report: the table when there are rows, what was redacted, then
+ * for no verdict the reason, and last the overall verdict on its own line.
+ * Ends with a newline.
  */
 export function renderCheckReport(outcome: CheckOutcome, layout: TerminalLayout): string {
   const parts: string[] = []
   if (outcome.rows.length > 0) parts.push(renderTerminalTable(outcome.rows, layout), '')
+  const redaction = outcome.redaction ?? null
+  const headline = redaction === null ? null : redactionHeadline(redaction)
+  if (redaction !== null && headline !== null) {
+    const wrap = (text: string) => (layout.width === null ? [text] : wrapToWidth(text, layout.width))
+    parts.push(...wrap(`Secrets redacted: ${flattenCellText(headline)}`))
+    for (const place of redactionPlaceLines(redaction)) parts.push(...wrap(`- ${flattenCellText(place)}`))
+    parts.push('')
+  }
   if (outcome.reason !== null) {
     const reason = `No verdict: ${flattenCellText(outcome.reason)}`
     parts.push(...(layout.width === null ? [reason] : wrapToWidth(reason, layout.width)))

@@ -29,6 +29,40 @@ export const TRY_OUT_OUTCOMES = ['done', 'failed'] as const
 export const TRY_OUT_STATUSES = ['running', ...TRY_OUT_OUTCOMES] as const
 export const REPLAY_LINE_STATUSES = ['waiting', ...TRY_OUT_STATUSES] as const
 
+/** The most places a redaction summary lists; the rest are only counted (`places`). */
+export const REDACTION_PLACES_MAX = 50
+
+const RedactionCommon = {
+  kind: Type.String({ description: "The rule's kind, as the placeholder names it." }),
+  n: Type.Integer({
+    minimum: 1,
+    description: "The placeholder's number: the same secret has the same n everywhere in the run.",
+  }),
+}
+
+/** Where one secret was taken out (core/redact.ts, RedactionFinding): never its value. */
+export const RedactionFindingSchema = Type.Union([
+  Type.Object({ ...RedactionCommon, part: Type.Literal('title') }),
+  Type.Object({ ...RedactionCommon, part: Type.Literal('commit'), commit: Type.Integer({ minimum: 1 }) }),
+  Type.Object({
+    ...RedactionCommon,
+    part: Type.Literal('diff'),
+    path: nullable(Type.String(), 'The file; null before the first file.'),
+    line: nullable(Type.Integer({ minimum: 0 }), "The line's number in the file; null on a file header."),
+    side: nullable(literals(['new', 'old'] as const), 'new for a + or context line, old for a - line.'),
+  }),
+])
+
+/** What a run's redaction took out of the shared context before the prompt was built: counts and places, no value. */
+export const RedactionSchema = Type.Object({
+  redacted: Type.Integer({ minimum: 0, description: 'How many distinct secrets were replaced by placeholders.' }),
+  places: Type.Integer({ minimum: 0, description: 'How many places they were taken out of.' }),
+  findings: Type.Array(RedactionFindingSchema, {
+    maxItems: REDACTION_PLACES_MAX,
+    description: "The first places, in the context's order (title, commits, diff).",
+  }),
+})
+
 /** One finished run, as the run store holds it and the runs route returns it. */
 export const RunRecordSchema = Type.Object({
   id: Type.String({ description: "A try-out's is the id its POST answered with." }),
@@ -49,6 +83,13 @@ export const RunRecordSchema = Type.Object({
   rows: Type.Optional(Type.Array(RecordedRowSchema, { description: 'Present when the classifier answered.' })),
   overall: Type.Optional(OverallSchema),
   review_url: Type.Optional(Type.String({ description: 'The posted review, when the forge names its URL.' })),
+  redacted: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'How many distinct secrets were redacted from what the model saw; absent when the classifier said nothing (an older build).',
+    }),
+  ),
 })
 
 /** `GET /ui/config.json`: the pages' own settings. */
@@ -188,6 +229,7 @@ export const ReplayLineSchema = Type.Object({
   rows: nullable(Type.Array(RecordedRowSchema), 'The rows finished so far while running, then the reply’s.'),
   overall: nullable(OverallSchema),
   detail: nullable(Type.String(), "Why this PR's run failed (its PR couldn't be read, no classifier answered, …)."),
+  redaction: Type.Optional(RedactionSchema),
 })
 
 export const TryOutReplaySchema = Type.Object(
@@ -219,6 +261,8 @@ export const TryOutViewSchema = Type.Object(
     detail: nullable(Type.String(), 'Why the try-out failed.'),
     repeat: Type.Optional(TryOutRepeatSchema),
     replay: Type.Optional(TryOutReplaySchema),
+    /** The first run's, once the classifier said; a replay's lines each say their own. */
+    redaction: Type.Optional(RedactionSchema),
   },
   { description: 'A try-out, kept for an hour after it finishes.' },
 )

@@ -8,6 +8,7 @@
  */
 
 import { prepareDiffPieces } from './diff.ts'
+import { REDACTION_NOTE, type RedactionFinding, redactSharedContext } from './redact.ts'
 import type { Classification, CommitMessage } from './types.ts'
 
 /**
@@ -30,6 +31,8 @@ export const SYSTEM_PROMPT = [
   '',
   'Answer with exactly one JSON object and nothing else, no code fence and no text before or after it:',
   ANSWER_FORMAT,
+  '',
+  REDACTION_NOTE,
 ].join('\n')
 
 export type SharedContextInput = {
@@ -101,10 +104,33 @@ export function neutraliseFence(text: string): string {
  * byte for byte. Ends with a newline after the end marker.
  */
 export function buildSharedContext(input: SharedContextInput): string {
-  // neutraliseFence(collapseLockfiles(stripObjectHashes(diff))), in pieces
-  // cut at line ends (which neutraliseFence allows), so that the only copy
-  // of the diff's text is the one that builds the context.
-  return buildSharedContextAround(input, prepareDiffPieces(input.diff).map(neutraliseFence))
+  return prepareSharedContext(input).context
+}
+
+/** A run's shared context, and what its redaction took out of it (kinds and places, never a value). */
+export type SharedContext = { context: string; findings: RedactionFinding[]; redacted: number }
+
+/**
+ * The shared context with every secret in the title, the commit messages
+ * and the diff replaced by its placeholder (core/redact.ts), once per run so
+ * a secret has the same placeholder in every question's prompt. Redaction
+ * runs on the diff as it goes in (hashes stripped, lockfiles collapsed), so
+ * a line it names is one the model sees.
+ */
+export function prepareSharedContext(input: SharedContextInput): SharedContext {
+  // neutraliseFence(redact(collapseLockfiles(stripObjectHashes(diff)))), in
+  // pieces cut at line ends (which neutraliseFence allows).
+  const pieces = prepareDiffPieces(input.diff)
+  const redaction = redactSharedContext({
+    title: input.title,
+    commits: input.commits.map((commit) => commit.message),
+    diff: pieces.length === 1 ? (pieces[0] ?? '') : pieces.join(''),
+  })
+  const context = buildSharedContextAround(
+    { ...input, title: redaction.title, commits: redaction.commits.map((message) => ({ message })) },
+    redaction.diff.map(neutraliseFence),
+  )
+  return { context, findings: redaction.findings, redacted: redaction.redacted }
 }
 
 /**

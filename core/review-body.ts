@@ -1,5 +1,6 @@
 import { ERROR_KIND_LABEL } from './aggregate.ts'
-import type { Overall, ReviewEvent, Row, Verdict } from './types.ts'
+import { redactionHeadline, redactionPlaceLines } from './redaction-report.ts'
+import type { Overall, RedactionSummary, ReviewEvent, Row, Verdict } from './types.ts'
 
 /**
  * The review the service account posts (docs/behaviour.md, "The review"). Every cell is
@@ -201,20 +202,40 @@ export function renderReviewTable(rows: readonly Row[], overall: Overall): strin
   return `${lines.join('\n')}\n\n${OVERALL_LINE[overall]}`
 }
 
-/** The body of an approving or change-requesting review. */
-export function renderReviewBody(rows: readonly Row[], overall: 'approve' | 'request-changes'): string {
-  return renderReviewTable(rows, overall)
+/**
+ * The body of an approving or change-requesting review: the table, then what
+ * was redacted, if anything (a PR that adds a secret is worth knowing about
+ * even when every rule passes).
+ */
+export function renderReviewBody(
+  rows: readonly Row[],
+  overall: 'approve' | 'request-changes',
+  redaction: RedactionSummary | null = null,
+): string {
+  return [renderReviewTable(rows, overall), ...renderRedaction(redaction)].join('\n\n')
 }
 
 /**
  * The body of a no-verdict COMMENT review: the reason, the table when the
- * classifier answered, and always the retry hint last.
+ * classifier answered, what was redacted, and always the retry hint last.
  */
-export function renderNoVerdictBody(reason: string, table: { rows: readonly Row[]; overall: Overall } | null): string {
+export function renderNoVerdictBody(
+  reason: string,
+  table: { rows: readonly Row[]; overall: Overall } | null,
+  redaction: RedactionSummary | null = null,
+): string {
   const parts = [`**No verdict:** ${escapeTableCell(reason)}`]
   if (table !== null) parts.push(renderReviewTable(table.rows, table.overall))
-  parts.push(RETRY_HINT)
+  parts.push(...renderRedaction(redaction), RETRY_HINT)
   return parts.join('\n\n')
+}
+
+/** The redaction's paragraph and its list of places, every text escaped like a cell; nothing when none was redacted. */
+function renderRedaction(redaction: RedactionSummary | null): string[] {
+  const headline = redaction === null ? null : redactionHeadline(redaction)
+  if (redaction === null || headline === null) return []
+  const places = redactionPlaceLines(redaction).map((line) => `- ${escapeTableCell(line)}`)
+  return [`**Secrets redacted:** ${escapeTableCell(headline)}`, places.join('\n')]
 }
 
 /** The forge review event that posts each overall verdict. */

@@ -42,7 +42,7 @@ const OUTCOME_TRIGGER: Record<RunOutcome, RunTrigger> = {
 const OUTCOMES_WITHOUT_DETAIL: readonly RunOutcome[] = ['done']
 
 /** The record's optional fields; on read a stored `null` counts as absent (writers never store one, and it's no reason to hide a run). */
-const OPTIONAL_FIELDS = ['head_sha', 'detail', 'rows', 'overall', 'review_url'] as const
+const OPTIONAL_FIELDS = ['head_sha', 'detail', 'rows', 'overall', 'review_url', 'redacted'] as const
 
 /**
  * The record as it may be stored: only the fields the schema names (so no

@@ -5,7 +5,7 @@
  */
 import { type Aggregate, checkReplyRows } from './aggregate.ts'
 import { capText } from './text.ts'
-import type { Classification, Row } from './types.ts'
+import type { Classification, RedactionSummary, Row } from './types.ts'
 import { decodeRunReply } from './wire-decode.ts'
 
 /** The reply's own error is another process's text; keep it to a sentence or two. */
@@ -15,12 +15,12 @@ export type RunReplyReading =
   /** Undecodable, or the reply to another run. */
   | { kind: 'unreadable'; reason: string }
   /** `ok: false`: the run failed as a whole; `rows` are re-checked when the reply had any. */
-  | { kind: 'failed'; reason: string; rows: Row[] | null }
+  | { kind: 'failed'; reason: string; rows: Row[] | null; redaction: RedactionSummary | null }
   /**
    * `ok: true`, its rows re-checked; `answeredNames` are the reply's rows'
    * names as sent back, for a caller that tells a mismatch from an unanswered row.
    */
-  | { kind: 'answered'; checked: Aggregate; answeredNames: string[] }
+  | { kind: 'answered'; checked: Aggregate; answeredNames: string[]; redaction: RedactionSummary | null }
 
 /** Decodes a reply and re-checks its rows against the classifications sent. */
 export function readRunReply(id: string, sent: readonly Classification[], text: string): RunReplyReading {
@@ -33,11 +33,13 @@ export function readRunReply(id: string, sent: readonly Classification[], text: 
   if (!reply.ok) {
     const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows).rows : null
     const why = capText(reply.error ?? 'the classifier gave no reason', REPLY_ERROR_MAX_CHARS)
-    return { kind: 'failed', reason: `the run failed: ${why}`, rows }
+    return { kind: 'failed', reason: `the run failed: ${why}`, rows, redaction: reply.redaction ?? null }
   }
   return {
     kind: 'answered',
     checked: checkReplyRows(sent, reply.rows),
     answeredNames: reply.rows.map((row) => row.name),
+    // An older classifier says nothing of redaction: null, not "none redacted".
+    redaction: reply.redaction ?? null,
   }
 }

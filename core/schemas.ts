@@ -18,7 +18,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { MAX_CLASSIFICATIONS, MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS, RUN_ID_MAX_CHARS } from './limits.ts'
-import { RUN_TRIGGERS } from './page-schemas.ts'
+import { RedactionSchema, RUN_TRIGGERS } from './page-schemas.ts'
 import { ClassificationSchema, literals, nullable, OverallSchema, RecordedRowSchema } from './row-schemas.ts'
 
 export * from './page-schemas.ts'
@@ -116,6 +116,7 @@ export const RunReplySchema = Type.Object({
   error: Type.Optional(Type.String()),
   rows: Type.Array(RowSchema, { description: "One per classification sent, in the request's order." }),
   overall: OverallSchema,
+  redaction: Type.Optional(RedactionSchema),
 })
 
 /**

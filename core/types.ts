@@ -18,6 +18,7 @@ import type {
   PolaritySchema,
   PullSummarySchema,
   RecordedRowSchema,
+  RedactionSchema,
   ReliabilityScoreSchema,
   RepeatedClassificationSchema,
   ReplayLineSchema,
@@ -95,6 +96,9 @@ export type RunRequestSettings = Pick<Settings, 'runtime' | 'model' | 'effort' |
 export type RunRequest = Omit<RunRequestOnTheWire, keyof RunRequestSettings> & RunRequestSettings
 
 export type RunReply = Static<typeof RunReplySchema>
+
+/** What a run's redaction took out (counts and places, never a value), as the reply carries it. */
+export type RedactionSummary = Static<typeof RedactionSchema>
 
 /** What the classifier says of a run while it works on it. */
 export type RunProgress = Static<typeof RunProgressSchema>

@@ -31,6 +31,8 @@ export function logReply(logger: Logger, request: RunRequest | null, reply: RunR
     error: reply.error,
     overall: reply.overall,
     duration_ms: durationMs,
+    // How many secrets the prompt had redacted: a count, never a value.
+    redacted: reply.redaction?.redacted,
     usage: usageTotals(reply.rows),
     rows: reply.rows.map((row) => ({
       name: row.name,

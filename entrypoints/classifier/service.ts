@@ -13,8 +13,9 @@
 import { acpBaseUrlAllowed } from '../../core/acp-base-urls.ts'
 import { aggregateVerdict, type ClassificationResult } from '../../core/aggregate.ts'
 import { checkContextBudget } from '../../core/budget.ts'
-import { buildSharedContext, SYSTEM_PROMPT } from '../../core/prompt.ts'
-import type { Overall, Row, RunReply, RunRequest, Runtime } from '../../core/types.ts'
+import { prepareSharedContext, SYSTEM_PROMPT } from '../../core/prompt.ts'
+import { redactionSummary } from '../../core/redaction-report.ts'
+import type { Overall, RedactionSummary, Row, RunReply, RunRequest, Runtime } from '../../core/types.ts'
 import { decodeRunRequest } from '../../core/wire-decode.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { Logger } from '../../ports/logger.ts'
@@ -72,8 +73,8 @@ export type Classifier = {
   drain(subscription: RunSubscription, graceMs?: number): Promise<void>
 }
 
-function failedReply(id: string, error: string, rows: Row[] = []): RunReply {
-  return { id, ok: false, error, rows, overall: 'no-verdict' }
+function failedReply(id: string, error: string, rows: Row[] = [], redaction?: RedactionSummary): RunReply {
+  return { id, ok: false, error, rows, overall: 'no-verdict', ...(redaction === undefined ? {} : { redaction }) }
 }
 
 /** The request's id when the JSON has one, so even a bad request's reply can be matched. */
@@ -134,16 +135,20 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       closing: new Set(),
     }
     let results: ClassificationResult[]
+    let redaction: RedactionSummary
     try {
       // The first session starts now; the prompt is built and checked while its process starts.
       const first = openNow(deps.limiter, inHand)
-      const context = buildSharedContext(request)
+      // Redacted once for the run, so every question's prompt has the same placeholders (and bytes).
+      const shared = prepareSharedContext(request)
+      const { context } = shared
+      redaction = redactionSummary(shared)
       const budget = checkContextBudget(context, deps.contextBudgetBytes)
       if (!budget.ok) {
         stopRun.abort(new Error('the run stops before its questions'))
         const held = await first
         if (held !== null) await endSession(inHand, held.session)
-        return failedReply(request.id, budget.message)
+        return failedReply(request.id, budget.message, [], redaction)
       }
       results = await classifyAll(schedule, inHand, first, context)
     } finally {
@@ -157,10 +162,10 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     const answered = aggregate.rows.filter((row) => row.verdict !== null).length
     if (answered === 0) {
       const kinds = [...new Set(aggregate.rows.map((row) => row.error?.kind ?? 'runtime'))].join(', ')
-      return failedReply(request.id, `no classification got an answer (${kinds})`, aggregate.rows)
+      return failedReply(request.id, `no classification got an answer (${kinds})`, aggregate.rows, redaction)
     }
     const overall: Overall = aggregate.overall
-    return { id: request.id, ok: true, rows: aggregate.rows, overall }
+    return { id: request.id, ok: true, rows: aggregate.rows, overall, redaction }
   }
 
   async function handle(requestText: string, onProgress?: RunTell): Promise<RunReply> {

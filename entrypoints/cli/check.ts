@@ -130,11 +130,12 @@ export function outcomeOf(reply: RunReply, sent: readonly Classification[], inte
   if (!reply.ok) {
     const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows).rows : []
     const why = reply.error ?? 'the run failed'
-    return { rows, overall: 'no-verdict', reason: interrupted ? `interrupted: ${why}` : why }
+    const reason = interrupted ? `interrupted: ${why}` : why
+    return { rows, overall: 'no-verdict', reason, redaction: reply.redaction ?? null }
   }
   const checked = checkReplyRows(sent, reply.rows)
   const reason = checked.reason !== null && interrupted ? `interrupted: ${checked.reason}` : checked.reason
-  return { rows: checked.rows, overall: checked.overall, reason }
+  return { rows: checked.rows, overall: checked.overall, reason, redaction: reply.redaction ?? null }
 }
 
 /** The classifier service in this process, for one or more runs; `close` removes its work directory. */
@@ -251,6 +252,7 @@ async function check(options: CheckOptions, io: CliIo): Promise<number> {
       overall: outcome.overall,
       reason: outcome.reason,
       rows: outcome.rows.map(checkJsonRow),
+      redaction: outcome.redaction,
       repo: branch.repo,
       pr: options.pr,
       title: branch.title,

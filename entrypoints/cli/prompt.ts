@@ -2,7 +2,8 @@
 import { parseArgs } from 'node:util'
 import { checkContextBudget } from '../../core/budget.ts'
 import { describeError } from '../../core/errors.ts'
-import { buildPromptFromContext, buildSharedContext, streamJsonUserLine } from '../../core/prompt.ts'
+import { buildPromptFromContext, prepareSharedContext, streamJsonUserLine } from '../../core/prompt.ts'
+import { redactionHeadline, redactionSummary } from '../../core/redaction-report.ts'
 import type { CommitMessage } from '../../core/types.ts'
 import { loadRules, readTextFile } from './input-files.ts'
 import { type CliIo, InputError, UsageError } from './io.ts'
@@ -59,7 +60,10 @@ export function promptCommand(args: string[], io: CliIo): number {
   const diff = readTextFile(values.diff, 'diff file')
   const commits =
     values.commits === undefined ? [] : parseCommitsFile(values.commits, readTextFile(values.commits, 'commits file'))
-  const context = buildSharedContext({ repo: values.repo, pr, title: values.title, commits, diff })
+  // Redacted as a run redacts it: what is printed is what would leave.
+  const shared = prepareSharedContext({ repo: values.repo, pr, title: values.title, commits, diff })
+  const { context } = shared
+  const redaction = redactionSummary(shared)
   const prompts = rules.map((rule) => ({ name: rule.name, prompt: buildPromptFromContext(context, rule) }))
   const budget = checkContextBudget(context)
 
@@ -69,6 +73,7 @@ export function promptCommand(args: string[], io: CliIo): number {
         {
           system: prompts[0]?.prompt.system ?? '',
           budget: { ok: budget.ok, bytes: budget.bytes },
+          redaction,
           classifications: prompts.map((p) => ({ name: p.name, stdin: streamJsonUserLine(p.prompt.blocks) })),
         },
         null,
@@ -83,6 +88,8 @@ export function promptCommand(args: string[], io: CliIo): number {
     ]
     for (const { name, prompt } of prompts) parts.push(`=== block 2 for "${name}"\n${prompt.blocks[1].text}`)
     io.out(`${parts.join('\n\n')}\n`)
+    const headline = redactionHeadline(redaction)
+    if (headline !== null) io.err(`${headline}\n`)
   }
   if (!budget.ok) {
     io.err(`over budget: ${budget.message}; a run on this PR calls no model and posts no verdict\n`)

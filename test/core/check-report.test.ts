@@ -158,3 +158,32 @@ describe('progress lines', () => {
     expect(questionProgressLine('a\nb\x1b[2J', 2, 2)).toBe('asking "a b[2J" (2 of 2)')
   })
 })
+
+describe('renderCheckReport with a redaction', () => {
+  it('says below the table how many secrets of which kinds were redacted and where, before the overall line', () => {
+    const report = renderCheckReport(
+      {
+        rows: [aRow()],
+        overall: 'approve',
+        reason: null,
+        redaction: {
+          redacted: 1,
+          places: 2,
+          findings: [
+            { kind: 'private-key', n: 1, part: 'diff', path: 'key.pem', line: 1, side: 'new' },
+            { kind: 'private-key', n: 1, part: 'diff', path: 'old.pem', line: 3, side: 'old' },
+          ],
+        },
+      },
+      { width: null },
+    )
+    const lines = report.trimEnd().split('\n')
+    expect(lines.slice(-5)).toEqual([
+      'Secrets redacted: 1 secret redacted before the pull request went to the model, each replaced by a placeholder: 1 private-key. No value is shown here.',
+      '- private-key #1: key.pem, line 1',
+      '- private-key #1: old.pem, line 3 (a removed line)',
+      '',
+      'Overall: approve.',
+    ])
+  })
+})

@@ -647,3 +647,42 @@ describe('escapeTableCell in a real GFM parser', () => {
     )
   })
 })
+
+describe('the redaction below the table', () => {
+  const redaction = {
+    redacted: 2,
+    places: 3,
+    findings: [
+      { kind: 'aws-access-token', n: 1, part: 'title' as const },
+      { kind: 'github-pat', n: 2, part: 'commit' as const, commit: 2 },
+      { kind: 'github-pat', n: 2, part: 'diff' as const, path: 'src/*a*|b.ts', line: 7, side: 'new' as const },
+    ],
+  }
+
+  it('counts the secrets by kind and says where each was, escaped like the table, after the overall line', () => {
+    const body = renderReviewBody([aRow()], 'approve', redaction)
+    expect(body.startsWith(renderReviewTable([aRow()], 'approve'))).toBe(true)
+    expect(body).toContain(
+      '**Secrets redacted:** 2 secrets redacted before the pull request went to the model, each replaced by a placeholder: 1 aws-access-token, 1 github-pat. No value is shown here.',
+    )
+    expect(body).toContain(`- aws-access-token &#35;${ZWSP}1: the title`)
+    expect(body).toContain(`- github-pat &#35;${ZWSP}2: the message of commit 2`)
+    expect(body).toContain(`- github-pat &#35;${ZWSP}2: src/&#42;a&#42;&#124;b.ts, line 7`)
+    const root = parseGfm(body)
+    expect(root.children.map((child) => child.type)).toEqual(['table', 'paragraph', 'paragraph', 'list'])
+  })
+
+  it('says nothing when nothing was redacted, or the classifier said nothing', () => {
+    const rows = [aRow()]
+    expect(renderReviewBody(rows, 'approve', { redacted: 0, places: 0, findings: [] })).toBe(
+      renderReviewTable(rows, 'approve'),
+    )
+    expect(renderReviewBody(rows, 'approve', null)).toBe(renderReviewTable(rows, 'approve'))
+  })
+
+  it('comes before the retry hint in a no-verdict body, and counts the places past the list', () => {
+    const body = renderNoVerdictBody('no answer', null, { ...redaction, places: 60 })
+    expect(body.endsWith(`and 57 more places\n\n${RETRY_HINT}`)).toBe(true)
+    expect(body).toContain('; of the first 3 places: 1 aws-access-token, 1 github-pat.')
+  })
+})

@@ -166,6 +166,15 @@ describe('decodeRunRecord', () => {
     })
   }
 
+  it("keeps a run's redacted count, and reads an older run without one", () => {
+    const run = toStoredRecord(aRunRecord({ redacted: 3 }))
+    expect(run.redacted).toBe(3)
+    expect(decodeRunRecord(JSON.parse(JSON.stringify(run)))).toEqual({ ok: true, value: run })
+    const older = decodeRunRecord({ ...aRunRecord(), redacted: null })
+    expect(older.ok && older.value.redacted).toBeUndefined()
+    expect(decodeRunRecord({ ...aRunRecord(), redacted: 'three' })).toMatchObject({ ok: false })
+  })
+
   it('decodes a run whose PR was not read, with no head_sha, rows or overall', () => {
     const run: RunRecord = {
       id: 'q-1',

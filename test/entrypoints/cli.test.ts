@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { FENCE_END } from '../../core/prompt.ts'
 import { parseCommitsFile } from '../../entrypoints/cli/prompt.ts'
 import { runCli } from '../../entrypoints/cli.ts'
+import { aSecretPr, leaksSecret } from '../support/secret-pr.ts'
 
 const VALID_YAML = `classifications:
   - name: datetime
@@ -139,6 +140,21 @@ describe('cli validate', () => {
 })
 
 describe('cli prompt', () => {
+  it('prints the prompt redacted as a run would send it, and says how many were redacted', async () => {
+    const pr = aSecretPr()
+    const args = ['prompt', '--rules', file('s.yml', VALID_YAML), '--diff', file('s.diff', pr.diff)]
+    const plain = await run([...args, '--title', pr.title])
+    expect(plain.code).toBe(0)
+    expect(leaksSecret(pr, plain.out + plain.err)).toBe(false)
+    expect(plain.out).toContain('Title: Deploy with [redacted aws-access-token #1]')
+    expect(plain.out).toContain('+[redacted private-key #4]')
+    expect(plain.err).toContain('4 secrets redacted before the pull request went to the model')
+    const json = await run([...args, '--title', pr.title, '--json'])
+    const doc = JSON.parse(json.out) as { redaction: { redacted: number } }
+    expect(doc.redaction.redacted).toBe(4)
+    expect(leaksSecret(pr, json.out)).toBe(false)
+  })
+
   it('prints the system prompt, the shared block once and one question per rule', async () => {
     const r = await run([
       'prompt',

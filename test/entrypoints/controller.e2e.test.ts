@@ -17,6 +17,7 @@ import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropi
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo, type FakeReview } from '../support/fake-forgejo.ts'
 import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
+import { aSecretPr, leaksSecret } from '../support/secret-pr.ts'
 import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
 import { waitFor } from '../support/waits.ts'
 import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
@@ -44,6 +45,10 @@ function exceptFor(pr: number, change: { mode?: 'hang'; text?: string }, rule?: 
     return passing(body)
   }
 }
+
+/** PR 1 of acme/vault holds secrets in its title, a commit and its diff. */
+const VAULT = { owner: 'acme', name: 'vault' }
+const SECRET_PR = aSecretPr()
 
 const RULES = `classifications:
   - name: datetime
@@ -139,6 +144,7 @@ type RecordedRun = {
   detail?: string
   head_sha?: string
   review_url?: string
+  redacted?: number
 }
 
 async function runOf(pr: number, outcome?: string, repo = `${REPO.owner}/${REPO.name}`): Promise<RecordedRun> {
@@ -180,6 +186,18 @@ beforeAll(async () => {
           collaborators: { 'review-classifier': 'write', alice: 'write' },
         },
         { owner: 'acme', name: 'bare', pulls: [aNumberedPull(1)], collaborators: { 'review-classifier': 'write' } },
+        {
+          ...VAULT,
+          files: { [RULES_YML_PATH]: RULES },
+          pulls: [
+            aNumberedPull(1, {
+              title: SECRET_PR.title,
+              commits: SECRET_PR.commits.map((commit) => commit.message),
+              diff: SECRET_PR.diff,
+            }),
+          ],
+          collaborators: { 'review-classifier': 'write' },
+        },
       ],
     },
   })
@@ -375,6 +393,74 @@ describe('a review request end to end', () => {
     expect((await runOf(25, 'no-verdict')).detail).toContain('it took the run, then sent nothing for 8 s')
     classifier = startClassifier()
     await classifier.waitForLine('review classifier listening')
+  })
+})
+
+describe('a PR that holds secrets', () => {
+  /** What the fake provider received for the vault's PR: every request body naming it, as text. */
+  function sentForVault(): string[] {
+    return ai
+      .requests()
+      .map((request) => JSON.stringify(request.body))
+      .filter((text) => text.includes('#1 in acme/vault'))
+  }
+
+  it('sends the provider placeholders only, and the review and the record count what was redacted', async () => {
+    await deliver(1, { repo: VAULT.name })
+    // Approved unless a loaded machine let a question time out: either review says what was redacted.
+    const [review] = await reviewsOf(1, 1, VAULT.name)
+    const sent = sentForVault()
+    expect(sent.length).toBeGreaterThanOrEqual(2)
+    for (const text of sent) {
+      expect(leaksSecret(SECRET_PR, text)).toBe(false)
+      expect(text).toContain('[redacted private-key #4]')
+    }
+    const body = review?.body ?? ''
+    expect(leaksSecret(SECRET_PR, body)).toBe(false)
+    expect(body).toContain('**Secrets redacted:** 4 secrets redacted')
+    expect(body).toContain('- private-key &#35;\u200B4: deploy/key.pem, line 1')
+    expect(body).toContain('- aws-access-token &#35;\u200B1: the title')
+    expect(body.indexOf('**Secrets redacted:**')).toBeGreaterThan(body.indexOf('**Overall: '))
+    const run = await runOf(1, undefined, 'acme/vault')
+    expect(run).toMatchObject({ redacted: SECRET_PR.distinct })
+    expect(leaksSecret(SECRET_PR, JSON.stringify(run))).toBe(false)
+  })
+
+  it('says it in a try-out, run after run of a repeat', async () => {
+    const post = await fetch(`${base}/api/review-classifier/try-out`, {
+      method: 'POST',
+      headers: { 'Remote-User': 'alice', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        repo: 'acme/vault',
+        pr: 1,
+        repeat: 2,
+        classifications: [
+          { name: 'datetime', description: 'Datetimes are aware.', threshold: 70, polarity: 'positive' },
+        ],
+      }),
+    })
+    expect(post.status).toBe(202)
+    const { id } = (await post.json()) as { id: string }
+    type Result = { status: string; redaction?: { redacted: number; findings: unknown[] } }
+    let result: Result | null = null
+    for (let i = 0; i < 300; i += 1) {
+      result = (await (await fetch(`${base}/api/review-classifier/try-out/${id}`)).json()) as Result
+      if (result?.status !== 'running') break
+      await Bun.sleep(100)
+    }
+    expect(result?.status).toBe('done')
+    expect(result?.redaction?.redacted).toBe(SECRET_PR.distinct)
+    expect(result?.redaction?.findings).toContainEqual({
+      kind: 'private-key',
+      n: 4,
+      part: 'diff',
+      path: 'deploy/key.pem',
+      line: 1,
+      side: 'new',
+    })
+    expect(leaksSecret(SECRET_PR, JSON.stringify(result))).toBe(false)
+    expect(await runOf(1, 'done', 'acme/vault')).toMatchObject({ id, trigger: 'try-out', redacted: SECRET_PR.distinct })
+    for (const text of sentForVault()) expect(leaksSecret(SECRET_PR, text)).toBe(false)
   })
 })
 

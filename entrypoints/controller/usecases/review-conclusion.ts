@@ -6,7 +6,7 @@
  */
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../core/review-body.ts'
 import { readRunReply } from '../../../core/run-reply.ts'
-import type { Classification, Overall, Row } from '../../../core/types.ts'
+import type { Classification, Overall, RedactionSummary, Row } from '../../../core/types.ts'
 import type { NewReview } from '../../../ports/forge.ts'
 import type { ReviewActs } from './review-acts.ts'
 
@@ -26,6 +26,8 @@ export type Conclusion =
 export type ReviewProgress = {
   headSha: string | null
   answered: Table | null
+  /** What the classifier said its redaction took out, once it replied (null: no reply, or an older classifier). */
+  redaction: RedactionSummary | null
   pullUrl: string | null
   acts: ReviewActs
 }
@@ -52,11 +54,13 @@ export function concludeReply(id: string, sent: Classification[], text: string, 
   const reading = readRunReply(id, sent, text)
   if (reading.kind === 'unreadable') return noVerdict(reading.reason)
   if (reading.kind === 'failed') {
+    progress.redaction = reading.redaction
     const table: Table = { rows: reading.rows ?? [], overall: 'no-verdict' }
     progress.answered = table
     return noVerdict(reading.reason, reading.rows === null ? null : table)
   }
   const { checked } = reading
+  progress.redaction = reading.redaction
   progress.answered = { rows: checked.rows, overall: checked.overall }
   if (checked.overall === 'no-verdict') {
     return noVerdict(checked.reason ?? 'the run has no clean verdict', progress.answered)
@@ -64,14 +68,18 @@ export function concludeReply(id: string, sent: Classification[], text: string, 
   return { kind: 'verdict', overall: checked.overall, rows: checked.rows }
 }
 
-/** The review a conclusion posts on `commitId`: the verdict's table, or the no-verdict's comment. */
-export function newReview(conclusion: Conclusion, commitId: string): NewReview {
+/** The review a conclusion posts on `commitId`: the verdict's table, or the no-verdict's comment; either says what was redacted. */
+export function newReview(
+  conclusion: Conclusion,
+  commitId: string,
+  redaction: RedactionSummary | null = null,
+): NewReview {
   if (conclusion.kind === 'verdict') {
     return {
       event: reviewEvent(conclusion.overall),
-      body: renderReviewBody(conclusion.rows, conclusion.overall),
+      body: renderReviewBody(conclusion.rows, conclusion.overall, redaction),
       commitId,
     }
   }
-  return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table), commitId }
+  return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table, redaction), commitId }
 }

@@ -60,6 +60,7 @@ export async function recordReview(deps: ReviewRecordDeps, end: ReviewEnd): Prom
     ...(detail === null ? {} : { detail }),
     ...(progress.answered === null ? {} : { rows: progress.answered.rows, overall: progress.answered.overall }),
     ...(reviewUrl === null || reviewUrl === '' ? {} : { review_url: reviewUrl }),
+    ...(progress.redaction === null ? {} : { redacted: progress.redaction.redacted }),
   }
   if (failed) {
     deps.logger.warn(LEFT_PENDING_MESSAGE, {

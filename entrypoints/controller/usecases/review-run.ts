@@ -108,7 +108,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   const { forge } = deps
 
   function newProgress(request: ReviewRequest): ReviewProgress {
-    return { headSha: null, answered: null, pullUrl: null, acts: createReviewActs(deps, request) }
+    return { headSha: null, answered: null, redaction: null, pullUrl: null, acts: createReviewActs(deps, request) }
   }
 
   function unixNow(): number {
@@ -237,7 +237,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
-      const posted = await progress.acts.post(newReview(conclusion, commitId))
+      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction))
       // The status goes where the review went, and says the verdict even when the post failed.
       await progress.acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, progress))
       if (conclusion.kind === 'verdict') {

@@ -17,6 +17,7 @@ export function tryOutRecord(
 ): RunRecord {
   const outcome: TryOutOutcome = slot.status === 'done' && detail === null ? 'done' : 'failed'
   const rows = slot.ended?.rows ?? null
+  const redaction = slot.ended?.redaction ?? null
   return {
     id: run.id,
     trigger: 'try-out',
@@ -29,5 +30,6 @@ export function tryOutRecord(
     outcome,
     ...(detail === null ? {} : { detail }),
     ...(rows === null ? {} : { rows, overall: slot.ended?.overall ?? 'no-verdict' }),
+    ...(redaction === null ? {} : { redacted: redaction.redacted }),
   }
 }

@@ -14,6 +14,7 @@ import type {
   Classification,
   Overall,
   RecordedRow,
+  RedactionSummary,
   ReplayLineStatus,
   RepoRef,
   Row,
@@ -45,6 +46,8 @@ export type Ending = {
   detail: string | null
   /** Present when the classifier answered. */
   table: { rows: Row[]; overall: Overall } | null
+  /** What the classifier's redaction took out; null without a reply that said. */
+  redaction?: RedactionSummary | null
 }
 
 /** One run's state: the rows heard while it goes, then how it ended. */
@@ -53,7 +56,12 @@ export type Slot = {
   headSha: string | null
   /** Rows the classifier reported before its reply, re-checked, by name. */
   heard: Map<string, RecordedRow>
-  ended: { rows: RecordedRow[] | null; overall: Overall | null; detail: string | null } | null
+  ended: {
+    rows: RecordedRow[] | null
+    overall: Overall | null
+    detail: string | null
+    redaction: RedactionSummary | null
+  } | null
 }
 
 export function failed(detail: string, table: Ending['table'] = null): Ending {
@@ -96,9 +104,15 @@ function endingOfReply(request: RunRequest, reply: Result<string, string>): Endi
       return failed(reading.reason)
     case 'failed':
       // The classifier answered, if only to say the run failed: its rows, when it sent any, are shown.
-      return failed(reading.reason, { rows: reading.rows ?? [], overall: 'no-verdict' })
+      return {
+        ...failed(reading.reason, { rows: reading.rows ?? [], overall: 'no-verdict' }),
+        redaction: reading.redaction,
+      }
     case 'answered':
-      return endingOfAnswer(request.classifications, reading.checked, reading.answeredNames)
+      return {
+        ...endingOfAnswer(request.classifications, reading.checked, reading.answeredNames),
+        redaction: reading.redaction,
+      }
   }
 }
 
@@ -112,6 +126,7 @@ export function endSlot(slot: Slot, ending: Ending): void {
     rows: ending.table?.rows.map(withoutUsage) ?? null,
     overall: ending.table?.overall ?? null,
     detail: ending.detail,
+    redaction: ending.redaction ?? null,
   }
 }
 

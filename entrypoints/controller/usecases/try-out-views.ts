@@ -32,6 +32,8 @@ export function onePrView(
     rows: shownRows(first, sent),
     overall: first.ended?.overall ?? null,
     detail: running || failure === null ? null : count > 1 ? `run ${failedAt + 1} of ${count}: ${failure}` : failure,
+    // Every run of a repeat redacts the same PR the same way: the first run's says it.
+    ...redactionOf(first),
   }
   if (input.repeat === undefined) return view
   const classifications = sent.map(({ name }) => {
@@ -52,7 +54,13 @@ function lineView(line: ReplayLineSlot, sent: TryOutInput['classifications']): R
     rows: shownRows(slot, sent),
     overall: slot.ended?.overall ?? null,
     detail: slot.ended?.detail ?? null,
+    ...redactionOf(slot),
   }
+}
+
+function redactionOf(slot: Slot): Pick<TryOutView, 'redaction'> {
+  const redaction = slot.ended?.redaction ?? null
+  return redaction === null ? {} : { redaction }
 }
 
 /** A replay: running until every line ended, failed only when none of its PRs could be run. */

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { buildSharedContext } from '../../../core/prompt.ts'
 import { runCli } from '../../../entrypoints/cli.ts'
+import { Random, SECRET_KINDS } from '../../core/redact-corpus.ts'
 import { asArray, type FakeAnthropic, isRecord, startFakeAnthropic } from '../../support/fake-anthropic.ts'
 import { startFakeOpenAI } from '../../support/fake-openai.ts'
 
@@ -296,6 +297,55 @@ describe('check against the real claude and the fake provider', () => {
     const fallback = await check(clone, one)
     expect(fallback.code).toBe(0)
     expect(JSON.parse(fallback.out)).toMatchObject({ base: { name: 'main' } })
+  })
+})
+
+describe('check on a branch that adds secrets', () => {
+  function secret(name: string, random: Random) {
+    const kind = SECRET_KINDS.find((candidate) => candidate.name === name)
+    if (kind === undefined) throw new RangeError(name)
+    return kind.make(random)
+  }
+
+  it('sends the model placeholders, and the report and --json say what was redacted and where', async () => {
+    answers = { 'no-ads': NO_MATCH }
+    const random = new Random(7)
+    const token = secret('GitHub fine-grained PAT', random)
+    const pem = secret('RSA private key (PEM)', random)
+    const dir = makeRepo(join(root, 'secrets'))
+    commit(dir, `Add the deploy key\n\nWith the token ${token.text}.`, {
+      'deploy/key.pem': `${pem.text}\n`,
+      'deploy/config.ts': `export const token = '${token.text}'\n`,
+    })
+    const parts = [...token.secrets, ...pem.secrets]
+    const leaks = (text: string) => parts.some((part) => text.includes(part))
+
+    const plain = await check(dir)
+    expect(plain.code).toBe(0)
+    expect(plain.out).toContain('Secrets redacted: 2 secrets redacted before the pull request went to the model')
+    expect(plain.out).toContain('- github-fine-grained-pat #1: the message of commit 3')
+    expect(plain.out).toContain('- github-fine-grained-pat #1: deploy/config.ts, line 1')
+    expect(plain.out).toContain('- private-key #2: deploy/key.pem, line 1')
+    expect(plain.out.indexOf('Secrets redacted')).toBeGreaterThan(plain.out.indexOf('no-ads'))
+    const calls = modelCalls()
+    expect(calls.length).toBe(2)
+    for (const call of calls) {
+      expect(leaks(JSON.stringify(call.body))).toBe(false)
+      expect(userTexts(call.body)[0]).toContain('[redacted private-key #2]')
+    }
+
+    const json = await check(dir, ['--json'])
+    const doc = JSON.parse(json.out) as { redaction?: { redacted: number; places: number; findings: unknown[] } }
+    expect(doc.redaction).toMatchObject({ redacted: 2, places: 3 })
+    expect(doc.redaction?.findings).toContainEqual({
+      kind: 'private-key',
+      n: 2,
+      part: 'diff',
+      path: 'deploy/key.pem',
+      line: 1,
+      side: 'new',
+    })
+    expect(leaks(plain.out + plain.err + json.out + json.err)).toBe(false)
   })
 })
 
