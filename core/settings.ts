@@ -10,6 +10,7 @@
 import { isRecord } from './decode.ts'
 import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS } from './limits.ts'
 import { err, ok, type Result } from './result.ts'
+import { budgetProblems, readBudget } from './spend.ts'
 import { quoteInput } from './text.ts'
 import type { AcpPrices, AcpProvider, Effort, RunRequestSettings, Runtime, Settings } from './types.ts'
 
@@ -23,6 +24,7 @@ export const DEFAULT_SETTINGS: Settings = {
   max_concurrent_reviews: 2,
   runtime: 'api-key',
   acp: null,
+  budget: null,
 }
 
 /** A model's name, `model` and `acp.model`, in characters: real ones are a few dozen. */
@@ -30,7 +32,7 @@ export const MODEL_MAX_CHARS = 256
 
 const EFFORTS: readonly Effort[] = ['low', 'medium', 'high', 'xhigh', 'max']
 const RUNTIMES: readonly Runtime[] = ['api-key', 'acp']
-const SETTINGS_FIELDS = ['model', 'effort', 'max_concurrent_reviews', 'runtime', 'acp'] as const
+const SETTINGS_FIELDS = ['model', 'effort', 'max_concurrent_reviews', 'runtime', 'acp', 'budget'] as const
 const ACP_FIELDS = ['base_url', 'model', 'prices'] as const
 const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write'] as const
 const REQUIRED_PRICE_FIELDS = ['input', 'output'] as const
@@ -78,7 +80,7 @@ function unknownFieldProblems(
 }
 
 function nullNotAllowed(name: string): string {
-  return `${name} can't be null: only effort and acp can be set to none`
+  return `${name} can't be null: only effort, acp and budget can be set to none`
 }
 
 function readString(value: unknown, name: string, problems: string[]): string | undefined {
@@ -212,6 +214,10 @@ function readSettingsFields(fields: Fields, unknownFields: UnknownFields): Resul
     const acp = readAcp(fields.acp, unknownFields, problems)
     if (acp !== undefined) update.acp = acp
   }
+  if ('budget' in fields) {
+    const budget = readBudget(fields.budget, unknownFields === 'refuse', problems)
+    if (budget !== undefined) update.budget = budget
+  }
   return problems.length > 0 ? err(problems) : ok(update)
 }
 
@@ -271,6 +277,7 @@ export function settingsRuleProblems(settings: Settings): string[] {
       }
     }
   }
+  problems.push(...budgetProblems(settings.budget))
   if (settings.runtime === 'acp' && acp === null) {
     problems.push('runtime "acp" needs a provider: set acp with base_url, model and prices')
   }

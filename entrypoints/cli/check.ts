@@ -50,7 +50,7 @@ const PROJECT_ROOT = resolve(import.meta.dir, '../..')
 const KEY_VARIABLE = { 'api-key': 'ANTHROPIC_API_KEY', acp: 'ACP_API_KEY' } as const satisfies Record<Runtime, string>
 
 /** A local check reports no metrics: the ACP cost counter is the service's. */
-const NO_METRICS: Metrics = { addCost() {}, addTokens() {} }
+const NO_METRICS: Metrics = { addCost() {}, addTokens() {}, setDaySpend() {} }
 
 type Env = Record<string, string | undefined>
 
