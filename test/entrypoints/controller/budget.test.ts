@@ -133,6 +133,17 @@ describe('the daily budget', () => {
     expect(world.requests).toHaveLength(2)
   })
 
+  it('documents the spend route and its body in the OpenAPI document', async () => {
+    const answer = await aController(createWorld()).app.handle(new Request('http://localhost/openapi/json'))
+    const document: { paths: Record<string, { get?: { responses?: Record<string, unknown> } }> } = JSON.parse(
+      await answer.text(),
+    )
+    const responses = document.paths['/api/review-classifier/spend']?.get?.responses ?? {}
+    expect(Object.keys(responses).sort()).toEqual(['200', '500', '503'])
+    const body = JSON.stringify(responses['200'])
+    for (const field of ['day', 'spent_usd', 'budget_usd', 'by_repo', 'days']) expect(body).toContain(`"${field}"`)
+  })
+
   it('answers the spend route with 503 without a connected queue', async () => {
     const answer = await spend(aController(createWorld(), false))
     expect(answer.status).toBe(503)
