@@ -8,6 +8,7 @@ import { describe, expect, it } from 'bun:test'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { BUDGET_SPENT_STATUS } from '../../../core/commit-status.ts'
+import { appError } from '../../../core/errors.ts'
 import { renderNoVerdictBody } from '../../../core/review-body.ts'
 import { CONTROLLER_TOKEN_SECRET, SERVICE_TOKEN } from '../../../core/service-account.ts'
 import { type Controller, createController } from '../../../entrypoints/controller/service.ts'
@@ -19,10 +20,10 @@ const REFUSAL =
   "today's budget of $0.50 (UTC) is spent ($0.60 so far), so no run starts: request it again after 00:00 UTC, " +
   'or an admin raises budget.daily_usd in the settings'
 
-function aController(world: World, connected = true): Controller {
+function aController(world: World, connected = true, buckets = createMemoryKv()): Controller {
   return createController({
     forge: { api: world.forge, webUrl: 'https://forge.example', noreplyDomain: 'forge.example' },
-    queue: { link: { connected: () => connected }, runQueue: world.queue, buckets: createMemoryKv() },
+    queue: { link: { connected: () => connected }, runQueue: world.queue, buckets },
     secrets: createMemorySecretStore({
       [CONTROLLER_TOKEN_SECRET.path]: { [CONTROLLER_TOKEN_SECRET.field]: 'admin-token' },
       [SERVICE_TOKEN.secret.path]: { [SERVICE_TOKEN.secret.field]: SERVICE_ACCOUNT_TOKEN },
@@ -131,6 +132,21 @@ describe('the daily budget', () => {
     await until(() => world.forge.reviews(REPO, 42).length === 3, 'the next day’s review')
     expect(world.forge.reviews(REPO, 42)[2]?.event).toBe('APPROVED')
     expect(world.requests).toHaveLength(2)
+  })
+
+  it('starts no review run when the budget cannot be checked, and says why', async () => {
+    const world = createWorld()
+    await world.serve(approveAll)
+    const buckets = createMemoryKv()
+    const controller = aController(world, true, buckets)
+    expect((await put(controller, { budget: { daily_usd: 1 } })).status).toBe(200)
+    buckets.simulateFailure(appError('timeout', 'the queue did not answer'))
+    expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
+    await until(() => world.forge.reviews(REPO, 42).length === 1, 'the no-verdict')
+    expect(world.forge.reviews(REPO, 42)[0]?.body).toContain('budget couldn')
+    expect(world.requests).toHaveLength(0)
+    const answer = await tryOut(controller)
+    expect(answer.status).toBe(503)
   })
 
   it('documents the spend route and its body in the OpenAPI document', async () => {
