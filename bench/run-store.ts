@@ -57,6 +57,8 @@ function countingBuckets(buckets: KvBuckets, runsBucket: string, counters: Count
         get: (key) => kv.get(key),
         create: (key, value) => counted(() => kv.create(key, value)),
         update: (key, value, revision) => counted(() => kv.update(key, value, revision)),
+        keys: () => kv.keys(),
+        delete: (key) => kv.delete(key),
         maxValueBytes: () => kv.maxValueBytes(),
       } satisfies KeyValue
     },

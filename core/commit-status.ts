@@ -71,6 +71,12 @@ export const STOPPING_STATUS: StatusText = {
   description: 'No verdict: the controller was stopping, so no run started',
 }
 
+/** A request that came once today's budget was spent: it started no run, and its comment says when to ask again. */
+export const BUDGET_SPENT_STATUS: StatusText = {
+  state: 'error',
+  description: "No verdict: today's budget (UTC) is spent, so no run started",
+}
+
 /**
  * The status a finished run sets: `success` for approve, `failure` for
  * request changes, `error` for no verdict. `rows` are the controller's own

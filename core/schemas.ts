@@ -60,6 +60,11 @@ export const AcpProviderSchema = Type.Object({
   prices: AcpPricesSchema,
 })
 
+/** The daily spend limit (core/spend.ts): the most USD the classifications of one UTC day may cost. */
+export const BudgetSchema = Type.Object({
+  daily_usd: Type.Number({ exclusiveMinimum: 0, description: 'USD per UTC day; runs stop starting once reached.' }),
+})
+
 /** The swarm-wide settings document (KV bucket `review-classifier-settings`, key `all`). */
 export const SettingsSchema = Type.Object(
   {
@@ -76,6 +81,7 @@ export const SettingsSchema = Type.Object(
       description:
         'From owner/name, owner/* or */* to the runtime its PRs run on, or none; the most specific pattern wins, a repo with none matching runs on runtime.',
     }),
+    budget: nullable(BudgetSchema, 'null: no spend limit.'),
   },
   { description: 'The swarm-wide review classifier settings.' },
 )
@@ -117,6 +123,24 @@ export const RunReplySchema = Type.Object({
   rows: Type.Array(RowSchema, { description: "One per classification sent, in the request's order." }),
   overall: OverallSchema,
   redaction: Type.Optional(RedactionSchema),
+  cost_usd: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      description:
+        "What the run's classifications cost as the budget counts it; absent from a classifier older than the budget.",
+    }),
+  ),
+})
+
+/** `GET /api/review-classifier/spend`: today's spend (UTC) against the budget, and the days kept, newest first. */
+export const SpendViewSchema = Type.Object({
+  day: Type.String({ description: 'Today, UTC, as YYYY-MM-DD.' }),
+  spent_usd: Type.Number({ minimum: 0 }),
+  budget_usd: Type.Union([Type.Number(), Type.Null()], { description: 'budget.daily_usd; null: no limit.' }),
+  by_repo: Type.Record(Type.String(), Type.Number(), { description: "Today's spend by owner/name." }),
+  days: Type.Array(Type.Object({ day: Type.String(), spent_usd: Type.Number({ minimum: 0 }) }), {
+    description: 'The days the ledger keeps (the last 31), newest first.',
+  }),
 })
 
 /**

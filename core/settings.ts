@@ -12,6 +12,7 @@ import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS } from './limits.ts'
 import { readRepoRuntimes, repoRuntimesRuleProblems } from './repo-runtimes.ts'
 import { err, ok, type Result } from './result.ts'
 import { RUNTIMES } from './schemas.ts'
+import { budgetProblems, readBudget } from './spend.ts'
 import { quoteInput } from './text.ts'
 import type { AcpPrices, AcpProvider, Effort, RunRequestSettings, Runtime, Settings } from './types.ts'
 
@@ -26,13 +27,22 @@ export const DEFAULT_SETTINGS: Settings = {
   runtime: 'api-key',
   acp: null,
   repo_runtimes: {},
+  budget: null,
 }
 
 /** A model's name, `model` and `acp.model`, in characters: real ones are a few dozen. */
 export const MODEL_MAX_CHARS = 256
 
 const EFFORTS: readonly Effort[] = ['low', 'medium', 'high', 'xhigh', 'max']
-const SETTINGS_FIELDS = ['model', 'effort', 'max_concurrent_reviews', 'runtime', 'acp', 'repo_runtimes'] as const
+const SETTINGS_FIELDS = [
+  'model',
+  'effort',
+  'max_concurrent_reviews',
+  'runtime',
+  'acp',
+  'repo_runtimes',
+  'budget',
+] as const
 const ACP_FIELDS = ['base_url', 'model', 'prices'] as const
 const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write'] as const
 const REQUIRED_PRICE_FIELDS = ['input', 'output'] as const
@@ -80,7 +90,7 @@ function unknownFieldProblems(
 }
 
 function nullNotAllowed(name: string): string {
-  return `${name} can't be null: only effort and acp can be set to none`
+  return `${name} can't be null: only effort, acp and budget can be set to none`
 }
 
 function readString(value: unknown, name: string, problems: string[]): string | undefined {
@@ -218,6 +228,10 @@ function readSettingsFields(fields: Fields, unknownFields: UnknownFields): Resul
     const policy = readRepoRuntimes(fields.repo_runtimes, unknownFields, problems)
     if (policy !== undefined) update.repo_runtimes = policy
   }
+  if ('budget' in fields) {
+    const budget = readBudget(fields.budget, unknownFields === 'refuse', problems)
+    if (budget !== undefined) update.budget = budget
+  }
   return problems.length > 0 ? err(problems) : ok(update)
 }
 
@@ -277,6 +291,7 @@ export function settingsRuleProblems(settings: Settings): string[] {
       }
     }
   }
+  problems.push(...budgetProblems(settings.budget))
   if (settings.runtime === 'acp' && acp === null) {
     problems.push('runtime "acp" needs a provider: set acp with base_url, model and prices')
   }

@@ -7,6 +7,7 @@ import type { Static } from '@sinclair/typebox'
 import type {
   AcpPricesSchema,
   AcpProviderSchema,
+  BudgetSchema,
   ClassificationSchema,
   ClassificationScoreSchema,
   CommitMessageSchema,
@@ -31,6 +32,7 @@ import type {
   RunRequestSchema,
   RuntimeSchema,
   SettingsSchema,
+  SpendViewSchema,
   ThresholdPointSchema,
   TryOutAcceptedSchema,
   TryOutRepeatSchema,
@@ -82,6 +84,12 @@ export type AcpProvider = Static<typeof AcpProviderSchema>
 
 /** The swarm-wide settings document (KV bucket `review-classifier-settings`, key `all`). */
 export type Settings = Static<typeof SettingsSchema>
+
+/** `budget` in the settings: the daily spend limit. */
+export type Budget = Static<typeof BudgetSchema>
+
+/** The spend route's body. */
+export type SpendView = Static<typeof SpendViewSchema>
 
 /** One commit as the model sees it: position only, never the sha. */
 export type CommitMessage = Static<typeof CommitMessageSchema>

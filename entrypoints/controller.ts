@@ -12,6 +12,7 @@ import { resolve } from 'node:path'
 import { createForgejoForge } from '../adapters/forgejo/forge.ts'
 import { connectLazily } from '../adapters/nats/lazy-queue.ts'
 import { runSubject } from '../adapters/nats/queue.ts'
+import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { createRandomIds } from '../adapters/system/ids.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
@@ -31,6 +32,10 @@ async function main(): Promise<void> {
   const logger = createJsonLogger({ level: config.logLevel })
   const secrets = createSecretStore(config.secrets)
   const queue = connectLazily({ url: config.natsUrl, auth: config.natsAuth, subject: runSubject(config.swarm), logger })
+  const metrics = createConfiguredMetrics(
+    { endpoint: config.otlpEndpoint ?? undefined, serviceName: 'review-classifier' },
+    { logger },
+  )
   const readControllerToken = () => secrets.read(CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field)
 
   const controller = createController({
@@ -51,6 +56,7 @@ async function main(): Promise<void> {
     runTimeoutMs: config.runTimeoutMs,
     drainTimeoutMs: config.drainTimeoutMs,
     allowedHosts: config.allowedHosts,
+    metrics: metrics.metrics,
   })
 
   // Bun's own body limit sits just above the webhook's, so an oversized
@@ -82,6 +88,7 @@ async function main(): Promise<void> {
     logger.info('controller stopping', { signal, drain_timeout_s: config.drainTimeoutMs / 1000 })
     await controller.drain(() => server.stop())
     await queue.close()
+    await metrics.shutdown()
     logger.info('controller stopped', {})
     process.exit(0)
   }

@@ -25,6 +25,10 @@ export type KeyValue = {
    * `conflict` when another write came first. Returns the new revision.
    */
   update(key: string, value: string, revision: number): Promise<number>
+  /** Every key that holds a value, in no particular order; a deleted key is not one. */
+  keys(): Promise<string[]>
+  /** Removes the key, if it exists: `get` then answers `null`, and `create` may write it again. */
+  delete(key: string): Promise<void>
   /**
    * The most UTF-8 bytes a value may hold: a larger one is refused with
    * `invalid`. On NATS it follows the server's `max_payload` as the

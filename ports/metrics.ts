@@ -1,9 +1,11 @@
 import type { TokenType } from '../core/types.ts'
 
 /**
- * The classifier's counters, exported over OTLP when an endpoint is set.
- * On the claude runtime `claude` exports its own; these are for the ACP
- * runtime, which computes cost itself from the settings' prices.
+ * The service's metrics, exported over OTLP when an endpoint is set. The
+ * classifier's counters: on the claude runtime `claude` exports its own;
+ * these are for the ACP runtime, which computes cost itself from the
+ * settings' prices. The controller's gauge: the day's spend as the budget's
+ * ledger holds it.
  */
 
 export type MetricLabels = {
@@ -19,4 +21,6 @@ export type Metrics = {
   addCost(usd: number, labels: MetricLabels): void
   /** Adds to `hyperhive.review_classifier.token.usage`, labelled with the token `type`. */
   addTokens(count: number, labels: MetricLabels & { type: TokenType }): void
+  /** Sets `hyperhive.review_classifier.spend.daily`: the UTC `day`'s (`YYYY-MM-DD`) total so far, labelled with it and `currency` `USD`. */
+  setDaySpend(usd: number, day: string): void
 }

@@ -58,6 +58,8 @@ export type ModelAnswer = {
   text: string
   /** Token counts when the runtime reported them; `null` otherwise. */
   usage: Usage | null
+  /** The runtime's own cost figure in USD (claude's `total_cost_usd`), when it reports one. */
+  costUsd?: number
 }
 
 export type ModelFailure = {

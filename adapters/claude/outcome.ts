@@ -21,6 +21,7 @@ const ResultLine = Type.Object({
   is_error: Type.Boolean(),
   result: Type.Optional(Type.String()),
   api_error_status: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+  total_cost_usd: Type.Optional(Count),
   usage: Type.Optional(
     Type.Object({
       input_tokens: Type.Optional(Count),
@@ -73,7 +74,8 @@ export type Exit = {
 export function outcomeOf(exit: Exit, apiKey: string): ClassifyResult {
   const line = findResultLine(exit.stdout)
   if (exit.exitCode === 0 && line !== null && !line.is_error && line.result !== undefined) {
-    return ok({ text: line.result, usage: usageOf(line) })
+    const cost = line.total_cost_usd === undefined ? {} : { costUsd: line.total_cost_usd }
+    return ok({ text: line.result, usage: usageOf(line), ...cost })
   }
   const parts = [
     exit.signalCode === null

@@ -63,6 +63,15 @@ export function createMemoryKv(options: MemoryKvOptions = {}): MemoryKv {
         }
         return write(key, value)
       },
+      async keys() {
+        await roundTrip()
+        return [...state.entries.keys()]
+      },
+      async delete(key) {
+        await roundTrip()
+        // NATS writes a delete marker, which takes a revision of its own.
+        if (state.entries.delete(key)) state.lastRevision += 1
+      },
       maxValueBytes: () => maxValueBytes,
     } satisfies KeyValue
   }

@@ -8,6 +8,8 @@ export type RecordedTokens = { count: number; labels: MetricLabels & { type: Tok
 export type RecordingMetrics = Metrics & {
   readonly costs: RecordedCost[]
   readonly tokens: RecordedTokens[]
+  /** The day spend gauge's last value per day. */
+  readonly daySpend: Map<string, number>
   /** The sum added to the token counter for one type. */
   tokenTotal(type: TokenType): number
   /** The sum added to the cost counter. */
@@ -17,9 +19,14 @@ export type RecordingMetrics = Metrics & {
 export function createRecordingMetrics(): RecordingMetrics {
   const costs: RecordedCost[] = []
   const tokens: RecordedTokens[] = []
+  const daySpend = new Map<string, number>()
   return {
     costs,
     tokens,
+    daySpend,
+    setDaySpend(usd, day) {
+      daySpend.set(day, usd)
+    },
     addCost(usd, labels) {
       costs.push({ usd, labels: { ...labels } })
     },

@@ -72,6 +72,16 @@ export function createNatsKvBuckets(client: NatsClient, config: NatsKvConfig = {
           throw appError('conflict', `${action}: no key is at revision ${revision}`)
         return guarded(action, () => kv.update(key, value, revision))
       },
+      async keys() {
+        return await guarded(`kv keys of ${bucket}`, async () => {
+          const keys: string[] = []
+          for await (const key of await kv.keys()) keys.push(key)
+          return keys
+        })
+      },
+      async delete(key) {
+        await guarded(`kv delete of ${bucket}/${key}`, () => kv.delete(key))
+      },
       maxValueBytes() {
         return (client.connection.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - KV_HEADER_ROOM_BYTES
       },

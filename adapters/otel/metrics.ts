@@ -1,5 +1,5 @@
 /**
- * The classifier's counters over OTLP/gRPC, to the collector `claude`
+ * The classifier's counters and the controller's spend gauge over OTLP/gRPC, to the collector `claude`
  * exports to. Export failures are logged and never reach the caller: a
  * collector that is down costs a log line, not a classification.
  */
@@ -18,6 +18,7 @@ import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
 
 export const costMetricName = 'hyperhive.review_classifier.cost.usage'
 export const tokenMetricName = 'hyperhive.review_classifier.token.usage'
+export const daySpendMetricName = 'hyperhive.review_classifier.spend.daily'
 
 export type OtelMetricsConfig = {
   /** The collector's OTLP/gRPC address, `http://host:4317` (`OTEL_EXPORTER_OTLP_ENDPOINT`). */
@@ -79,6 +80,11 @@ export function createOtelMetrics(config: OtelMetricsConfig, deps: OtelMetricsDe
     valueType: ValueType.INT,
   })
 
+  const daySpend = meter.createGauge(daySpendMetricName, {
+    unit: 'USD',
+    description: "The UTC day's spend toward the daily budget, as the controller's ledger holds it",
+  })
+
   function add(counter: Counter, metric: string, value: number, attributes: Attributes): void {
     // Counters only go up; a negative or NaN amount is a caller's bug and would poison the sum.
     if (!Number.isFinite(value) || value < 0) {
@@ -94,6 +100,13 @@ export function createOtelMetrics(config: OtelMetricsConfig, deps: OtelMetricsDe
     },
     addTokens(count, labels) {
       add(tokens, tokenMetricName, count, { ...toAttributes(labels), type: labels.type })
+    },
+    setDaySpend(usd, day) {
+      if (!Number.isFinite(usd) || usd < 0) {
+        logger.warn('metric value dropped', { metric: daySpendMetricName, value: usd, day })
+        return
+      }
+      daySpend.record(usd, { day, currency: 'USD' })
     },
   } satisfies Metrics
 
@@ -114,6 +127,7 @@ export function createNoopMetrics(): Metrics {
   return {
     addCost() {},
     addTokens() {},
+    setDaySpend() {},
   } satisfies Metrics
 }
 

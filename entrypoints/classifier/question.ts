@@ -2,12 +2,15 @@
  * One question of a run: its prompt asked on a session the run holds, the
  * answer parsed strictly, and the row told as soon as it ends. The ACP
  * runtime's spend is counted for each answer it reports usage for
- * (acp-usage.ts).
+ * (acp-usage.ts), and every answer's cost toward the daily budget
+ * (core/spend.ts): one without a figure counts 0, and says so in the log.
  */
 import { type ClassificationResult, rowFromAnswer } from '../../core/aggregate.ts'
 import { parseAnswer } from '../../core/answer.ts'
 import { buildPromptFromContext } from '../../core/prompt.ts'
-import type { Classification } from '../../core/types.ts'
+import { classificationCostUsd } from '../../core/spend.ts'
+import type { Classification, Usage } from '../../core/types.ts'
+import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
 import type { AskOptions, ClassifyResult } from '../../ports/model-runtime.ts'
 import { recordAcpUsage } from './acp-usage.ts'
@@ -29,6 +32,7 @@ const SHUTTING_DOWN: ClassificationResult['error'] = {
 
 export function createQuestionAsker(deps: {
   metrics: Metrics
+  logger: Logger
   /** Each classification's deadline, counted from its session's start. */
   classificationTimeoutMs: number
 }): QuestionAsker {
@@ -54,6 +58,7 @@ export function createQuestionAsker(deps: {
       const closing = endSession(run, held.session)
       run.closing.add(closing)
     }
+    countSpend(run, classification.name, result.ok ? result.value : null)
     if (!result.ok) {
       return {
         name: classification.name,
@@ -75,6 +80,23 @@ export function createQuestionAsker(deps: {
       }
     }
     return { name: classification.name, answer: answer.value, error: null, ...(usage ? { usage } : {}) }
+  }
+
+  /** Adds the answer's cost to the run's; a classification with no figure (no answer among them) counts 0 and is logged. */
+  function countSpend(run: RunInHand, name: string, answer: { costUsd?: number; usage: Usage | null } | null): void {
+    const { request } = run
+    const usd = answer === null ? null : classificationCostUsd(request.runtime, answer, request.acp)
+    if (usd !== null) {
+      run.spend.usd += usd
+      return
+    }
+    deps.logger.info('review classifier classification has no cost figure; counted as 0', {
+      id: request.id,
+      repo: request.repo,
+      pr: request.pr,
+      runtime: request.runtime,
+      classification: name,
+    })
   }
 
   return async (run, held, classification, context, options = {}) => {

@@ -21,6 +21,8 @@ export type RunInHand = {
   opened: Map<ModelSession, Place>
   /** Sessions being closed in the background once answered; the run waits for them before it ends. */
   closing: Set<Promise<void>>
+  /** What the run's classifications cost as the budget counts it (core/spend.ts), for the reply's `cost_usd`. */
+  spend: { usd: number }
 }
 
 /** A session and the place it holds. */

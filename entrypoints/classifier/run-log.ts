@@ -1,7 +1,7 @@
 /**
  * The one JSON line each run logs when it answers (README, "A run"): what
- * it was asked of, its verdict and each row's, its duration and the tokens
- * it spent, never the diff, the commit text or the key.
+ * it was asked of, its verdict and each row's, its duration, the tokens
+ * it spent and what it cost toward the budget, never the diff, the commit text or the key.
  */
 import type { Row, RunReply, RunRequest, Usage } from '../../core/types.ts'
 import type { Logger } from '../../ports/logger.ts'
@@ -34,6 +34,7 @@ export function logReply(logger: Logger, request: RunRequest | null, reply: RunR
     // How many secrets the prompt had redacted: a count, never a value.
     redacted: reply.redaction?.redacted,
     usage: usageTotals(reply.rows),
+    cost_usd: reply.cost_usd,
     rows: reply.rows.map((row) => ({
       name: row.name,
       verdict: row.verdict,

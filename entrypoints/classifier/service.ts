@@ -97,7 +97,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     ask: createQuestionAsker(deps),
   }
 
-  async function run(request: RunRequest, tell: RunTell): Promise<RunReply> {
+  async function run(request: RunRequest, tell: RunTell, spend: { usd: number }): Promise<RunReply> {
     // Where the ACP key would go is checked before the key is even read.
     if (request.runtime === 'acp' && !acpBaseUrlAllowed(deps.acpBaseUrls ?? null, request.acp?.base_url ?? '')) {
       return failedReply(
@@ -133,6 +133,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       tell,
       opened: new Map(),
       closing: new Set(),
+      spend,
     }
     let results: ClassificationResult[]
     let redaction: RedactionSummary
@@ -185,13 +186,16 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     }
     tell({ kind: 'taken', id: decoded.value.id, total: decoded.value.classifications.length })
     let reply: RunReply
+    // Filled in by each question as it ends, so a failed run's reply still carries what its answers cost.
+    const spend = { usd: 0 }
     try {
-      reply = await run(decoded.value, tell)
+      reply = await run(decoded.value, tell, spend)
     } catch (error) {
       // Nothing above should throw; if it does, the run still gets an answer.
       deps.logger.error('review classifier run crashed', { id: decoded.value.id, error })
       reply = failedReply(decoded.value.id, 'the classifier failed unexpectedly; see its log')
     }
+    reply = { ...reply, cost_usd: spend.usd }
     logReply(deps.logger, decoded.value, reply, deps.clock.nowMs() - startedMs)
     return reply
   }

@@ -170,8 +170,8 @@ export function parseCheckOptions(args: string[], env: Env = {}): CheckOptions {
     repo: values.repo ?? null,
     title: values.title ?? null,
     pr,
-      examples: values.examples,
-      repeat,
-      settings: runtimeSettings(values, env),
+    examples: values.examples,
+    repeat,
+    settings: runtimeSettings(values, env),
   }
 }

@@ -54,7 +54,7 @@ const KEY_VARIABLE = {
 } as const satisfies Record<Runtime, string>
 
 /** A local check reports no metrics: the ACP cost counter is the service's. */
-const NO_METRICS: Metrics = { addCost() {}, addTokens() {} }
+const NO_METRICS: Metrics = { addCost() {}, addTokens() {}, setDaySpend() {} }
 
 type Env = Record<string, string | undefined>
 

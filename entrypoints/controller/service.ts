@@ -15,6 +15,7 @@ import type { Forge } from '../../ports/forge.ts'
 import type { Ids } from '../../ports/ids.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
+import type { Metrics } from '../../ports/metrics.ts'
 import type { QueueLink, RunQueue } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { createControllerApp } from './http/app.ts'
@@ -22,6 +23,7 @@ import { HttpProblem, problemResponse } from './http/problem.ts'
 import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
 import { rulesRoutes } from './http/routes/rules.ts'
+import { spendRoutes } from './http/routes/spend.ts'
 import { tryOutRoutes } from './http/routes/try-out.ts'
 import { uiRoutes } from './http/routes/ui.ts'
 import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
@@ -31,6 +33,7 @@ import { createReviewPipeline, type DrainReport, type ReviewPipeline } from './u
 import { createKvRunStore } from './usecases/run-store.ts'
 import { createServiceAccountProvisioner } from './usecases/service-account.ts'
 import { createKvSettingsStore } from './usecases/settings-store.ts'
+import { createSpendLedger, spendCountingQueue } from './usecases/spend-ledger.ts'
 import { createTryOuts, type TryOuts } from './usecases/try-outs.ts'
 
 export type ControllerDeps = {
@@ -52,6 +55,8 @@ export type ControllerDeps = {
   drainPostMarginMs?: number
   /** `ALLOWED_HOSTS`: the host names a request's `Host` may name; `null` or left out answers any. */
   allowedHosts?: readonly string[] | null
+  /** Where the day's spend gauge goes; none: nowhere. */
+  metrics?: Pick<Metrics, 'setDaySpend'>
 }
 
 export type Controller = {
@@ -82,10 +87,19 @@ export function createController(deps: ControllerDeps): Controller {
   const { forge, queue, secrets, clock, ids, logger } = deps
   const settings = createKvSettingsStore({ buckets: queue.buckets, logger })
   const runs = createKvRunStore({ buckets: queue.buckets, logger })
+  const spend = createSpendLedger({
+    buckets: queue.buckets,
+    settings,
+    clock,
+    logger,
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+  })
+  // Every run's reply adds its cost to the day's spend before a review or try-out reads it.
+  const runQueue = spendCountingQueue(queue.runQueue, spend, logger)
   const exchange = { runTimeoutMs: deps.runTimeoutMs }
   const api = forge?.api ?? null
 
-  const tryOuts = createTryOuts({ queue: queue.runQueue, runs, clock, ids, logger, exchange })
+  const tryOuts = createTryOuts({ queue: runQueue, runs, clock, ids, logger, exchange })
   let stopping = false
   // A try-out started now would be dropped with the process: refuse it, and the page can try again.
   const tryOutsWhileUp: TryOuts = {
@@ -103,7 +117,7 @@ export function createController(deps: ControllerDeps): Controller {
       ? null
       : createReviewPipeline({
           forge: api,
-          queue: queue.runQueue,
+          queue: runQueue,
           secrets,
           settings,
           runs,
@@ -111,12 +125,14 @@ export function createController(deps: ControllerDeps): Controller {
           ids,
           logger,
           exchange,
+          spend,
           ...serviceAccount,
         })
   const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger, ...serviceAccount })
 
   const routes: AnyElysia[] = [
-    tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts: tryOutsWhileUp, logger }),
+    tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts: tryOutsWhileUp, logger, spend }),
+    spendRoutes({ queue: queue.link, spend, logger }),
     rulesRoutes({ forge: api, logger }),
     pullsRoutes({ forge: api, logger }),
     openPrRoutes({ openPr }),

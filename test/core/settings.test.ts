@@ -38,6 +38,7 @@ describe('DEFAULT_SETTINGS', () => {
       runtime: 'api-key',
       acp: null,
       repo_runtimes: {},
+      budget: null,
     })
   })
 })
@@ -303,6 +304,7 @@ describe('applySettingsUpdate', () => {
         runtime: 'acp',
         acp: anAcp({ prices: { input: 0, output: 0, cache_read: 0, cache_write: 0.5 } }),
         repo_runtimes: { 'acme/*': 'none' },
+        budget: null,
       },
     },
   ]

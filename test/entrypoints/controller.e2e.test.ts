@@ -394,6 +394,42 @@ describe('a review request end to end', () => {
     classifier = startClassifier()
     await classifier.waitForLine('review classifier listening')
   })
+
+  it("counts claude's cost, and once the day's budget is spent refuses a review and a try-out without a model call", async () => {
+    const spent = (await (await fetch(`${base}/api/review-classifier/spend`)).json()) as {
+      spent_usd: number
+      budget_usd: number | null
+      by_repo: Record<string, number>
+    }
+    // The reviews above, at claude's own total_cost_usd for what the fake provider reported.
+    expect(spent.budget_usd).toBeNull()
+    expect(spent.by_repo['acme/widgets']).toBeGreaterThan(0)
+    expect((await putSettings({ budget: { daily_usd: spent.spent_usd / 2 } })).status).toBe(200)
+    const asked = ai.requests().length
+    await deliver(26)
+    const [review] = await reviewsOf(26)
+    expect(review).toMatchObject({ state: 'COMMENT', commitId: headOf(26) })
+    expect(review?.body).toStartWith('**No verdict:**')
+    expect(review?.body).toContain('is spent')
+    expect(review?.body).toContain('after 00:00 UTC')
+    expect(forge.statuses(REPO, headOf(26)).map((s) => s.state)).toEqual(['error'])
+    expect((await runOf(26, 'no-verdict')).detail).toContain('(UTC) is spent')
+    const tryOut = await fetch(`${base}/api/review-classifier/try-out`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'Remote-User': 'alice' },
+      body: JSON.stringify({
+        repo: 'acme/widgets',
+        pr: 26,
+        classifications: [
+          { name: 'datetime', description: 'All datetimes carry a zone.', threshold: 80, polarity: 'positive' },
+        ],
+      }),
+    })
+    expect(tryOut.status).toBe(429)
+    expect(((await tryOut.json()) as { detail: string }).detail).toContain('(UTC) is spent')
+    expect(ai.requests().length).toBe(asked)
+    expect((await putSettings({ budget: null })).status).toBe(200)
+  })
 })
 
 describe('a PR that holds secrets', () => {

@@ -85,6 +85,34 @@ export function kvContract(name: string, make: () => Promise<KvHarness>): void {
       expect(['a', 'b']).toContain((await kv.get('recent'))?.value ?? '')
     })
 
+    it('lists the keys that hold a value, and none of another bucket', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      expect(await kv.keys()).toEqual([])
+      await kv.create('2026-12-01', 'one')
+      const revision = await kv.create('2026-12-02', 'two')
+      await kv.update('2026-12-02', 'three', revision)
+      await (await harness.buckets.open('contract-b')).create('elsewhere', 'x')
+      expect((await kv.keys()).sort()).toEqual(['2026-12-01', '2026-12-02'])
+    })
+
+    it('deletes a key: it reads as absent, is no longer listed, and create writes it again', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      await kv.create('2026-11-01', 'old')
+      await kv.create('2026-12-01', 'kept')
+      await kv.delete('2026-11-01')
+      expect(await kv.get('2026-11-01')).toBeNull()
+      expect(await kv.keys()).toEqual(['2026-12-01'])
+      const revision = await kv.create('2026-11-01', 'again')
+      expect(await kv.get('2026-11-01')).toEqual({ value: 'again', revision })
+    })
+
+    it('deletes a key never written without an error', async () => {
+      const kv = await harness.buckets.open('contract-a')
+      await kv.delete('never')
+      expect(await kv.get('never')).toBeNull()
+      expect(await kv.keys()).toEqual([])
+    })
+
     it('opens the same bucket for the same name and a separate one for another name', async () => {
       const one = await harness.buckets.open('contract-a')
       await one.create('k', 'in a')

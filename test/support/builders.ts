@@ -122,6 +122,7 @@ export function aSettings(overrides: Partial<Settings> = {}): Settings {
     runtime: 'api-key',
     acp: null,
     repo_runtimes: {},
+    budget: null,
     ...overrides,
   }
 }

@@ -95,14 +95,13 @@ export function storeFailureStatus(error: unknown): 503 | 500 {
  */
 export function storeFailure(
   logger: Logger,
-  store: 'settings' | 'runs',
+  store: 'settings' | 'runs' | 'spend',
   action: 'read' | 'write',
   error: unknown,
 ): HttpProblem {
   const status = storeFailureStatus(error)
   const fields = { action, status, error: errorReason(error) }
-  const message =
-    store === 'settings' ? 'review classifier settings store failed' : 'review classifier run store failed'
+  const message = `review classifier ${store === 'runs' ? 'run store' : store === 'spend' ? 'spend ledger' : 'settings store'} failed`
   if (status === 503) logger.warn(message, fields)
   else logger.error(message, fields)
   const verb = action === 'read' ? 'read' : 'written'

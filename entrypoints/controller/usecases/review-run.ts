@@ -15,7 +15,13 @@
  */
 
 import { raceAbort } from '../../../core/abort.ts'
-import { QUEUE_FULL_STATUS, STOPPING_STATUS } from '../../../core/commit-status.ts'
+import {
+  BUDGET_SPENT_STATUS,
+  QUEUE_FULL_STATUS,
+  STOPPING_STATUS,
+  type StatusText,
+  verdictStatus,
+} from '../../../core/commit-status.ts'
 import { describeError } from '../../../core/errors.ts'
 import { WAITING_PLACES } from '../../../core/limits.ts'
 import { repoName } from '../../../core/repo.ts'
@@ -48,6 +54,7 @@ import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
 import type { RunStore } from './run-store.ts'
 import type { ServiceAccountGate } from './service-token.ts'
 import type { SettingsStore } from './settings-store.ts'
+import type { SpendLedger } from './spend-ledger.ts'
 
 export { ReviewStopped } from './review-conclusion.ts'
 // The names the pipeline and the tests use, beside the runner they belong to.
@@ -83,6 +90,8 @@ export type ReviewRunDeps = {
   serviceAccount?: ServiceAccountGate
   /** How long a review's post and statuses wait for a token being minted; default the forge's bound for a call. */
   tokenWaitMs?: number
+  /** The daily budget: a review once it is spent starts no run (docs/behaviour.md, "Daily budget"); none: no budget. */
+  spend?: Pick<SpendLedger, 'whyNoRun'>
 }
 
 export type ReviewOptions = {
@@ -212,6 +221,28 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     }))
   }
 
+  /** Why the budget lets no run start now, or null; a budget that can't be checked starts none either. */
+  async function budgetRefusal(request: ReviewRequest): Promise<{ reason: string; status: StatusText } | null> {
+    if (deps.spend === undefined) return null
+    try {
+      const reason = await deps.spend.whyNoRun(request.repo)
+      return reason === null ? null : { reason, status: BUDGET_SPENT_STATUS }
+    } catch (error) {
+      const reason = `today's spend against the budget couldn't be read: ${describeError(error)}`
+      return { reason, status: verdictStatus('no-verdict', null) }
+    }
+  }
+
+  /** A no-verdict comment with `reason` for a request that gets no run, its error status, and its record. */
+  async function noRun(request: ReviewRequest, reason: string, status: StatusText): Promise<RunRecord> {
+    const base = { id: deps.ids.runId(), started_unix: unixNow() }
+    // As for a full queue: the PR isn't read, the comment and its error status go on the head the delivery named.
+    const progress = newProgress(request)
+    const posted = await progress.acts.post(newReview(noVerdict(reason), request.headSha))
+    await progress.acts.status(request.headSha, status, statusTarget(posted, progress))
+    return recordReview(deps, { base, request, outcome: 'no-verdict', posted, reason, progress })
+  }
+
   return {
     async review(request, options = {}) {
       const base = { id: deps.ids.runId(), started_unix: unixNow() }
@@ -228,6 +259,9 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
           progress,
         })
       }
+      // Spent: nothing is read or run, as for a full queue.
+      const refused = await budgetRefusal(request)
+      if (refused !== null) return noRun(request, refused.reason, refused.status)
       const { conclusion, progress } = await concludeUnlessStopped(
         base.id,
         request,
@@ -258,13 +292,6 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       return recordReview(deps, { base, request, outcome: 'queue-full', posted, reason: QUEUE_FULL_REASON, progress })
     },
 
-    async noRun(request, reason) {
-      const base = { id: deps.ids.runId(), started_unix: unixNow() }
-      // As for a full queue: the PR isn't read, the comment and its error status go on the head the delivery named.
-      const progress = newProgress(request)
-      const posted = await progress.acts.post(newReview(noVerdict(reason), request.headSha))
-      await progress.acts.status(request.headSha, STOPPING_STATUS, statusTarget(posted, progress))
-      return recordReview(deps, { base, request, outcome: 'no-verdict', posted, reason, progress })
-    },
+    noRun: (request, reason) => noRun(request, reason, STOPPING_STATUS),
   } satisfies ReviewRunner
 }

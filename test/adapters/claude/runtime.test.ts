@@ -208,6 +208,11 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
     expect(result.ok ? result.value.usage?.output : null).toBeGreaterThan(0)
   })
 
+  it("reports the CLI's own total_cost_usd, which the budget counts", async () => {
+    const result = await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS }))
+    expect(result.ok ? result.value.costUsd : null).toBeGreaterThan(0)
+  })
+
   it('times out a slow answer, ends the process group and removes the private HOME and TMPDIR', async () => {
     harness.fake.setMode({ delayMs: 60_000 })
     const result = await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: 3_000 }))

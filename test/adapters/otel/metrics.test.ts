@@ -5,6 +5,7 @@ import {
   createConfiguredMetrics,
   createNoopMetrics,
   createOtelMetrics,
+  daySpendMetricName,
   tokenMetricName,
 } from '../../../adapters/otel/metrics.ts'
 import { createJsonLogger } from '../../../adapters/system/logger.ts'
@@ -34,6 +35,26 @@ function total(points: ReceivedPoint[], name: string, attributes: Record<string,
 }
 
 describe('createOtelMetrics', () => {
+  it("exports the day's spend as a gauge holding the last value set, labelled with the day", async () => {
+    const otlp = await receiver()
+    const handle = createOtelMetrics(
+      { endpoint: otlp.endpoint, serviceName: 'review-classifier', exportIntervalMs: quietIntervalMs },
+      { logger: createRecordingLogger() },
+    )
+    handle.metrics.setDaySpend(0.5, '2026-12-01')
+    handle.metrics.setDaySpend(1.25, '2026-12-01')
+    handle.metrics.setDaySpend(-1, '2026-12-01')
+    await handle.shutdown()
+    const points = otlp.received().filter((p) => p.name === daySpendMetricName)
+    expect(points).toHaveLength(1)
+    expect(points[0]).toMatchObject({
+      unit: 'USD',
+      kind: 'gauge',
+      value: 1.25,
+      attributes: { day: '2026-12-01', currency: 'USD' },
+    })
+  })
+
   it('exports the cost and token counters with their labels when shut down', async () => {
     const otlp = await receiver()
     const logger = createRecordingLogger()

@@ -65,6 +65,8 @@ describe('ACP_BASE_URLS in the classifier service', () => {
         'the run\'s acp.base_url "https://attacker.example/v1" is not in the classifier\'s ACP_BASE_URLS, so no provider was called',
       rows: [],
       overall: 'no-verdict',
+      // Every reply carries its cost toward the budget; a run that called no provider cost nothing.
+      cost_usd: 0,
     })
     expect(reads).toEqual([])
     expect(opencode.opens).toEqual([])

@@ -15,6 +15,7 @@ import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
 import type { AcpProvider, Classification, RunReply, RunRequest } from '../../../core/types.ts'
 import { createClassifier, type Schedule } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
+import type { ClassifyResult } from '../../../ports/model-runtime.ts'
 import { aClassification, aRunRequest, aUsage } from '../../support/builders.ts'
 import { waitFor } from '../../support/waits.ts'
 
@@ -356,6 +357,27 @@ describe('createClassifier', () => {
     )
     expect(subscription.opens).toHaveLength(0)
     expect(claude.opens).toHaveLength(0)
+  })
+
+  it("sends the run's cost toward the budget: claude's own figure, or the priced acp tokens", async () => {
+    const priced: ClassifyResult = { ok: true, value: { text: MATCH, usage: aUsage(), costUsd: 0.25 } }
+    const claudeRun = setup(() => priced)
+    expect((await claudeRun.handle({ classifications: rules(3) })).cost_usd).toBeCloseTo(0.75, 10)
+    const usage = aUsage({ input: 1_000_000, output: 500_000, cache_read: 0, cache_write: 0 })
+    const acpRun = setup(() => answered(MATCH, usage))
+    expect((await acpRun.handle({ runtime: 'acp', acp: ACP, classifications: rules(2) })).cost_usd).toBeCloseTo(3, 10)
+  })
+
+  it('counts 0 for a classification without a cost figure, and logs it', async () => {
+    const priced: ClassifyResult = { ok: true, value: { text: MATCH, usage: aUsage(), costUsd: 0.25 } }
+    const { handle, logger } = setup((_i, call) => (call === 1 ? priced : hang()), { timeoutMs: 30 })
+    const reply = await handle({ classifications: rules(2) })
+    expect(reply.cost_usd).toBe(0.25)
+    expect(
+      logger.withMessage('review classifier classification has no cost figure; counted as 0').map((e) => e.fields),
+    ).toEqual([{ id: 'run-1', repo: 'acme/widgets', pr: 42, runtime: 'api-key', classification: 'rule-2' }])
+    const keyless = setup(() => priced, { keys: false })
+    expect((await keyless.handle({ classifications: rules(1) })).cost_usd).toBe(0)
   })
 
   it('adds no metrics for a timed-out acp classification or on the api-key runtime', async () => {

@@ -27,7 +27,7 @@ export type SettingsRoutesDeps = {
 
 /** For the OpenAPI document only: the PUT body is checked by core, field by field. */
 const SettingsUpdateSchema = t.Partial(SettingsSchema, {
-  description: 'The fields to change; a field left out keeps its value, null clears effort or acp.',
+  description: 'The fields to change; a field left out keeps its value, null clears effort, acp or budget.',
 })
 
 export function settingsRoutes(deps: SettingsRoutesDeps) {
@@ -74,6 +74,7 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
             user,
             ...updated.value,
             acp: JSON.stringify(updated.value.acp),
+            budget: JSON.stringify(updated.value.budget),
           })
           return updated.value
         },

@@ -27,6 +27,7 @@ import type { ForgePullRequest } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
 import type { SettingsStore } from '../../usecases/settings-store.ts'
+import type { SpendLedger } from '../../usecases/spend-ledger.ts'
 import { TRY_OUTS_RUNNING_MAX, type TryOutForge, type TryOuts, TryOutsFullError } from '../../usecases/try-outs.ts'
 import {
   HttpProblem,
@@ -46,6 +47,8 @@ export type TryOutRoutesDeps = {
   settings: Pick<SettingsStore, 'read'>
   tryOuts: TryOuts
   logger: Logger
+  /** The daily budget: once it is spent a try-out is a 429 (docs/behaviour.md, "Daily budget"); none: no budget. */
+  spend?: Pick<SpendLedger, 'whyNoRun'>
 }
 
 export const TRY_OUT_PATH = '/api/review-classifier/try-out'
@@ -72,6 +75,17 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
     } catch (error) {
       throw storeFailure(logger, 'settings', 'read', error)
     }
+  }
+
+  /** The 429 once today's budget is spent, with the words a review's no-verdict has. */
+  async function requireBudget(repo: RepoRef): Promise<void> {
+    let refusal: string | null
+    try {
+      refusal = (await deps.spend?.whyNoRun(repo)) ?? null
+    } catch (error) {
+      throw storeFailure(logger, 'spend', 'read', error)
+    }
+    if (refusal !== null) throw new HttpProblem(429, refusal)
   }
 
   async function listRecent(forge: TryOutForge, repo: RepoRef, count: number): Promise<ForgePullRequest[]> {
@@ -126,6 +140,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
           const resolved = resolveRepoRuntime(settingsNow, repoName(repo))
           if (resolved.runtime === 'none') throw new HttpProblem(403, noRuntimeReason(repoName(repo), resolved.pattern))
           const runtime = resolved.runtime
+          await requireBudget(repo)
           const common = { forge, repo, classifications, settings: settingsNow, runtime, requester: user }
           let id: string
           if ('replay' in asked) {
@@ -167,7 +182,8 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
               '400 for a body that breaks a rule (a repeat or replay out of range among them); ' +
               "403 for a repo the settings' repo_runtimes send to no runtime (none); " +
               '404 for a repo or PR the forge does not know, or a repo with no PR to replay; ' +
-              `429 while ${TRY_OUTS_RUNNING_MAX} try-outs run (a repeat or a replay is one), until one finishes; ` +
+              `429 while ${TRY_OUTS_RUNNING_MAX} try-outs run (a repeat or a replay is one), until one finishes, ` +
+              "and once today's spend (UTC) has reached budget.daily_usd; " +
               '503 without a swarm queue, without a forge or its token, or with the forge down.',
             tags: ['try-out'],
             requestBody: {

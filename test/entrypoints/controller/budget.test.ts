@@ -1,0 +1,168 @@
+/**
+ * The daily budget through the controller (docs/behaviour.md, "Daily
+ * budget"): the settings PUT, a review whose reply costs the day's budget,
+ * the next review refused with its comment and no model call, a try-out's
+ * 429, and the spend route. The memory forge, queue and KV stand in.
+ */
+import { describe, expect, it } from 'bun:test'
+import { createMemoryKv } from '../../../adapters/memory/kv.ts'
+import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
+import { BUDGET_SPENT_STATUS } from '../../../core/commit-status.ts'
+import { appError } from '../../../core/errors.ts'
+import { renderNoVerdictBody } from '../../../core/review-body.ts'
+import { CONTROLLER_TOKEN_SECRET, SERVICE_TOKEN } from '../../../core/service-account.ts'
+import { type Controller, createController } from '../../../entrypoints/controller/service.ts'
+import { signedDelivery } from '../../support/webhook.ts'
+import { approveAll, createWorld, REPO, SERVICE_ACCOUNT_TOKEN, until, type World } from './review-world.ts'
+
+const SECRET = 'budget-hook-secret-7c1d'
+const REFUSAL =
+  "today's budget of $0.50 (UTC) is spent ($0.60 so far), so no run starts: request it again after 00:00 UTC, " +
+  'or an admin raises budget.daily_usd in the settings'
+
+function aController(world: World, connected = true, buckets = createMemoryKv()): Controller {
+  return createController({
+    forge: { api: world.forge, webUrl: 'https://forge.example', noreplyDomain: 'forge.example' },
+    queue: { link: { connected: () => connected }, runQueue: world.queue, buckets },
+    secrets: createMemorySecretStore({
+      [CONTROLLER_TOKEN_SECRET.path]: { [CONTROLLER_TOKEN_SECRET.field]: 'admin-token' },
+      [SERVICE_TOKEN.secret.path]: { [SERVICE_TOKEN.secret.field]: SERVICE_ACCOUNT_TOKEN },
+    }),
+    clock: world.clock,
+    ids: world.deps.ids,
+    logger: world.logger,
+    webhookSecret: SECRET,
+    runTimeoutMs: 5_000,
+    drainTimeoutMs: 1_000,
+  })
+}
+
+function put(controller: Controller, body: unknown): Promise<Response> {
+  return controller.app.handle(
+    new Request('http://localhost/api/review-classifier/settings', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'Remote-User': 'admin' },
+      body: JSON.stringify(body),
+    }),
+  )
+}
+
+function tryOut(controller: Controller): Promise<Response> {
+  return controller.app.handle(
+    new Request('http://localhost/api/review-classifier/try-out', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'Remote-User': 'alice' },
+      body: JSON.stringify({
+        repo: 'acme/widgets',
+        pr: 42,
+        classifications: [
+          { name: 'datetime', description: 'All datetimes carry a zone.', threshold: 80, polarity: 'positive' },
+        ],
+      }),
+    }),
+  )
+}
+
+async function detailOf(answer: Response): Promise<string> {
+  const body: unknown = await answer.json()
+  return typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : ''
+}
+
+async function spend(controller: Controller): Promise<Response> {
+  return controller.app.handle(new Request('http://localhost/api/review-classifier/spend'))
+}
+
+describe('the daily budget', () => {
+  it('refuses a budget of 0 with a 400 naming budget.daily_usd', async () => {
+    const controller = aController(createWorld())
+    const answer = await put(controller, { budget: { daily_usd: 0 } })
+    expect(answer.status).toBe(400)
+    expect(answer.headers.get('content-type')).toContain('application/problem+json')
+    expect(await detailOf(answer)).toContain('budget.daily_usd must be more than 0 USD')
+  })
+
+  it('counts a reply’s cost, then refuses the next review with a comment and no model call, and a try-out with 429', async () => {
+    const world = createWorld()
+    // The first run costs more than the whole day's budget: it started under it, so it finishes.
+    await world.serve((request) => ({ ...approveAll(request), cost_usd: 0.6 }))
+    const controller = aController(world)
+    expect((await put(controller, { budget: { daily_usd: 0.5 } })).status).toBe(200)
+
+    expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
+    await until(() => world.forge.reviews(REPO, 42).length === 1, 'the first review')
+    await controller.pipeline?.idle()
+    expect(world.forge.reviews(REPO, 42)[0]?.event).toBe('APPROVED')
+
+    expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
+    await until(() => world.forge.reviews(REPO, 42).length === 2, 'the refusal')
+    await controller.pipeline?.idle()
+    const refused = world.forge.reviews(REPO, 42)[1]
+    expect(refused?.event).toBe('COMMENT')
+    expect(refused?.body).toBe(renderNoVerdictBody(REFUSAL, null))
+    expect(refused?.body).toContain('request it again after 00:00 UTC')
+    expect(world.requests).toHaveLength(1)
+    const head = refused?.commitId ?? ''
+    expect(world.forge.statuses(REPO, head).at(-1)).toMatchObject(BUDGET_SPENT_STATUS)
+    const runs: unknown = await (
+      await controller.app.handle(new Request('http://localhost/api/review-classifier/runs'))
+    ).json()
+    const latest: unknown = Array.isArray(runs) ? runs[0] : null
+    expect(latest).toMatchObject({ trigger: 'review', outcome: 'no-verdict', detail: REFUSAL })
+    expect(latest).not.toHaveProperty('cost_usd')
+
+    const answer = await tryOut(controller)
+    expect(answer.status).toBe(429)
+    expect(answer.headers.get('content-type')).toContain('application/problem+json')
+    expect(await detailOf(answer)).toBe(REFUSAL)
+    expect(world.requests).toHaveLength(1)
+
+    const view = await spend(controller)
+    expect(view.status).toBe(200)
+    expect(await view.json()).toEqual({
+      day: '2026-01-01',
+      spent_usd: 0.6,
+      budget_usd: 0.5,
+      by_repo: { 'acme/widgets': 0.6 },
+      days: [{ day: '2026-01-01', spent_usd: 0.6 }],
+    })
+
+    // 00:00 UTC: a new day's budget, and the review runs again.
+    world.clock.advance(86_400_000)
+    expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
+    await until(() => world.forge.reviews(REPO, 42).length === 3, 'the next day’s review')
+    expect(world.forge.reviews(REPO, 42)[2]?.event).toBe('APPROVED')
+    expect(world.requests).toHaveLength(2)
+  })
+
+  it('starts no review run when the budget cannot be checked, and says why', async () => {
+    const world = createWorld()
+    await world.serve(approveAll)
+    const buckets = createMemoryKv()
+    const controller = aController(world, true, buckets)
+    expect((await put(controller, { budget: { daily_usd: 1 } })).status).toBe(200)
+    buckets.simulateFailure(appError('timeout', 'the queue did not answer'))
+    expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
+    await until(() => world.forge.reviews(REPO, 42).length === 1, 'the no-verdict')
+    expect(world.forge.reviews(REPO, 42)[0]?.body).toContain('budget couldn')
+    expect(world.requests).toHaveLength(0)
+    const answer = await tryOut(controller)
+    expect(answer.status).toBe(503)
+  })
+
+  it('documents the spend route and its body in the OpenAPI document', async () => {
+    const answer = await aController(createWorld()).app.handle(new Request('http://localhost/openapi/json'))
+    const document: { paths: Record<string, { get?: { responses?: Record<string, unknown> } }> } = JSON.parse(
+      await answer.text(),
+    )
+    const responses = document.paths['/api/review-classifier/spend']?.get?.responses ?? {}
+    expect(Object.keys(responses).sort()).toEqual(['200', '500', '503'])
+    const body = JSON.stringify(responses['200'])
+    for (const field of ['day', 'spent_usd', 'budget_usd', 'by_repo', 'days']) expect(body).toContain(`"${field}"`)
+  })
+
+  it('answers the spend route with 503 without a connected queue', async () => {
+    const answer = await spend(aController(createWorld(), false))
+    expect(answer.status).toBe(503)
+    expect(await detailOf(answer)).toBe('the swarm queue is not connected')
+  })
+})
