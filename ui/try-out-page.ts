@@ -18,10 +18,22 @@ import { openPrAdvice, openPrPushed } from './open-pr-result.ts'
 import { problemNote } from './problem-note.ts'
 import { createPullFields } from './pull-fields.ts'
 
+/** How the page names its run shortcut: ⌘ on a Mac, Ctrl elsewhere (both work everywhere). */
+const RUN_KEYS = /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘+Enter' : 'Ctrl+Enter'
+
 export type TryOutPage = { element: HTMLElement; show(): void; hide(): void }
 
 export function createTryOutPage(config: UiConfig): TryOutPage {
-  const runButton = h('button', { type: 'submit', class: 'primary', id: 'try-run' }, 'Run')
+  const runButton = h(
+    'button',
+    { type: 'submit', class: 'primary', id: 'try-run', 'aria-keyshortcuts': 'Control+Enter Meta+Enter' },
+    'Run',
+  )
+  const shortcut = h(
+    'p',
+    { class: 'hint run-shortcut', id: 'try-run-shortcut' },
+    `${RUN_KEYS} runs from anywhere on the page.`,
+  )
   const pull = createPullFields((label) => {
     runButton.textContent = label
   })
@@ -55,10 +67,15 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
         editor.element,
       ),
     ),
-    h('div', { class: 'actions' }, runButton, openPrButton),
-    actionStatus,
+    h('div', { class: 'actions run-bar' }, runButton, openPrButton, shortcut, actionStatus),
     openPrResult,
   )
+  form.addEventListener('keydown', (event) => {
+    // A stray Enter in a one-line field would submit the whole run (10 rules × 10 repeats is 100 model calls).
+    if (event.key === 'Enter' && !event.ctrlKey && !event.metaKey && event.target instanceof HTMLInputElement) {
+      event.preventDefault()
+    }
+  })
 
   const element = h(
     'section',
@@ -73,9 +90,13 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
         'Run classifications against a pull request without touching the repo: nothing is posted to the forge.',
       ),
     ),
-    form,
-    attempts.element,
+    h('div', { class: 'try-layout' }, form, attempts.element),
   )
+  element.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || !(event.ctrlKey || event.metaKey) || event.isComposing) return
+    event.preventDefault()
+    if (!runButton.disabled) form.requestSubmit(runButton)
+  })
 
   function say(slot: HTMLElement, ...children: Array<Node | string | null>): void {
     replace(slot, ...children)
