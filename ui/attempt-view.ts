@@ -9,16 +9,17 @@ import { type Attempt, edits, notesFor } from './attempt.ts'
 import { repeatBody } from './attempt-repeat.ts'
 import { replayBody } from './attempt-replay.ts'
 import { type Child, external, h } from './dom.ts'
-import { commitUrl, plural, pullUrl, shortSha } from './format.ts'
+import { commitUrl, overallWords, plural, pullUrl, shortSha } from './format.ts'
 import { rowsTable } from './rows.ts'
 
 function statusLine(attempt: Attempt): HTMLElement {
   const view = attempt.view
-  if (attempt.lost !== null) return h('p', { class: 'attempt-status status--failed', role: 'alert' }, attempt.lost)
+  // No live role here: the attempts announce an ending once (attempts.ts), and these lines are patched in place.
+  if (attempt.lost !== null) return h('p', { class: 'attempt-status status--failed' }, attempt.lost)
   if (attempt.trouble !== null) {
     return h(
       'p',
-      { class: 'attempt-status status--failed', role: 'status' },
+      { class: 'attempt-status status--failed' },
       `The result can't be read right now (${attempt.trouble}); trying again.`,
     )
   }
@@ -34,7 +35,7 @@ function statusLine(attempt: Attempt): HTMLElement {
   if (view.status === 'failed') {
     return h(
       'p',
-      { class: 'attempt-status status--failed', role: 'alert' },
+      { class: 'attempt-status status--failed' },
       h('strong', {}, 'Failed: '),
       view.detail ?? 'no reason given',
     )
@@ -45,7 +46,7 @@ function statusLine(attempt: Attempt): HTMLElement {
       ? `${plural(view.replay?.pulls.length ?? 0, 'PR')} run.`
       : attempt.mode === 'repeat'
         ? `Each rule asked ${attempt.count} times; ${unstable === 0 ? 'no rule flipped' : `${plural(unstable, 'rule')} unstable`}.`
-        : `Overall: ${view.overall === null ? 'no verdict' : view.overall.replace('-', ' ')}.`
+        : `Overall: ${overallWords(view.overall)}.`
   return h('p', { class: 'attempt-status status--done' }, h('strong', {}, 'Done. '), overall)
 }
 

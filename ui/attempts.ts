@@ -11,7 +11,9 @@ import type { UiConfig } from '../core/types.ts'
 import { getJson } from './api.ts'
 import type { Attempt } from './attempt.ts'
 import { renderAttempt } from './attempt-view.ts'
-import { h, replace } from './dom.ts'
+import { h } from './dom.ts'
+import { overallWords } from './format.ts'
+import { patchChildren } from './patch.ts'
 
 /** How often a running attempt is read again. */
 export const ATTEMPT_POLL_MS = 600
@@ -22,6 +24,15 @@ export type Attempts = {
   add(attempt: Omit<Attempt, 'number' | 'view' | 'lost' | 'trouble'>): void
 }
 
+/** How an ended attempt is announced, after its number. */
+function endWords(attempt: Attempt): string {
+  if (attempt.lost !== null) return `can't be read: ${attempt.lost}`
+  const view = attempt.view
+  if (view?.status === 'failed') return `failed: ${view.detail ?? 'no reason given'}`
+  if (attempt.mode === 'pull') return `done: ${overallWords(view?.overall ?? null)}.`
+  return 'done.'
+}
+
 export function createAttempts(config: UiConfig): Attempts {
   const area = h('div', { class: 'attempts' })
   const empty = h('p', { class: 'muted' }, 'No run yet. Fill in a pull request and classifications, then run them.')
@@ -30,10 +41,14 @@ export function createAttempts(config: UiConfig): Attempts {
     { class: 'hint', hidden: true },
     'The newest attempt is shown beside the one before it; a verdict that changed between them is marked “changed”.',
   )
+  // The one place an attempt's end is said, once: the attempts themselves are patched in silence.
+  const announcer = h('p', { class: 'visually-hidden', id: 'attempt-announcer', role: 'status' })
+  const announced = new Set<number>()
   const element = h(
     'section',
     { class: 'results', 'aria-labelledby': 'results-title' },
     h('h2', { id: 'results-title' }, 'Results'),
+    announcer,
     hint,
     empty,
     area,
@@ -52,11 +67,20 @@ export function createAttempts(config: UiConfig): Attempts {
     const signature = `${latest.number}:${key(latest)}|${previous?.number ?? ''}:${key(previous)}`
     if (shown.get(0) === signature) return
     shown.set(0, signature)
-    replace(
-      area,
+    const fresh = h(
+      'div',
+      {},
       renderAttempt(latest, previous, 'latest', config),
       previous === null ? null : renderAttempt(previous, attempts.at(-3) ?? null, 'previous', config),
     )
+    patchChildren(area, fresh)
+  }
+
+  function announce(attempt: Attempt): void {
+    const ended = attempt.lost !== null || (attempt.view !== null && attempt.view.status !== 'running')
+    if (!ended || announced.has(attempt.number)) return
+    announced.add(attempt.number)
+    announcer.textContent = `Attempt ${attempt.number} ${endWords(attempt)}`
   }
 
   async function follow(attempt: Attempt): Promise<void> {
@@ -70,6 +94,7 @@ export function createAttempts(config: UiConfig): Attempts {
       else if (answer.problem.status === 404) attempt.lost = `The result is gone: ${answer.problem.detail}`
       else attempt.trouble = answer.problem.detail
       render()
+      announce(attempt)
       if (attempt.lost !== null || (attempt.view !== null && attempt.view.status !== 'running')) return
       await new Promise((resolve) => setTimeout(resolve, ATTEMPT_POLL_MS))
     }

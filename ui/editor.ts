@@ -134,15 +134,10 @@ export function createEditor(): Editor {
         'fieldset',
         {},
         legend,
-        h(
-          'div',
-          { class: 'entry-grid' },
-          nameField.element,
-          thresholdField.element,
-          polarityField.element,
-          h('div', { class: 'entry-remove' }, remove),
-        ),
+        h('div', { class: 'entry-grid' }, nameField.element, thresholdField.element, polarityField.element),
         descriptionField.element,
+        // After the description, so the tab order runs through the whole entry before leaving it.
+        h('div', { class: 'entry-remove' }, remove),
         entryError,
       ),
     )

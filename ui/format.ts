@@ -1,7 +1,7 @@
 /** How the pages write values: verdicts as the review table does, times, shas, links to the forge. */
 import { ERROR_KIND_LABEL } from '../core/aggregate.ts'
 import { VERDICT_LABEL } from '../core/review-body.ts'
-import type { RecordedRow, Verdict } from '../core/types.ts'
+import type { Overall, RecordedRow, Verdict } from '../core/types.ts'
 
 export function verdictLabel(verdict: Verdict | null): string {
   return verdict === null ? 'no answer' : VERDICT_LABEL[verdict]
@@ -63,4 +63,15 @@ export function commitUrl(forgeUrl: string | null, repo: string, sha: string): s
 
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`
+}
+
+/** The overall verdict in the same words on both pages: what the review would do. */
+export const OVERALL_WORDS = {
+  approve: 'would approve',
+  'request-changes': 'would request changes',
+  'no-verdict': 'no verdict',
+} as const satisfies Record<Overall, string>
+
+export function overallWords(overall: Overall | null): string {
+  return overall === null ? 'no verdict' : OVERALL_WORDS[overall]
 }

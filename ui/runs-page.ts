@@ -11,7 +11,7 @@ import type { RunRecord } from '../core/run-record.ts'
 import type { UiConfig } from '../core/types.ts'
 import { type Answer, getJson } from './api.ts'
 import { external, h, replace, uid } from './dom.ts'
-import { dateTime, duration, plural, pullUrl, shortSha } from './format.ts'
+import { dateTime, duration, OVERALL_WORDS, plural, pullUrl, shortSha } from './format.ts'
 import { rowsTable } from './rows.ts'
 
 /** How often the list is read again while the page is open. */
@@ -26,12 +26,6 @@ const OUTCOMES = [
   ['done', 'try-out done'],
   ['failed', 'try-out failed'],
 ] as const satisfies ReadonlyArray<readonly [RunRecord['outcome'], string]>
-
-const OVERALL_LABEL = {
-  approve: 'would approve',
-  'request-changes': 'would request changes',
-  'no-verdict': 'no verdict',
-} as const
 
 function outcomeLabel(outcome: RunRecord['outcome']): string {
   return OUTCOMES.find(([value]) => value === outcome)?.[1] ?? outcome
@@ -129,7 +123,7 @@ export function createRunsPage(config: UiConfig): RunsPage {
       h('span', { class: `badge badge--${record.outcome}` }, outcomeLabel(record.outcome)),
       // A try-out's outcome says only whether it ran; its verdict is the overall.
       record.trigger === 'try-out' && record.overall !== undefined
-        ? h('span', { class: `badge badge--overall-${record.overall}` }, OVERALL_LABEL[record.overall])
+        ? h('span', { class: `badge badge--overall-${record.overall}` }, OVERALL_WORDS[record.overall])
         : null,
       fresh ? h('span', { class: 'badge badge--new' }, 'new') : null,
       h('span', { class: 'card-more' }, 'Show rows'),
@@ -179,7 +173,6 @@ export function createRunsPage(config: UiConfig): RunsPage {
   }
 
   function showRuns(records: readonly RunRecord[]): void {
-    const previous = new Set(order)
     const added: string[] = []
     for (const record of records) {
       if (cards.has(record.id)) continue
@@ -201,7 +194,6 @@ export function createRunsPage(config: UiConfig): RunsPage {
     order = wanted
     updateRepoOptions()
     applyFilters()
-    const fresh = added.filter((id) => !previous.has(id))
     if (records.length === 0) {
       replace(
         notice,
@@ -221,8 +213,11 @@ export function createRunsPage(config: UiConfig): RunsPage {
     } else {
       replace(notice)
     }
-    const news = loadedOnce && fresh.length > 0 ? ` ${plural(fresh.length, 'new run')}.` : ''
-    status.textContent = `${plural(records.length, 'run')}, newest first.${news} Updated ${new Date().toLocaleTimeString()}; the list refreshes every ${RUNS_REFRESH_MS / 1000} s.`
+    const newest = records[0]
+    const news = newest === undefined ? '' : ` The newest is ${newest.repo} #${newest.pr}.`
+    // Said only when it changes: a live region rewritten every refresh is announced every refresh.
+    const said = `${plural(records.length, 'run')}, newest first.${news} The list refreshes every ${RUNS_REFRESH_MS / 1000} s.`
+    if (status.textContent !== said) status.textContent = said
     loadedOnce = true
   }
 
@@ -238,7 +233,8 @@ export function createRunsPage(config: UiConfig): RunsPage {
       notice,
       h('div', { class: 'notice notice--error', role: 'alert' }, h('p', {}, h('strong', {}, `${why}: `), detail)),
     )
-    status.textContent = `Trying again every ${RUNS_REFRESH_MS / 1000} s.`
+    const said = `Trying again every ${RUNS_REFRESH_MS / 1000} s.`
+    if (status.textContent !== said) status.textContent = said
   }
 
   async function refresh(): Promise<void> {

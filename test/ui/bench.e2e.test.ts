@@ -119,3 +119,94 @@ describe('the bench at a laptop and on a phone', () => {
     await page.close()
   })
 })
+
+describe('accessibility', () => {
+  it('says nothing new in the runs page’s status while the list refreshes unchanged', async () => {
+    const id = await world.postTryOut({
+      repo: 'acme/widgets',
+      pr: 1,
+      classifications: [
+        { name: 'datetime', description: 'All datetimes carry zones.', threshold: 80, polarity: 'positive' },
+      ],
+    })
+    const { page, errors } = await world.newPage()
+    await page.goto(`${world.url}/ui/#runs`)
+    await page.waitForSelector(`.card[data-run-id="${id}"]`, { timeout: 60_000 })
+    await page.evaluate(`(() => {
+      window.__said = []
+      new MutationObserver(() => window.__said.push(document.getElementById('runs-status').textContent))
+        .observe(document.getElementById('runs-status'), { childList: true, characterData: true, subtree: true })
+    })()`)
+    // Two refreshes of the list, each read and shown.
+    for (let i = 0; i < 2; i += 1) {
+      await page.waitForResponse((response) => response.url().endsWith('/api/review-classifier/runs'), {
+        timeout: 30_000,
+      })
+      await painted(page)
+    }
+    expect(await page.evaluate('window.__said')).toEqual([])
+    expect(await page.locator('#runs-status').textContent()).not.toContain('Updated')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('announces an attempt’s end once and keeps the focus inside an attempt patched while it runs', async () => {
+    const { page, errors } = await openTryOut()
+    await page.fill('#try-repo', 'acme/widgets')
+    await page.fill('#try-pr', '2')
+    await loadRules(page)
+    await page.evaluate(`(() => {
+      window.__announced = []
+      new MutationObserver(() => window.__announced.push(document.getElementById('attempt-announcer').textContent))
+        .observe(document.getElementById('attempt-announcer'), { childList: true, characterData: true, subtree: true })
+    })()`)
+    let release = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    world.ai.setHold((body) => (JSON.stringify(body).includes('Name: no-ads') ? released : undefined))
+    try {
+      await page.click('#try-run')
+      const attempt = page.locator('.attempt[data-attempt="1"]')
+      await attempt.locator('table.rows tbody tr:not(.row--pending)').first().waitFor({ timeout: 60_000 })
+      const link = attempt.locator('.attempt-target a').first()
+      await link.focus()
+      await link.evaluate((node) => {
+        Object.assign(node, { __mark: true })
+      })
+      release()
+      await attempt.locator('.status--done').waitFor({ timeout: 60_000 })
+    } finally {
+      release()
+      world.ai.setHold(null)
+    }
+    expect(await page.evaluate('document.activeElement.__mark === true && document.activeElement.isConnected')).toBe(
+      true,
+    )
+    expect(await page.evaluate('window.__announced')).toEqual(['Attempt 1 done: would approve.'])
+    expect(await page.locator('.attempt [role="alert"], .attempt [role="status"]').count()).toBe(0)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('tabs from a description to its Remove, and rings the focus in another colour than the warnings', async () => {
+    const { page, errors } = await openTryOut()
+    await page.locator('.entry textarea').first().focus()
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Remove')
+    const colours = await page.evaluate(`(() => {
+      const ring = getComputedStyle(document.activeElement).outlineColor
+      const probe = document.createElement('span')
+      probe.style.color = 'var(--warn)'
+      document.body.append(probe)
+      const warn = getComputedStyle(probe).color
+      probe.remove()
+      return { ring, warn }
+    })()`)
+    const { ring, warn } = colours as { ring: string; warn: string }
+    expect(ring).not.toBe(warn)
+    expect(ring).not.toBe('rgb(194, 65, 12)')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
