@@ -22,6 +22,12 @@ export type Attempts = {
   element: HTMLElement
   /** Adds an attempt the POST accepted and reads it until it ends. */
   add(attempt: Omit<Attempt, 'number' | 'view' | 'lost' | 'trouble'>): void
+  /** Shows attempts kept from before a reload (none announced again), reading on those still running. */
+  restore(kept: readonly Attempt[]): void
+  /** Every attempt, oldest first. */
+  list(): readonly Attempt[]
+  /** Called whenever an attempt is added or its result read. */
+  onChange(listener: () => void): void
 }
 
 /** How an ended attempt is announced, after its number. */
@@ -53,7 +59,11 @@ export function createAttempts(config: UiConfig): Attempts {
     empty,
     area,
   )
-  const attempts: Attempt[] = []
+  let attempts: Attempt[] = []
+  const listeners: Array<() => void> = []
+  const changed = () => {
+    for (const listener of listeners) listener()
+  }
   const shown = new Map<number, string>()
 
   function render(): void {
@@ -95,6 +105,7 @@ export function createAttempts(config: UiConfig): Attempts {
       else attempt.trouble = answer.problem.detail
       render()
       announce(attempt)
+      changed()
       if (attempt.lost !== null || (attempt.view !== null && attempt.view.status !== 'running')) return
       await new Promise((resolve) => setTimeout(resolve, ATTEMPT_POLL_MS))
     }
@@ -103,11 +114,31 @@ export function createAttempts(config: UiConfig): Attempts {
   return {
     element,
     add(started) {
-      const attempt: Attempt = { ...started, number: attempts.length + 1, view: null, lost: null, trouble: null }
+      const attempt: Attempt = {
+        ...started,
+        number: (attempts.at(-1)?.number ?? 0) + 1,
+        view: null,
+        lost: null,
+        trouble: null,
+      }
       attempts.push(attempt)
       render()
+      changed()
       if (attempts.length === 1) element.scrollIntoView({ block: 'nearest' })
       void follow(attempt)
+    },
+    restore(kept) {
+      attempts = kept.map((attempt) => ({ ...attempt, trouble: null }))
+      for (const attempt of attempts) {
+        const running = attempt.lost === null && (attempt.view === null || attempt.view.status === 'running')
+        if (!running) announced.add(attempt.number)
+      }
+      render()
+      for (const attempt of attempts) if (!announced.has(attempt.number)) void follow(attempt)
+    },
+    list: () => attempts,
+    onChange(listener) {
+      listeners.push(listener)
     },
   }
 }

@@ -8,12 +8,14 @@
  */
 import { fitsSchema } from '../core/decode.ts'
 import { OpenPrAnswerSchema, RepoRulesSchema, TryOutAcceptedSchema } from '../core/page-schemas.ts'
-import type { UiConfig } from '../core/types.ts'
+import type { Classification, UiConfig } from '../core/types.ts'
 import { getJson, postJson } from './api.ts'
 import { createAttempts } from './attempts.ts'
+import { lastRepo, loadBench, saveBench, storedAttempt } from './bench-store.ts'
 import { h, replace } from './dom.ts'
 import { createEditor } from './editor.ts'
 import { plural, shortSha } from './format.ts'
+import { openPrPreview } from './open-pr-preview.ts'
 import { openPrAdvice, openPrPushed } from './open-pr-result.ts'
 import { problemNote } from './problem-note.ts'
 import { createPullFields } from './pull-fields.ts'
@@ -102,18 +104,70 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
     replace(slot, ...children)
   }
 
-  loadRules.addEventListener('click', async () => {
+  // What the draft was last loaded from (or restored as): a draft that differs is the author's work.
+  let baseline = editor.draft()
+  const draftChanged = () => JSON.stringify(editor.draft()) !== JSON.stringify(baseline)
+
+  function save(): void {
+    const { repo, pr } = pull.typed()
+    if (pull.checkRepoQuietly() === null) return
+    saveBench(repo, { pr, draft: editor.draft(), baseline, attempts: attempts.list().map(storedAttempt) })
+  }
+  editor.onChange(save)
+  attempts.onChange(save)
+  pull.onChange(save)
+
+  /** Puts back what a reload (or another visit) left for the last repo worked on. */
+  function restoreKept(): void {
+    const repo = lastRepo()
+    const kept = repo === null ? null : loadBench(repo)
+    if (repo === null || kept === null) return
+    pull.fill(repo, kept.pr)
+    editor.restore(kept.draft)
+    baseline = kept.baseline
+    attempts.restore(kept.attempts.map((attempt) => ({ ...attempt, trouble: null })))
+    say(rulesStatus, h('p', { class: 'muted' }, `Your draft and attempts on ${repo} are back as you left them.`))
+  }
+
+  loadRules.addEventListener('click', () => {
     const name = pull.checkRepo()
     if (name === null) {
       pull.focusRepo()
       return
     }
+    if (!draftChanged()) {
+      void loadFrom(name)
+      return
+    }
+    // Loading replaces every entry: a changed draft is only replaced when its author says so.
+    const replaceIt = h('button', { type: 'button', class: 'primary', id: 'load-rules-replace' }, 'Replace my draft')
+    const keep = h('button', { type: 'button', class: 'secondary', id: 'load-rules-keep' }, 'Keep my draft')
+    replaceIt.addEventListener('click', () => void loadFrom(name))
+    keep.addEventListener('click', () => {
+      say(rulesStatus, h('p', { class: 'muted' }, 'Your draft is kept as it is.'))
+      loadRules.focus()
+    })
+    say(
+      rulesStatus,
+      h(
+        'div',
+        { class: 'notice notice--warn', role: 'alertdialog', 'aria-labelledby': 'load-rules-ask' },
+        h('p', { id: 'load-rules-ask' }, `Your draft has changes. Replace it with the rules of ${name}?`),
+        h('div', { class: 'actions' }, replaceIt, keep),
+      ),
+    )
+    keep.focus()
+  })
+
+  async function loadFrom(name: string): Promise<void> {
     loadRules.disabled = true
     say(rulesStatus, h('p', { class: 'muted' }, `Loading the rules of ${name}…`))
     const answer = await getJson('api/review-classifier/rules', fitsSchema(RepoRulesSchema), { repo: name })
     loadRules.disabled = false
     if (answer.ok) {
       editor.load(answer.value.classifications)
+      baseline = editor.draft()
+      save()
       say(
         rulesStatus,
         h(
@@ -131,7 +185,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
           ? "The repo's rules file doesn't load."
           : "The rules can't be read."
     say(rulesStatus, problemNote(answer.problem, lead))
-  })
+  }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
@@ -159,10 +213,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       say(actionStatus, problemNote(answer.problem, 'The try-out was not started.'))
       return
     }
-    say(
-      actionStatus,
-      h('p', { class: 'muted' }, 'Started: the attempt below fills in as each classification finishes.'),
-    )
+    say(actionStatus, h('p', { class: 'muted' }, 'Started: the attempt fills in as each classification finishes.'))
     attempts.add({
       id: answer.value.id,
       mode: target.mode,
@@ -184,20 +235,36 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       if (name === null) pull.focusRepo()
       return
     }
+    // First the file it will write, then the push on its own button: nothing is pushed unseen.
     openPrButton.disabled = true
+    const push = h('button', { type: 'button', class: 'primary', id: 'try-open-pr-push' }, 'Push the branch')
+    const cancel = h('button', { type: 'button', class: 'secondary', id: 'try-open-pr-cancel' }, 'Not now')
+    push.addEventListener('click', () => void pushBranch(name, classifications))
+    cancel.addEventListener('click', () => {
+      replace(openPrResult)
+      openPrButton.focus()
+    })
+    const preview = await openPrPreview(name, classifications, attempts.list(), push, cancel)
+    openPrButton.disabled = false
+    replace(openPrResult, preview)
+    push.focus()
+  })
+
+  async function pushBranch(name: string, classifications: Classification[]): Promise<void> {
     say(actionStatus, h('p', { class: 'muted' }, `Pushing a branch to ${name}…`))
+    replace(openPrResult)
     const answer = await postJson(
       'api/review-classifier/open-pr',
       { repo: name, classifications },
       fitsSchema(OpenPrAnswerSchema),
     )
-    openPrButton.disabled = false
     replace(actionStatus)
     replace(
       openPrResult,
       answer.ok ? openPrPushed(answer.value) : problemNote(answer.problem, openPrAdvice(answer.problem.status, name)),
     )
-  })
+    openPrButton.focus()
+  }
 
   let started = false
   return {
@@ -206,6 +273,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       element.hidden = false
       if (!started) {
         started = true
+        restoreKept()
         pull.suggestRepos()
       }
     },

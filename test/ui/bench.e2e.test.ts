@@ -41,6 +41,9 @@ async function painted(page: Page): Promise<void> {
 
 async function openTryOut(width = 1280, height = 800) {
   const opened = await world.newPage(width, height)
+  // The bench keeps its work in the browser's storage, which every page of the world shares: start clean.
+  await opened.page.goto(`${world.url}/ui/`)
+  await opened.page.evaluate('localStorage.clear()')
   await opened.page.goto(`${world.url}/ui/#try-out`)
   await opened.page.locator('#try-repo').waitFor()
   return opened
@@ -206,6 +209,82 @@ describe('accessibility', () => {
     const { ring, warn } = colours as { ring: string; warn: string }
     expect(ring).not.toBe(warn)
     expect(ring).not.toBe('rgb(194, 65, 12)')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
+describe('keeping the work', () => {
+  it('keeps the draft and the attempts across a reload', async () => {
+    const { page, errors } = await openTryOut()
+    await page.fill('#try-repo', 'acme/widgets')
+    await page.fill('#try-pr', '4')
+    await loadRules(page)
+    await page.click('#try-run')
+    await attemptDone(page, 1)
+    await page.locator('.entry textarea').first().fill('Strictly every datetime carries a zone.')
+    await page.reload()
+    await page.locator('#try-repo').waitFor()
+    expect(await page.inputValue('#try-repo')).toBe('acme/widgets')
+    expect(await page.inputValue('#try-pr')).toBe('4')
+    expect(await page.locator('.entry textarea').first().inputValue()).toBe('Strictly every datetime carries a zone.')
+    expect(await page.locator('.entry').count()).toBe(2)
+    const kept = page.locator('.attempt[data-attempt="1"]')
+    await kept.locator('.status--done').waitFor()
+    expect(await kept.locator('table.rows tbody tr').count()).toBe(2)
+    // A kept attempt that had ended is not announced again.
+    expect(await page.locator('#attempt-announcer').textContent()).toBe('')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it("asks before the repo's rules replace a changed draft, and keeps it when told to", async () => {
+    const { page, errors } = await openTryOut()
+    await page.fill('#try-repo', 'acme/widgets')
+    await loadRules(page)
+    await page.locator('.entry textarea').first().fill('My own words.')
+    const gets: string[] = []
+    page.on('request', (request) => {
+      if (request.url().includes('/api/review-classifier/rules')) gets.push(request.url())
+    })
+    await page.click('#load-rules')
+    const ask = page.getByRole('alertdialog')
+    expect(await ask.textContent()).toContain('Your draft has changes.')
+    expect(await page.evaluate('document.activeElement.id')).toBe('load-rules-keep')
+    await page.keyboard.press('Enter')
+    expect(await page.locator('.entry textarea').first().inputValue()).toBe('My own words.')
+    expect(gets).toEqual([])
+    await page.click('#load-rules')
+    await page.click('#load-rules-replace')
+    await page.locator('#rules-status .ok').waitFor()
+    expect(await page.locator('.entry textarea').first().inputValue()).toBe(
+      'All datetimes carry time zone information.',
+    )
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('shows the YAML the PR will write before pushing, and says the draft changed since its run', async () => {
+    const { page, errors } = await openTryOut()
+    const posts = postsOf(page)
+    await page.fill('#try-repo', 'acme/widgets')
+    await page.fill('#try-pr', '4')
+    await loadRules(page)
+    await page.click('#try-run')
+    await attemptDone(page, 1)
+    await page.locator('.entry textarea').nth(1).fill('A commit message: advertises an AI model.')
+    await page.click('#try-open-pr')
+    const preview = page.locator('.open-pr-preview')
+    await preview.waitFor()
+    const yaml = (await preview.locator('.yaml-preview').textContent()) ?? ''
+    expect(yaml).toContain('classifications:\n  - name: datetime\n')
+    expect(yaml).toContain('    description: "A commit message: advertises an AI model."\n')
+    expect(await preview.textContent()).toContain('changes no-ads')
+    expect(await preview.locator('#open-pr-stale').textContent()).toContain('changed since its last run (attempt 1)')
+    expect(posts.filter((url) => url.endsWith('/open-pr'))).toEqual([])
+    expect(await page.evaluate('document.activeElement.id')).toBe('try-open-pr-push')
+    await page.click('#try-open-pr-cancel')
+    expect(await page.locator('.open-pr-preview').count()).toBe(0)
     expect(errors).toEqual([])
     await page.close()
   })

@@ -295,6 +295,9 @@ describe('recent runs', () => {
 describe('try-out', () => {
   async function openTryOut(width = 1440, height = 900) {
     const opened = await world.newPage(width, height)
+    // The bench keeps its work in the browser's storage, which every page of the world shares: start clean.
+    await opened.page.goto(`${world.url}/ui/`)
+    await opened.page.evaluate('localStorage.clear()')
     await opened.page.goto(`${world.url}/ui/#try-out`)
     await opened.page.locator('#try-repo').waitFor()
     return opened
@@ -561,6 +564,7 @@ describe('try-out', () => {
     await loadRules(page)
     // The rules as the repo holds them: nothing to add, which the route refuses (422) in words.
     await page.click('#try-open-pr')
+    await page.click('#try-open-pr-push')
     const refused = page.locator('#open-pr-result .notice--error')
     await refused.waitFor()
     expect(await refused.textContent()).toContain("The repo's rules file can't take these classifications as they are.")
@@ -568,6 +572,7 @@ describe('try-out', () => {
 
     await page.locator('.entry textarea').first().fill('Every datetime the PR adds carries time zone information.')
     await page.click('#try-open-pr')
+    await page.click('#try-open-pr-push')
     const opened = page.locator('#open-pr-result .notice--ok')
     await opened.waitFor()
     const link = opened.locator('a')
