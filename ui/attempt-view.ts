@@ -12,7 +12,7 @@ import { type Child, external, h } from './dom.ts'
 import { commitUrl, overallWords, plural, pullUrl, shortSha } from './format.ts'
 import { rowsTable } from './rows.ts'
 
-function statusLine(attempt: Attempt): HTMLElement {
+function statusLine(attempt: Attempt, previous: Attempt | null): HTMLElement {
   const view = attempt.view
   // No live role here: the attempts announce an ending once (attempts.ts), and these lines are patched in place.
   if (attempt.lost !== null) return h('p', { class: 'attempt-status status--failed' }, attempt.lost)
@@ -47,7 +47,23 @@ function statusLine(attempt: Attempt): HTMLElement {
       : attempt.mode === 'repeat'
         ? `Each rule asked ${attempt.count} times; ${unstable === 0 ? 'no rule flipped' : `${plural(unstable, 'rule')} unstable`}.`
         : `Overall: ${overallWords(view.overall)}.`
-  return h('p', { class: 'attempt-status status--done' }, h('strong', {}, 'Done. '), overall)
+  const was = previous?.view ?? null
+  const overallChanged =
+    attempt.mode === 'pull' &&
+    previous?.mode === 'pull' &&
+    previous.pr === attempt.pr &&
+    was !== null &&
+    was.status === 'done' &&
+    was.overall !== view.overall
+  return h(
+    'p',
+    { class: 'attempt-status status--done' },
+    h('strong', {}, 'Done. '),
+    overall,
+    overallChanged
+      ? h('span', { class: 'note note--outcome' }, `overall changed (was ${overallWords(was.overall)})`)
+      : null,
+  )
 }
 
 function progressText(attempt: Attempt, view: TryOutView): string {
@@ -133,7 +149,7 @@ export function renderAttempt(
       'data-attempt': String(attempt.number),
     },
     heading(attempt, role, config),
-    statusLine(attempt),
+    statusLine(attempt, previous),
     edited.length > 0 && previous !== null
       ? h('p', { class: 'hint' }, `Edited since attempt ${previous.number}: ${edited.join(', ')}.`)
       : null,

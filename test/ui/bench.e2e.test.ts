@@ -289,3 +289,80 @@ describe('keeping the work', () => {
     await page.close()
   })
 })
+
+describe('marks and words', () => {
+  async function fillPull(page: Page, pr: number): Promise<void> {
+    await page.fill('#try-repo', 'acme/widgets')
+    await page.fill('#try-pr', String(pr))
+  }
+
+  /** Tabs forward until the focus is on an element matching `selector`; fails after `limit` presses. */
+  async function tabTo(page: Page, selector: string, limit = 120): Promise<void> {
+    for (let i = 0; i < limit; i += 1) {
+      await page.keyboard.press('Tab')
+      if (await page.evaluate(`document.activeElement.matches(${JSON.stringify(selector)})`)) return
+    }
+    throw new Error(`no ${selector} reached from the keyboard`)
+  }
+
+  it('marks a certainty that crossed the threshold and the outcome it changed, not only a raw verdict', async () => {
+    const { page, errors } = await openTryOut()
+    await fillPull(page, 4)
+    await loadRules(page)
+    await page.click('#try-run')
+    await attemptDone(page, 1)
+    await page.locator('.entry textarea').first().fill('Strictly every datetime carries a zone.')
+    await page.click('#try-run')
+    const second = await attemptDone(page, 2)
+    const datetime = second.locator('table.rows tbody tr').nth(0)
+    expect(await datetime.locator('.note--crossed').textContent()).toBe('certainty 95 → 60 against 80')
+    expect(await datetime.locator('.note--outcome').textContent()).toBe('outcome changed: passes → uncounted')
+    // The verdict itself stayed "match": no raw change to mark.
+    expect(await datetime.locator('.note--changed').count()).toBe(0)
+    expect(await second.locator('table.rows tbody tr').nth(1).locator('.note').count()).toBe(0)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('puts a repeat’s reasons in the page, a keyboard away, with outcomes in words and a tally', async () => {
+    const { page, errors } = await openTryOut()
+    await fillPull(page, 4)
+    await loadRules(page)
+    await page.fill('#try-repeat', '3')
+    await page.click('#try-run')
+    const attempt = await attemptDone(page, 1)
+    const datetime = attempt.locator('tbody[data-rule="datetime"]')
+    expect(await datetime.locator('.tally').textContent()).toBe('0 of 3 fail')
+    expect(await datetime.locator('.chips li').first().textContent()).toContain('match 95 · passes')
+    await tabTo(page, '.attempt summary')
+    await page.keyboard.press('Enter')
+    const reasons = datetime.locator('.reasons li')
+    await reasons.first().waitFor()
+    expect(await reasons.count()).toBe(3)
+    expect(await reasons.first().textContent()).toBe('match: Every timestamp the PR adds carries a zone.')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('puts a replay’s reasons in the page, a keyboard away, with a tally per rule and the PRs it skipped', async () => {
+    const { page, errors } = await openTryOut()
+    await page.fill('#try-repo', 'acme/widgets')
+    await loadRules(page)
+    await page.check('#try-mode-replay')
+    await page.fill('#try-replay', '10')
+    await page.click('#try-run')
+    const attempt = await attemptDone(page, 1)
+    expect(await attempt.locator('tfoot td').allTextContents()).toEqual(['0 of 5 fail', '0 of 5 fail'])
+    expect(await attempt.locator('tbody td').first().textContent()).toContain('passes')
+    expect(await attempt.locator('.replay-skipped').textContent()).toContain(
+      '5 PRs of the 10 asked for skipped: the repo has only 5 open or merged PRs',
+    )
+    await tabTo(page, '.attempt .grid summary')
+    await page.keyboard.press('Enter')
+    const reason = attempt.locator('.grid details[open] .reason')
+    await reason.waitFor()
+    expect(await reason.textContent()).toBe('Every timestamp the PR adds carries a zone.')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
