@@ -1,9 +1,9 @@
 /**
  * The try-out's results: each run from the page is an attempt, read back
  * from the try-out GET until it ends, its rows shown as they finish. The
- * newest attempt is shown beside the one before it, with the verdicts that
- * changed between them marked, so an author sees what an edit did
- * (attempt-view.ts draws each one).
+ * newest attempt is shown in full with what changed since the one before
+ * marked (attempt-view.ts), and every attempt side by side in a matrix
+ * (attempts-matrix.ts), so an author sees what each edit did.
  */
 import { fitsSchema } from '../core/decode.ts'
 import { TryOutViewSchema } from '../core/page-schemas.ts'
@@ -11,6 +11,7 @@ import type { UiConfig } from '../core/types.ts'
 import { getJson } from './api.ts'
 import type { Attempt } from './attempt.ts'
 import { renderAttempt } from './attempt-view.ts'
+import { attemptsMatrix } from './attempts-matrix.ts'
 import { h } from './dom.ts'
 import { overallWords } from './format.ts'
 import { patchChildren } from './patch.ts'
@@ -39,13 +40,14 @@ function endWords(attempt: Attempt): string {
   return 'done.'
 }
 
-export function createAttempts(config: UiConfig): Attempts {
+/** `restore` puts an attempt's classifications back in the editor (the matrix's button). */
+export function createAttempts(config: UiConfig, restore: (attempt: Attempt) => void): Attempts {
   const area = h('div', { class: 'attempts' })
   const empty = h('p', { class: 'muted' }, 'No run yet. Fill in a pull request and classifications, then run them.')
   const hint = h(
     'p',
     { class: 'hint', hidden: true },
-    'The newest attempt is shown beside the one before it; a verdict that changed between them is marked “changed”.',
+    'The newest attempt is shown in full, marked with what changed since the one before; under it, every attempt side by side.',
   )
   // The one place an attempt's end is said, once: the attempts themselves are patched in silence.
   const announcer = h('p', { class: 'visually-hidden', id: 'attempt-announcer', role: 'status' })
@@ -74,15 +76,10 @@ export function createAttempts(config: UiConfig): Attempts {
     if (latest === null) return
     const key = (attempt: Attempt | null) =>
       JSON.stringify(attempt === null ? null : [attempt.view, attempt.lost, attempt.trouble])
-    const signature = `${latest.number}:${key(latest)}|${previous?.number ?? ''}:${key(previous)}`
+    const signature = attempts.map((attempt) => `${attempt.number}:${key(attempt)}`).join('|')
     if (shown.get(0) === signature) return
     shown.set(0, signature)
-    const fresh = h(
-      'div',
-      {},
-      renderAttempt(latest, previous, 'latest', config),
-      previous === null ? null : renderAttempt(previous, attempts.at(-3) ?? null, 'previous', config),
-    )
+    const fresh = h('div', {}, renderAttempt(latest, previous, 'latest', config), attemptsMatrix(attempts, restore))
     patchChildren(area, fresh)
   }
 

@@ -42,6 +42,8 @@ export type Editor = {
   restore(draft: readonly DraftEntry[]): void
   /** Called after every edit, add and remove. */
   onChange(listener: () => void): void
+  /** Moves the focus to the first entry's name. */
+  focusFirst(): void
 }
 
 const POLARITIES: readonly Polarity[] = ['positive', 'negative']
@@ -289,6 +291,9 @@ export function createEditor(): Editor {
     },
     onChange(listener) {
       listeners.push(listener)
+    },
+    focusFirst() {
+      entries[0]?.inputs.name.focus()
     },
   }
 }

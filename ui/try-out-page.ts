@@ -10,7 +10,9 @@ import { fitsSchema } from '../core/decode.ts'
 import { OpenPrAnswerSchema, RepoRulesSchema, TryOutAcceptedSchema } from '../core/page-schemas.ts'
 import type { Classification, UiConfig } from '../core/types.ts'
 import { getJson, postJson } from './api.ts'
+import type { Attempt } from './attempt.ts'
 import { createAttempts } from './attempts.ts'
+import { draftOf } from './attempts-matrix.ts'
 import { lastRepo, loadBench, saveBench, storedAttempt } from './bench-store.ts'
 import { h, replace } from './dom.ts'
 import { createEditor } from './editor.ts'
@@ -52,7 +54,18 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
   const actionStatus = h('div', { class: 'action-status', id: 'try-action-status', 'aria-live': 'polite' })
   const openPrResult = h('div', { class: 'open-pr-result', id: 'open-pr-result', 'aria-live': 'polite' })
 
-  const attempts = createAttempts(config)
+  const attempts = createAttempts(config, restoreAttempt)
+
+  /** The matrix's "restore this attempt": its rules back in the editor, in place of the draft. */
+  function restoreAttempt(attempt: Attempt): void {
+    editor.restore(draftOf(attempt.sent))
+    save()
+    say(
+      rulesStatus,
+      h('p', { class: 'ok' }, `The classifications of attempt ${attempt.number} are back in the editor.`),
+    )
+    editor.focusFirst()
+  }
 
   const form = h(
     'form',
