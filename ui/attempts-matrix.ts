@@ -82,7 +82,7 @@ export function attemptsMatrix(attempts: readonly Attempt[], restore: (attempt: 
       { class: 'table-wrap', role: 'region', tabindex: '0', 'aria-label': 'Every attempt, oldest first' },
       h(
         'table',
-        { class: 'rows attempts-matrix' },
+        { class: 'attempts-matrix' },
         h('caption', { class: 'visually-hidden' }, 'One column per attempt, oldest first; one row per rule'),
         h(
           'thead',
@@ -109,7 +109,7 @@ export function attemptsMatrix(attempts: readonly Attempt[], restore: (attempt: 
             h(
               'tr',
               { 'data-rule': name },
-              h('th', { scope: 'row' }, name),
+              h('th', { scope: 'row', class: 'matrix-rule' }, name),
               ...attempts.map((attempt, index) => ruleCell(attempt, attempts[index - 1], name)),
             ),
           ),

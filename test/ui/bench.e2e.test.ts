@@ -366,3 +366,156 @@ describe('marks and words', () => {
     await page.close()
   })
 })
+
+describe('every attempt', () => {
+  it('lines up three attempts oldest first, diffs the description, and restores an attempt', async () => {
+    const { page, errors } = await openTryOut()
+    await page.fill('#try-repo', 'acme/widgets')
+    await page.fill('#try-pr', '4')
+    await loadRules(page)
+    const description = page.locator('.entry textarea').first()
+    await page.click('#try-run')
+    await attemptDone(page, 1)
+    await description.fill('Strictly every datetime carries a zone.')
+    await page.click('#try-run')
+    await attemptDone(page, 2)
+    await description.fill('Strictly every datetime carries a time zone.')
+    await page.locator('.field--threshold input').first().fill('50')
+    await page.click('#try-run')
+    await attemptDone(page, 3)
+    const matrix = page.locator('.attempts-matrix')
+    expect(
+      await matrix
+        .locator('thead th[data-attempt]')
+        .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-attempt'))),
+    ).toEqual(['1', '2', '3'])
+    expect(
+      await matrix.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-rule'))),
+    ).toEqual(['datetime', 'no-ads'])
+    const datetime = matrix.locator('tbody tr[data-rule="datetime"] td')
+    expect(await datetime.locator('.matrix-answer').allTextContents()).toEqual([
+      'match 95, passes',
+      'match 60, uncounted',
+      'match 60, passes',
+    ])
+    expect(await datetime.nth(2).locator('.rule-terms').textContent()).toBe('positive, threshold 50 (was positive, 80)')
+    expect(await datetime.nth(2).locator('ins').textContent()).toBe(' added: time ')
+    expect(await datetime.nth(1).locator('del').first().textContent()).toContain('All')
+    await page.click('button[data-restore="1"]')
+    expect(await description.inputValue()).toBe('All datetimes carry time zone information.')
+    expect(await page.locator('.field--threshold input').first().inputValue()).toBe('80')
+    expect(await page.evaluate('document.activeElement.closest(".entry") !== null')).toBe(true)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
+/**
+ * Every piece of text in the page whose colour contrast with what it sits on is under WCAG AA
+ * (4.5:1, or 3:1 for large text), as "ratio selector: text". Backgrounds are read up the
+ * ancestors, a translucent one blended over the one under it.
+ */
+const LOW_CONTRAST = `(() => {
+  const parse = (value) => {
+    const m = /rgba?\\(([\\d.]+),?\\s*([\\d.]+),?\\s*([\\d.]+)(?:,?\\s*\\/?\\s*([\\d.]+))?\\)/.exec(value)
+    return m === null ? null : [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])]
+  }
+  const blend = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat(1)
+  const background = (element) => {
+    const layers = []
+    for (let node = element; node !== null; node = node.parentElement) {
+      const colour = parse(getComputedStyle(node).backgroundColor)
+      if (colour !== null && colour[3] > 0) layers.push(colour)
+      if (colour !== null && colour[3] === 1) break
+    }
+    let result = [255, 255, 255, 1]
+    for (const layer of layers.reverse()) result = blend(layer, result)
+    return result
+  }
+  const luminance = (c) => {
+    const [r, g, b] = c.slice(0, 3).map((v) => {
+      const s = v / 255
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4
+    })
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+  }
+  const failures = []
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+  for (let text = walker.nextNode(); text !== null; text = walker.nextNode()) {
+    const element = text.parentElement
+    if (element === null || text.textContent.trim() === '') continue
+    if (element.closest('[hidden], .visually-hidden, noscript, option, datalist, script') !== null) continue
+    const rect = element.getBoundingClientRect()
+    if (rect.width === 0 || rect.height === 0) continue
+    const style = getComputedStyle(element)
+    if (style.visibility === 'hidden' || Number(style.opacity) === 0) continue
+    const fg = parse(style.color)
+    if (fg === null) continue
+    const bg = background(element)
+    const colour = blend(fg, bg)
+    const [a, b] = [luminance(colour), luminance(bg)].sort((x, y) => y - x)
+    const ratio = (a + 0.05) / (b + 0.05)
+    const size = parseFloat(style.fontSize)
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700)
+    if (ratio < (large ? 3 : 4.5)) {
+      failures.push(ratio.toFixed(2) + ' ' + element.tagName.toLowerCase() + '.' + element.className + ': ' + text.textContent.trim().slice(0, 40))
+    }
+  }
+  return [...new Set(failures)]
+})()`
+
+describe('dark mode and the pictures', () => {
+  async function shotFor(page: Page, name: string): Promise<void> {
+    await painted(page)
+    await page.screenshot({ path: join(ARTIFACTS, `docs-${name}.png`), fullPage: false })
+  }
+
+  it('meets the same contrast in dark mode as in light, on both pages, at a laptop and a phone', async () => {
+    const { page, errors } = await openTryOut(1280, 800)
+    await page.fill('#try-repo', 'acme/widgets')
+    await page.fill('#try-pr', '4')
+    await loadRules(page)
+    await page.click('#try-run')
+    await attemptDone(page, 1)
+    await page.locator('.entry textarea').first().fill('Strictly every datetime carries a zone.')
+    await page.click('#try-run')
+    await attemptDone(page, 2)
+    await page.locator('.attempt summary, .note').first().waitFor({ state: 'attached' })
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme })
+      await page.setViewportSize({ width: 1280, height: 800 })
+      await page.evaluate('window.scrollTo(0, 0)')
+      expect({ scheme, page: 'try-out', low: await page.evaluate(LOW_CONTRAST) }).toEqual({
+        scheme,
+        page: 'try-out',
+        low: [],
+      })
+      expect(
+        await page.evaluate(
+          `getComputedStyle(document.body).backgroundColor !== getComputedStyle(document.documentElement).color`,
+        ),
+      ).toBe(true)
+      await shotFor(page, `try-out-${scheme}-laptop`)
+      await page.setViewportSize({ width: 390, height: 844 })
+      await page.locator('.attempt[data-attempt="2"]').scrollIntoViewIfNeeded()
+      await shotFor(page, `try-out-${scheme}-phone`)
+    }
+    await page.goto(`${world.url}/ui/#runs`)
+    await page.locator('.card').first().waitFor()
+    await page.locator('.card-toggle').first().click()
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme })
+      await page.setViewportSize({ width: 1280, height: 800 })
+      expect({ scheme, page: 'runs', low: await page.evaluate(LOW_CONTRAST) }).toEqual({
+        scheme,
+        page: 'runs',
+        low: [],
+      })
+      await shotFor(page, `runs-${scheme}-laptop`)
+      await page.setViewportSize({ width: 390, height: 844 })
+      await shotFor(page, `runs-${scheme}-phone`)
+    }
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
