@@ -7,10 +7,15 @@ export function verdictLabel(verdict: Verdict | null): string {
   return verdict === null ? 'no answer' : VERDICT_LABEL[verdict]
 }
 
-/** The review table's "counted" cell, in words (the review's ✅ and ❌ need an emoji font). */
-export function countedLabel(row: Pick<RecordedRow, 'counted' | 'fails'>): string {
-  if (!row.counted) return 'no'
-  return row.fails ? 'yes, fails' : 'yes, passes'
+/** The review table's "counted" cell, in words (the review's ✅ and ❌ need an emoji font), and why a row isn't counted. */
+export function countedLabel(
+  row: Pick<RecordedRow, 'counted' | 'fails' | 'verdict' | 'certainty' | 'threshold'>,
+): string {
+  if (row.counted) return row.fails ? 'yes, fails' : 'yes, passes'
+  if (row.verdict === null) return 'no: no answer'
+  if (row.verdict === 'not-applicable') return 'no: not applicable'
+  if (row.certainty !== null && row.certainty < row.threshold) return `no: ${row.certainty} is under ${row.threshold}`
+  return 'no'
 }
 
 /** Why a row has no answer, in words. */

@@ -148,14 +148,19 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       pull.focusRepo()
       return
     }
+    askThenLoad(name)
+  })
+
+  /** Loads the repo's rules (only the names in `only`, when given), asking first over a changed draft. */
+  function askThenLoad(name: string, only?: readonly string[]): void {
     if (!draftChanged()) {
-      void loadFrom(name)
+      void loadFrom(name, only)
       return
     }
     // Loading replaces every entry: a changed draft is only replaced when its author says so.
     const replaceIt = h('button', { type: 'button', class: 'primary', id: 'load-rules-replace' }, 'Replace my draft')
     const keep = h('button', { type: 'button', class: 'secondary', id: 'load-rules-keep' }, 'Keep my draft')
-    replaceIt.addEventListener('click', () => void loadFrom(name))
+    replaceIt.addEventListener('click', () => void loadFrom(name, only))
     keep.addEventListener('click', () => {
       say(rulesStatus, h('p', { class: 'muted' }, 'Your draft is kept as it is.'))
       loadRules.focus()
@@ -170,15 +175,27 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       ),
     )
     keep.focus()
-  })
+  }
 
-  async function loadFrom(name: string): Promise<void> {
+  /** `#try-out?repo=…&pr=…&rules=a,b`, a run's "open in try-out": its repo and PR, and its rules from the repo. */
+  function prefillFromHash(): void {
+    if (!location.hash.startsWith('#try-out?')) return
+    const query = new URLSearchParams(location.hash.slice('#try-out?'.length))
+    const repo = query.get('repo')
+    if (repo === null) return
+    pull.fill(repo, query.get('pr') ?? undefined)
+    const rules = query.get('rules')
+    askThenLoad(repo, rules === null ? undefined : rules.split(',').filter((name) => name !== ''))
+  }
+
+  async function loadFrom(name: string, only?: readonly string[]): Promise<void> {
     loadRules.disabled = true
     say(rulesStatus, h('p', { class: 'muted' }, `Loading the rules of ${name}…`))
     const answer = await getJson('api/review-classifier/rules', fitsSchema(RepoRulesSchema), { repo: name })
     loadRules.disabled = false
     if (answer.ok) {
-      editor.load(answer.value.classifications)
+      const picked = answer.value.classifications.filter((entry) => only === undefined || only.includes(entry.name))
+      editor.load(picked.length > 0 ? picked : answer.value.classifications)
       baseline = editor.draft()
       save()
       say(
@@ -186,7 +203,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
         h(
           'p',
           { class: 'ok' },
-          `Loaded ${plural(answer.value.classifications.length, 'classification')} from ${answer.value.path} on ${answer.value.branch} at ${shortSha(answer.value.commit)}.`,
+          `Loaded ${plural(picked.length > 0 ? picked.length : answer.value.classifications.length, 'classification')} from ${answer.value.path} on ${answer.value.branch} at ${shortSha(answer.value.commit)}.`,
         ),
       )
       return
@@ -288,6 +305,11 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
         started = true
         restoreKept()
         pull.suggestRepos()
+      }
+      if (location.hash.startsWith('#try-out?')) {
+        prefillFromHash()
+        // The link is followed once: a reload keeps the draft instead of loading it again.
+        history.replaceState(null, '', '#try-out')
       }
     },
     hide() {

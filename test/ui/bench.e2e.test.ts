@@ -519,3 +519,58 @@ describe('dark mode and the pictures', () => {
     await page.close()
   })
 })
+
+describe('recent runs, denser', () => {
+  it('answers more on a collapsed card, keeps filters in the URL, links one run, and opens it in try-out', async () => {
+    const id = await world.postTryOut({
+      repo: 'acme/widgets',
+      pr: 6,
+      classifications: [
+        { name: 'ads-check', description: 'A commit message advertises.', threshold: 80, polarity: 'negative' },
+        { name: 'datetime', description: 'Strictly zoned datetimes.', threshold: 80, polarity: 'positive' },
+      ],
+    })
+    const { page, errors } = await world.newPage(1280, 800)
+    await page.goto(`${world.url}/ui/`)
+    await page.evaluate('localStorage.clear()')
+    const card = page.locator(`.card[data-run-id="${id}"]`)
+    await card.waitFor({ timeout: 60_000 })
+    expect(await card.locator('.card-failing').textContent()).toBe(
+      'Fails: ads-check. 1 rule not counted (open the rows for why).',
+    )
+    await card.locator('.card-pr-title').waitFor()
+    expect(await card.locator('.card-pr-title').textContent()).toBe('Change 6: timestamps in module 6')
+    const time = card.locator('time')
+    expect(await time.textContent()).toMatch(/ago|now|second|minute/)
+    expect(await time.getAttribute('title')).toMatch(/\d{4}.*(UTC|GMT|Coordinated|[A-Z]{3,4})/)
+    const head = card.locator('.meta a:has(code)')
+    expect(await head.getAttribute('href')).toStartWith(`${world.forge.url}/acme/widgets/commit/`)
+    await card.locator('.card-toggle').click()
+    expect(await card.locator('.counted').allTextContents()).toEqual(['yes, fails', 'no: 60 is under 80'])
+
+    await page.selectOption('#runs-trigger', 'review')
+    expect(new URL(page.url()).hash).toBe('#runs?trigger=review')
+    expect(await card.isHidden()).toBe(true)
+    await page.reload()
+    await page.locator('.card').first().waitFor({ state: 'attached', timeout: 60_000 })
+    expect(await page.inputValue('#runs-trigger')).toBe('review')
+    expect(await page.locator(`.card[data-run-id="${id}"]`).isHidden()).toBe(true)
+
+    await page.goto(`${world.url}/ui/#runs/${id}`)
+    await page.reload()
+    const linked = page.locator(`.card[data-run-id="${id}"]`)
+    await linked.locator('.card-toggle[aria-expanded="true"]').waitFor({ timeout: 60_000 })
+    expect(await page.evaluate('document.activeElement.closest(".card")?.getAttribute("data-run-id")')).toBe(id)
+    expect(await linked.locator('.run-link').getAttribute('href')).toBe(`#runs/${id}`)
+
+    await linked.locator('.open-try-out').click()
+    await page.locator('#rules-status .ok').waitFor()
+    expect(await page.inputValue('#try-repo')).toBe('acme/widgets')
+    expect(await page.inputValue('#try-pr')).toBe('6')
+    // Of the run's two rules the repo's file has one (datetime): that one is loaded, as the file holds it.
+    expect(await page.locator('.entry').count()).toBe(1)
+    expect(await page.locator('.field--name input').first().inputValue()).toBe('datetime')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
