@@ -506,6 +506,7 @@ describe('dark mode and the pictures', () => {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme })
       await page.setViewportSize({ width: 1280, height: 800 })
+      await page.evaluate('window.scrollTo(0, 0)')
       expect({ scheme, page: 'runs', low: await page.evaluate(LOW_CONTRAST) }).toEqual({
         scheme,
         page: 'runs',
@@ -513,6 +514,7 @@ describe('dark mode and the pictures', () => {
       })
       await shotFor(page, `runs-${scheme}-laptop`)
       await page.setViewportSize({ width: 390, height: 844 })
+      await page.evaluate('window.scrollTo(0, 0)')
       await shotFor(page, `runs-${scheme}-phone`)
     }
     expect(errors).toEqual([])
