@@ -5,10 +5,8 @@
  * outside data, checked against its schema like an answer of the
  * controller; a stored entry that doesn't fit is dropped, never trusted.
  */
-import * as Type from '@sinclair/typebox'
 import { fitsSchema } from '../core/decode.ts'
-import { TryOutViewSchema } from '../core/page-schemas.ts'
-import { ClassificationSchema, literals, nullable } from '../core/row-schemas.ts'
+import { type DraftEntry, type StoredBench, StoredBenchSchema } from '../core/page-schemas.ts'
 import type { Attempt } from './attempt.ts'
 
 const PREFIX = 'review-classifier:try-out:'
@@ -16,35 +14,7 @@ const LAST_REPO = `${PREFIX}last-repo`
 /** The newest attempts kept: a replay's view is a few KB, and the storage is a few MB shared by the site. */
 export const STORED_ATTEMPTS = 12
 
-const DraftEntrySchema = Type.Object({
-  name: Type.String(),
-  description: Type.String(),
-  threshold: Type.String(),
-  polarity: Type.String(),
-})
-
-const StoredAttemptSchema = Type.Object({
-  number: Type.Integer({ minimum: 1 }),
-  id: Type.String(),
-  mode: literals(['pull', 'repeat', 'replay'] as const),
-  repo: Type.String(),
-  pr: nullable(Type.Integer()),
-  count: Type.Integer({ minimum: 1 }),
-  sent: Type.Array(ClassificationSchema),
-  view: nullable(TryOutViewSchema),
-  lost: nullable(Type.String()),
-})
-
-const StoredBenchSchema = Type.Object({
-  pr: Type.String(),
-  draft: Type.Array(DraftEntrySchema),
-  baseline: Type.Array(DraftEntrySchema),
-  attempts: Type.Array(StoredAttemptSchema),
-})
-
-/** One entry of the editor as typed. */
-export type DraftEntry = Type.Static<typeof DraftEntrySchema>
-export type StoredBench = Type.Static<typeof StoredBenchSchema>
+export type { DraftEntry, StoredBench }
 
 const fitsBench = fitsSchema(StoredBenchSchema)
 
