@@ -299,3 +299,34 @@ export const OpenPrAnswerSchema = Type.Object({
   path: Type.String({ description: 'The rules file written.' }),
   compare_url: Type.String({ description: "The forge's compare page for the branch, to open the PR from." }),
 })
+
+/** What the try-out page keeps in the browser's localStorage per repo (ui/bench-store.ts), checked when read back. */
+export const DraftEntrySchema = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  threshold: Type.String(),
+  polarity: Type.String(),
+})
+
+export const StoredAttemptSchema = Type.Object({
+  number: Type.Integer({ minimum: 1 }),
+  id: Type.String(),
+  mode: literals(['pull', 'repeat', 'replay'] as const),
+  repo: Type.String(),
+  pr: nullable(Type.Integer()),
+  count: Type.Integer({ minimum: 1 }),
+  sent: Type.Array(ClassificationSchema),
+  view: nullable(TryOutViewSchema),
+  lost: nullable(Type.String()),
+})
+
+export const StoredBenchSchema = Type.Object({
+  pr: Type.String(),
+  draft: Type.Array(DraftEntrySchema),
+  baseline: Type.Array(DraftEntrySchema),
+  attempts: Type.Array(StoredAttemptSchema),
+})
+
+/** One entry of the try-out editor as typed. */
+export type DraftEntry = Type.Static<typeof DraftEntrySchema>
+export type StoredBench = Type.Static<typeof StoredBenchSchema>

@@ -4,7 +4,7 @@
  * flips is flagged unstable) and the spread of its certainty.
  */
 import type { RecordedRow, RepeatedClassification } from '../core/types.ts'
-import type { Attempt } from './attempt.ts'
+import { type Attempt, outcomeWords } from './attempt.ts'
 import { type Child, h } from './dom.ts'
 import { rowErrorText, verdictLabel } from './format.ts'
 
@@ -22,7 +22,7 @@ function answerChip(row: RecordedRow, index: number): HTMLElement {
   const label = row.verdict === null ? 'no answer' : verdictLabel(row.verdict)
   return h(
     'li',
-    { title: row.error === null ? (row.reason ?? '') : rowErrorText(row) },
+    {},
     h('span', { class: 'visually-hidden' }, `Answer ${index + 1}: `),
     h(
       'span',
@@ -31,8 +31,38 @@ function answerChip(row: RecordedRow, index: number): HTMLElement {
       },
       label,
       row.certainty === null ? null : h('span', { class: 'chip-certainty' }, ` ${row.certainty}`),
+      h('span', { class: 'chip-outcome' }, ` · ${outcomeWords(row)}`),
     ),
   )
+}
+
+/** Every answer's reason, in the order asked, behind one summary a keyboard opens. */
+function reasonsOf(name: string, answers: readonly RecordedRow[]): Child {
+  if (answers.length === 0) return null
+  return h(
+    'details',
+    { class: 'reason-details' },
+    h('summary', {}, `Reasons (${answers.length})`),
+    h(
+      'ol',
+      { class: 'reasons', 'aria-label': `${name}: reasons in the order asked` },
+      ...answers.map((row) =>
+        h(
+          'li',
+          {},
+          `${row.verdict === null ? 'no answer' : verdictLabel(row.verdict)}: `,
+          row.error === null ? (row.reason ?? '') : rowErrorText(row),
+        ),
+      ),
+    ),
+  )
+}
+
+/** "2 of 5 fail": how often the rule's answer failed the review. */
+function tally(answers: readonly RecordedRow[]): string {
+  const fail = answers.filter((row) => row.counted && row.fails).length
+  const uncounted = answers.filter((row) => !row.counted).length
+  return `${fail} of ${answers.length} fail${uncounted > 0 ? `, ${uncounted} uncounted` : ''}`
 }
 
 function stabilityOf(entry: RepeatedClassification | undefined, running: boolean, count: number): HTMLElement {
@@ -83,7 +113,12 @@ export function repeatBody(attempt: Attempt): Child {
             { class: 'repeat-summary' },
             h('th', { scope: 'row', 'data-label': 'Classification' }, classification.name),
             h('td', { 'data-label': 'Stability' }, stabilityOf(entry, running, attempt.count)),
-            h('td', { 'data-label': 'Verdicts' }, entry === undefined ? '—' : verdictCounts(entry)),
+            h(
+              'td',
+              { 'data-label': 'Verdicts' },
+              entry === undefined ? '—' : verdictCounts(entry),
+              entry === undefined ? null : h('span', { class: 'rule-terms tally' }, tally(entry.answers)),
+            ),
             h('td', { 'data-label': 'Flips', class: 'flips' }, entry === undefined ? '—' : String(entry.flips)),
             h(
               'td',
@@ -102,6 +137,7 @@ export function repeatBody(attempt: Attempt): Child {
                 { class: 'chips', 'aria-label': `${classification.name}: answers in the order asked` },
                 ...(entry?.answers ?? []).map(answerChip),
               ),
+              reasonsOf(classification.name, entry?.answers ?? []),
             ),
           ),
         )

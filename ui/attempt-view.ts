@@ -9,16 +9,17 @@ import { type Attempt, edits, notesFor } from './attempt.ts'
 import { repeatBody } from './attempt-repeat.ts'
 import { replayBody } from './attempt-replay.ts'
 import { type Child, external, h } from './dom.ts'
-import { commitUrl, plural, pullUrl, shortSha } from './format.ts'
+import { commitUrl, overallWords, plural, pullUrl, shortSha } from './format.ts'
 import { rowsTable } from './rows.ts'
 
-function statusLine(attempt: Attempt): HTMLElement {
+function statusLine(attempt: Attempt, previous: Attempt | null): HTMLElement {
   const view = attempt.view
-  if (attempt.lost !== null) return h('p', { class: 'attempt-status status--failed', role: 'alert' }, attempt.lost)
+  // No live role here: the attempts announce an ending once (attempts.ts), and these lines are patched in place.
+  if (attempt.lost !== null) return h('p', { class: 'attempt-status status--failed' }, attempt.lost)
   if (attempt.trouble !== null) {
     return h(
       'p',
-      { class: 'attempt-status status--failed', role: 'status' },
+      { class: 'attempt-status status--failed' },
       `The result can't be read right now (${attempt.trouble}); trying again.`,
     )
   }
@@ -34,7 +35,7 @@ function statusLine(attempt: Attempt): HTMLElement {
   if (view.status === 'failed') {
     return h(
       'p',
-      { class: 'attempt-status status--failed', role: 'alert' },
+      { class: 'attempt-status status--failed' },
       h('strong', {}, 'Failed: '),
       view.detail ?? 'no reason given',
     )
@@ -45,8 +46,24 @@ function statusLine(attempt: Attempt): HTMLElement {
       ? `${plural(view.replay?.pulls.length ?? 0, 'PR')} run.`
       : attempt.mode === 'repeat'
         ? `Each rule asked ${attempt.count} times; ${unstable === 0 ? 'no rule flipped' : `${plural(unstable, 'rule')} unstable`}.`
-        : `Overall: ${view.overall === null ? 'no verdict' : view.overall.replace('-', ' ')}.`
-  return h('p', { class: 'attempt-status status--done' }, h('strong', {}, 'Done. '), overall)
+        : `Overall: ${overallWords(view.overall)}.`
+  const was = previous?.view ?? null
+  const overallChanged =
+    attempt.mode === 'pull' &&
+    previous?.mode === 'pull' &&
+    previous.pr === attempt.pr &&
+    was !== null &&
+    was.status === 'done' &&
+    was.overall !== view.overall
+  return h(
+    'p',
+    { class: 'attempt-status status--done' },
+    h('strong', {}, 'Done. '),
+    overall,
+    overallChanged
+      ? h('span', { class: 'note note--outcome' }, `overall changed (was ${overallWords(was.overall)})`)
+      : null,
+  )
 }
 
 function progressText(attempt: Attempt, view: TryOutView): string {
@@ -132,7 +149,7 @@ export function renderAttempt(
       'data-attempt': String(attempt.number),
     },
     heading(attempt, role, config),
-    statusLine(attempt),
+    statusLine(attempt, previous),
     edited.length > 0 && previous !== null
       ? h('p', { class: 'hint' }, `Edited since attempt ${previous.number}: ${edited.join(', ')}.`)
       : null,

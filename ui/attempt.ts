@@ -3,7 +3,7 @@
  * what changed since the attempt before it: the classifications edited, and
  * the verdicts that differ on the same PR and rule.
  */
-import type { Classification, TryOutView, Verdict } from '../core/types.ts'
+import type { Classification, RecordedRow, TryOutView } from '../core/types.ts'
 import { verdictLabel } from './format.ts'
 import type { RowNote } from './rows.ts'
 
@@ -32,19 +32,45 @@ export function keyOf(pr: number, name: string): VerdictKey {
   return `${pr}\u0000${name}`
 }
 
-/** Every verdict an attempt shows, by PR and classification; a repeat's are not compared (its first answer says little). */
-export function verdictsOf(attempt: Attempt): Map<VerdictKey, Verdict | null> {
-  const verdicts = new Map<VerdictKey, Verdict | null>()
+/** Every row an attempt shows, by PR and classification; a repeat's are not compared (its first answer says little). */
+export function rowsOf(attempt: Attempt): Map<VerdictKey, RecordedRow> {
+  const rows = new Map<VerdictKey, RecordedRow>()
   const view = attempt.view
-  if (view === null || attempt.mode === 'repeat') return verdicts
+  if (view === null || attempt.mode === 'repeat') return rows
   if (attempt.mode === 'replay') {
     for (const line of view.replay?.pulls ?? []) {
-      for (const row of line.rows ?? []) verdicts.set(keyOf(line.pr, row.name), row.verdict)
+      for (const row of line.rows ?? []) rows.set(keyOf(line.pr, row.name), row)
     }
   } else if (view.pr !== null) {
-    for (const row of view.rows ?? []) verdicts.set(keyOf(view.pr, row.name), row.verdict)
+    for (const row of view.rows ?? []) rows.set(keyOf(view.pr, row.name), row)
   }
-  return verdicts
+  return rows
+}
+
+/** A row's counted outcome in words: what it does to the review. */
+export function outcomeWords(row: Pick<RecordedRow, 'counted' | 'fails'>): string {
+  return row.counted ? (row.fails ? 'fails' : 'passes') : 'uncounted'
+}
+
+/**
+ * What changed in a row since the same PR and rule in the attempt before,
+ * most telling first: its counted outcome (what the review does), a
+ * certainty that crossed the threshold, and the raw verdict.
+ */
+export function changeNotes(was: RecordedRow | undefined, row: RecordedRow): RowNote[] {
+  if (was === undefined) return []
+  const notes: RowNote[] = []
+  if (outcomeWords(was) !== outcomeWords(row)) {
+    notes.push({ kind: 'outcome', text: `outcome changed: ${outcomeWords(was)} → ${outcomeWords(row)}` })
+  }
+  if (was.certainty !== null && row.certainty !== null) {
+    const threshold = row.threshold
+    if (was.certainty >= threshold !== row.certainty >= threshold) {
+      notes.push({ kind: 'crossed', text: `certainty ${was.certainty} → ${row.certainty} against ${threshold}` })
+    }
+  }
+  if (was.verdict !== row.verdict) notes.push({ kind: 'changed', text: `changed (was ${verdictLabel(was.verdict)})` })
+  return notes
 }
 
 /** What changed in the classifications since the attempt before, by name. */
@@ -61,16 +87,14 @@ export function edits(current: Attempt, previous: Attempt | null): string[] {
   })
 }
 
-/** The notes of an attempt's rows: which verdicts changed since the attempt before, on the same PR. */
-export function notesFor(attempt: Attempt, previous: Attempt | null): Map<string, RowNote> {
-  const notes = new Map<string, RowNote>()
+/** The notes of an attempt's rows: what changed since the attempt before, on the same PR. */
+export function notesFor(attempt: Attempt, previous: Attempt | null): Map<string, RowNote[]> {
+  const notes = new Map<string, RowNote[]>()
   if (previous === null || attempt.view === null || attempt.mode === 'repeat' || attempt.view.pr === null) return notes
-  const before = verdictsOf(previous)
+  const before = rowsOf(previous)
   for (const row of attempt.view.rows ?? []) {
-    const key = keyOf(attempt.view.pr, row.name)
-    if (!before.has(key)) continue
-    const was = before.get(key) ?? null
-    if (was !== row.verdict) notes.set(row.name, { kind: 'changed', text: `changed (was ${verdictLabel(was)})` })
+    const found = changeNotes(before.get(keyOf(attempt.view.pr, row.name)), row)
+    if (found.length > 0) notes.set(row.name, found)
   }
   return notes
 }

@@ -7,6 +7,7 @@
 import { MAX_CLASSIFICATIONS } from '../core/limits.ts'
 import { type RulesProblem, validateClassifications } from '../core/rules-check.ts'
 import type { Classification, Polarity } from '../core/types.ts'
+import type { DraftEntry } from './bench-store.ts'
 import { h, replace } from './dom.ts'
 import { plural } from './format.ts'
 
@@ -35,6 +36,14 @@ export type Editor = {
   collect(): Classification[] | null
   /** The classifications as typed, checked or not (for comparing attempts). */
   count(): number
+  /** The entries as typed, checked or not: what a reload keeps. */
+  draft(): DraftEntry[]
+  /** Puts entries as typed back (none: one empty entry). */
+  restore(draft: readonly DraftEntry[]): void
+  /** Called after every edit, add and remove. */
+  onChange(listener: () => void): void
+  /** Moves the focus to the first entry's name. */
+  focusFirst(): void
 }
 
 const POLARITIES: readonly Polarity[] = ['positive', 'negative']
@@ -46,6 +55,10 @@ const HINT_IDS: Record<FieldKey, string> = {
   polarity: 'rules-hint-polarity',
 }
 const DEFAULT_ENTRY: Classification = { name: '', description: '', threshold: 80, polarity: 'positive' }
+
+function isPolarity(value: string): value is Polarity {
+  return value === 'positive' || value === 'negative'
+}
 
 /** A threshold as typed: a number when it reads as one, so the check says "got 101 (a number)"; the text otherwise. */
 function thresholdValue(text: string): unknown {
@@ -81,11 +94,16 @@ export function createEditor(): Editor {
   let entries: Entry[] = []
   let nextKey = 0
   let showAll = false
+  const listeners: Array<() => void> = []
+  const changed = () => {
+    for (const listener of listeners) listener()
+  }
 
   addButton.addEventListener('click', () => {
     const entry = addEntry(DEFAULT_ENTRY)
     renumber()
     check(false)
+    changed()
     entry.inputs.name.focus()
   })
 
@@ -106,7 +124,7 @@ export function createEditor(): Editor {
     }
   }
 
-  function addEntry(value: Classification): Entry {
+  function addEntry(value: Classification | DraftEntry): Entry {
     nextKey += 1
     const key = nextKey
     const name = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', value: value.name })
@@ -119,7 +137,7 @@ export function createEditor(): Editor {
       value: String(value.threshold),
     })
     const polarity = h('select', {}, ...POLARITIES.map((p) => h('option', { value: p }, p)))
-    polarity.value = value.polarity
+    polarity.value = isPolarity(value.polarity) ? value.polarity : 'positive'
     const nameField = field(key, 'name', 'Name', name)
     const descriptionField = field(key, 'description', 'Description', description)
     const thresholdField = field(key, 'threshold', 'Threshold', threshold)
@@ -134,15 +152,10 @@ export function createEditor(): Editor {
         'fieldset',
         {},
         legend,
-        h(
-          'div',
-          { class: 'entry-grid' },
-          nameField.element,
-          thresholdField.element,
-          polarityField.element,
-          h('div', { class: 'entry-remove' }, remove),
-        ),
+        h('div', { class: 'entry-grid' }, nameField.element, thresholdField.element, polarityField.element),
         descriptionField.element,
+        // After the description, so the tab order runs through the whole entry before leaving it.
+        h('div', { class: 'entry-remove' }, remove),
         entryError,
       ),
     )
@@ -165,6 +178,7 @@ export function createEditor(): Editor {
       const touch = () => {
         entry.touched.add(fieldKey)
         check(false)
+        changed()
       }
       control.addEventListener('input', touch)
       control.addEventListener('change', touch)
@@ -175,6 +189,7 @@ export function createEditor(): Editor {
       element.remove()
       renumber()
       check(false)
+      changed()
       const next = entries[index] ?? entries[index - 1]
       ;(next?.inputs.name ?? addButton).focus()
     })
@@ -256,6 +271,29 @@ export function createEditor(): Editor {
     },
     count() {
       return entries.length
+    },
+    draft() {
+      return entries.map((entry) => ({
+        name: entry.inputs.name.value,
+        description: entry.inputs.description.value,
+        threshold: entry.inputs.threshold.value,
+        polarity: entry.inputs.polarity.value,
+      }))
+    },
+    restore(draft) {
+      for (const entry of entries) entry.element.remove()
+      entries = []
+      showAll = false
+      for (const typed of draft) addEntry(typed)
+      if (entries.length === 0) addEntry(DEFAULT_ENTRY)
+      renumber()
+      check(false)
+    },
+    onChange(listener) {
+      listeners.push(listener)
+    },
+    focusFirst() {
+      entries[0]?.inputs.name.focus()
     },
   }
 }

@@ -1,16 +1,21 @@
 /** How the pages write values: verdicts as the review table does, times, shas, links to the forge. */
 import { ERROR_KIND_LABEL } from '../core/aggregate.ts'
 import { VERDICT_LABEL } from '../core/review-body.ts'
-import type { RecordedRow, Verdict } from '../core/types.ts'
+import type { Overall, RecordedRow, Verdict } from '../core/types.ts'
 
 export function verdictLabel(verdict: Verdict | null): string {
   return verdict === null ? 'no answer' : VERDICT_LABEL[verdict]
 }
 
-/** The review table's "counted" cell, in words (the review's ✅ and ❌ need an emoji font). */
-export function countedLabel(row: Pick<RecordedRow, 'counted' | 'fails'>): string {
-  if (!row.counted) return 'no'
-  return row.fails ? 'yes, fails' : 'yes, passes'
+/** The review table's "counted" cell, in words (the review's ✅ and ❌ need an emoji font), and why a row isn't counted. */
+export function countedLabel(
+  row: Pick<RecordedRow, 'counted' | 'fails' | 'verdict' | 'certainty' | 'threshold'>,
+): string {
+  if (row.counted) return row.fails ? 'yes, fails' : 'yes, passes'
+  if (row.verdict === null) return 'no: no answer'
+  if (row.verdict === 'not-applicable') return 'no: not applicable'
+  if (row.certainty !== null && row.certainty < row.threshold) return `no: ${row.certainty} is under ${row.threshold}`
+  return 'no'
 }
 
 /** Why a row has no answer, in words. */
@@ -63,4 +68,15 @@ export function commitUrl(forgeUrl: string | null, repo: string, sha: string): s
 
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`
+}
+
+/** The overall verdict in the same words on both pages: what the review would do. */
+export const OVERALL_WORDS = {
+  approve: 'would approve',
+  'request-changes': 'would request changes',
+  'no-verdict': 'no verdict',
+} as const satisfies Record<Overall, string>
+
+export function overallWords(overall: Overall | null): string {
+  return overall === null ? 'no verdict' : OVERALL_WORDS[overall]
 }

@@ -38,7 +38,8 @@ async function start(): Promise<void> {
   )
 
   function route(): void {
-    const page = location.hash === '#try-out' ? 'try-out' : 'runs'
+    // `#try-out?repo=…` opens the bench prefilled; `#runs?…` and `#runs/<id>` are the runs page's own.
+    const page = location.hash.startsWith('#try-out') ? 'try-out' : 'runs'
     for (const [name, link] of Object.entries(links)) {
       if (name === page) link.setAttribute('aria-current', 'page')
       else link.removeAttribute('aria-current')
@@ -54,7 +55,7 @@ async function start(): Promise<void> {
   }
   window.addEventListener('hashchange', () => {
     route()
-    main.focus()
+    if (!location.hash.startsWith('#runs/')) main.focus()
   })
   route()
 }

@@ -29,11 +29,19 @@ export type PullFields = {
   element: HTMLFieldSetElement
   /** The repo checked, its error shown: owner/name, or null. */
   checkRepo(): string | null
+  /** The repo checked, nothing shown: owner/name, or null. */
+  checkRepoQuietly(): string | null
   focusRepo(): void
   /** Every field checked, each showing its own error: the target, or the first field in error. */
   checkTarget(): { ok: true; target: RunTarget } | { ok: false; invalid: HTMLElement }
   /** Suggests the repos with open PRs (once the page is first shown). */
   suggestRepos(): void
+  /** The repo and PR fields as typed. */
+  typed(): { repo: string; pr: string }
+  /** Fills the repo and PR fields (a reload's, or a run's "open in try-out"); an absent PR leaves it as it is. */
+  fill(repo: string, pr?: string): void
+  /** Called when the repo or PR field changes. */
+  onChange(listener: () => void): void
 }
 
 /** `onRunLabel` gets what the run button should say whenever the mode or a count changes, and once at the start. */
@@ -261,8 +269,24 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
   return {
     element,
     checkRepo,
+    checkRepoQuietly: () => (parseRepoValue(repo.value.trim()).ok ? repo.value.trim() : null),
     focusRepo: () => repo.focus(),
     checkTarget,
     suggestRepos: () => void suggestRepos(),
+    typed: () => ({ repo: repo.value.trim(), pr: pr.value.trim() }),
+    fill(name, number) {
+      repo.value = name
+      if (number !== undefined) pr.value = number
+      if (modeReplay.checked && number !== undefined && number !== '') {
+        modeOne.checked = true
+        updateMode()
+      }
+      void suggestPulls()
+    },
+    onChange(listener) {
+      repo.addEventListener('change', listener)
+      pr.addEventListener('change', listener)
+      pr.addEventListener('input', listener)
+    },
   }
 }

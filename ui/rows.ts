@@ -18,7 +18,8 @@ export const ROW_COLUMNS = [
   'Reason',
 ] as const
 
-export type RowNote = { text: string; kind: 'changed' | 'info' }
+/** A mark on a row: `outcome` and `crossed` change what the review does, `changed` only the raw verdict. */
+export type RowNote = { text: string; kind: 'outcome' | 'crossed' | 'changed' | 'info' }
 
 export type RowsTableOptions = {
   caption: string
@@ -27,7 +28,11 @@ export type RowsTableOptions = {
   /** Classifications still running show as pending lines, in the order sent. */
   pending?: readonly Classification[]
   /** A note under a row's verdict (e.g. that it changed since the previous attempt), by classification name. */
-  notes?: ReadonlyMap<string, RowNote>
+  notes?: ReadonlyMap<string, readonly RowNote[]>
+}
+
+export function noteMark(note: RowNote): HTMLElement {
+  return h('span', { class: `note note--${note.kind}` }, note.text)
 }
 
 export function verdictBadge(row: Pick<RecordedRow, 'verdict' | 'counted' | 'fails'>): HTMLElement {
@@ -41,7 +46,7 @@ function cell(label: string, ...children: Child[]): HTMLTableCellElement {
 
 const COMPACT_COLUMNS = ['Classification', 'Verdict', 'Certainty', 'Reason'] as const
 
-function compactLine(row: RecordedRow, note?: RowNote): HTMLTableRowElement {
+function compactLine(row: RecordedRow, notes: readonly RowNote[] = []): HTMLTableRowElement {
   const reason = row.error === null ? (row.reason ?? '') : rowErrorText(row)
   return h(
     'tr',
@@ -56,7 +61,7 @@ function compactLine(row: RecordedRow, note?: RowNote): HTMLTableRowElement {
       'Verdict',
       verdictBadge(row),
       h('span', { class: 'rule-terms' }, 'counted: ', countedCell(row)),
-      note === undefined ? null : h('span', { class: `note note--${note.kind}` }, note.text),
+      ...notes.map(noteMark),
     ),
     cell('Certainty', row.certainty === null ? '—' : String(row.certainty)),
     h('td', { 'data-label': 'Reason', class: 'reason' }, reason),
@@ -79,18 +84,14 @@ function compactPending(classification: Classification): HTMLTableRowElement {
   )
 }
 
-export function rowLine(row: RecordedRow, note?: RowNote): HTMLTableRowElement {
+export function rowLine(row: RecordedRow, notes: readonly RowNote[] = []): HTMLTableRowElement {
   const reason = row.error === null ? (row.reason ?? '') : rowErrorText(row)
   return h(
     'tr',
     { class: row.error === null ? undefined : 'row--error' },
     h('th', { scope: 'row', 'data-label': 'Classification' }, row.name),
     cell('Polarity', row.polarity),
-    cell(
-      'Verdict',
-      verdictBadge(row),
-      note === undefined ? null : h('span', { class: `note note--${note.kind}` }, note.text),
-    ),
+    cell('Verdict', verdictBadge(row), ...notes.map(noteMark)),
     cell('Certainty', row.certainty === null ? '—' : String(row.certainty)),
     cell('Threshold', String(row.threshold)),
     cell('Counted', countedCell(row)),

@@ -6,13 +6,13 @@
  * change), so an expanded card and the focus stay put while the list grows.
  */
 import { fitsSchema } from '../core/decode.ts'
-import { RunListSchema } from '../core/page-schemas.ts'
+import { PullListSchema, RunListSchema } from '../core/page-schemas.ts'
 import type { RunRecord } from '../core/run-record.ts'
 import type { UiConfig } from '../core/types.ts'
 import { type Answer, getJson } from './api.ts'
-import { external, h, replace, uid } from './dom.ts'
-import { dateTime, duration, plural, pullUrl, shortSha } from './format.ts'
-import { rowsTable } from './rows.ts'
+import { h, replace } from './dom.ts'
+import { plural } from './format.ts'
+import { runCard } from './run-card.ts'
 
 /** How often the list is read again while the page is open. */
 export const RUNS_REFRESH_MS = 5_000
@@ -26,12 +26,6 @@ const OUTCOMES = [
   ['done', 'try-out done'],
   ['failed', 'try-out failed'],
 ] as const satisfies ReadonlyArray<readonly [RunRecord['outcome'], string]>
-
-const OVERALL_LABEL = {
-  approve: 'would approve',
-  'request-changes': 'would request changes',
-  'no-verdict': 'no verdict',
-} as const
 
 function outcomeLabel(outcome: RunRecord['outcome']): string {
   return OUTCOMES.find(([value]) => value === outcome)?.[1] ?? outcome
@@ -48,6 +42,13 @@ export function createRunsPage(config: UiConfig): RunsPage {
     { id: 'runs-outcome' },
     h('option', { value: '' }, 'Any outcome'),
     ...OUTCOMES.map(([value, label]) => h('option', { value }, label)),
+  )
+  const triggerFilter = h(
+    'select',
+    { id: 'runs-trigger' },
+    h('option', { value: '' }, 'Any trigger'),
+    h('option', { value: 'review' }, 'review request'),
+    h('option', { value: 'try-out' }, 'try-out'),
   )
   const status = h('p', { class: 'status', id: 'runs-status', role: 'status' }, 'Loading the runs…')
   const notice = h('div', { class: 'notice-slot' })
@@ -70,6 +71,7 @@ export function createRunsPage(config: UiConfig): RunsPage {
         { class: 'filters', role: 'group', 'aria-label': 'Filters' },
         h('div', { class: 'field field--inline' }, h('label', { for: 'runs-repo' }, 'Repo'), repoFilter),
         h('div', { class: 'field field--inline' }, h('label', { for: 'runs-outcome' }, 'Outcome'), outcomeFilter),
+        h('div', { class: 'field field--inline' }, h('label', { for: 'runs-trigger' }, 'Trigger'), triggerFilter),
       ),
     ),
     status,
@@ -84,20 +86,82 @@ export function createRunsPage(config: UiConfig): RunsPage {
   let timer: ReturnType<typeof setTimeout> | null = null
   let visible = false
 
-  repoFilter.addEventListener('change', applyFilters)
-  outcomeFilter.addEventListener('change', applyFilters)
+  const filters = { repo: repoFilter, outcome: outcomeFilter, trigger: triggerFilter }
+  // PR titles by repo and number, from the open PRs of each repo shown (a merged PR's title isn't listed).
+  const titles = new Map<string, string>()
+  const titledRepos = new Set<string>()
+  const titleKey = (record: Pick<RunRecord, 'repo' | 'pr'>) => `${record.repo}#${record.pr}`
+  /** A filter from the URL waits for its option to exist (a repo's comes with its first run). */
+  let wanted: Record<string, string> = {}
+
+  for (const select of Object.values(filters)) {
+    select.addEventListener('change', () => {
+      applyFilters()
+      writeUrl()
+    })
+  }
+
+  /** The filters in the fragment (`#runs?repo=…&outcome=…&trigger=…`), so a filtered list can be linked. */
+  function writeUrl(): void {
+    const query = new URLSearchParams()
+    for (const [key, select] of Object.entries(filters)) if (select.value !== '') query.set(key, select.value)
+    const hash = query.size > 0 ? `#runs?${query.toString()}` : '#runs'
+    if (location.hash !== hash) history.replaceState(null, '', hash)
+  }
+
+  function readUrl(): void {
+    const hash = location.hash
+    wanted = {}
+    if (hash.startsWith('#runs?')) {
+      for (const [key, value] of new URLSearchParams(hash.slice('#runs?'.length))) wanted[key] = value
+    }
+    for (const [key, select] of Object.entries(filters)) {
+      const value = wanted[key] ?? ''
+      if ([...select.options].some((option) => option.value === value)) select.value = value
+    }
+  }
+
+  /** `#runs/<id>`: that run's card opened, in view and focused, once it is in the list. */
+  function openLinked(): void {
+    if (!location.hash.startsWith('#runs/')) return
+    const id = decodeURIComponent(location.hash.slice('#runs/'.length))
+    const linked = cards.get(id)
+    if (linked === undefined) return
+    const toggle = linked.element.querySelector<HTMLButtonElement>('.card-toggle')
+    if (toggle !== null && toggle.getAttribute('aria-expanded') !== 'true') toggle.click()
+    linked.element.classList.add('card--linked')
+    toggle?.focus()
+    linked.element.scrollIntoView({ block: 'start' })
+  }
+
+  async function fetchTitles(repo: string): Promise<void> {
+    if (titledRepos.has(repo)) return
+    titledRepos.add(repo)
+    const answer = await getJson('api/pulls', fitsSchema(PullListSchema), { repo })
+    if (!answer.ok) return
+    for (const pull of answer.value) titles.set(`${repo}#${pull.number}`, pull.title)
+    for (const { record, element } of cards.values()) {
+      const title = titles.get(titleKey(record))
+      const heading = element.querySelector('.card-heading')
+      if (title === undefined || heading === null || element.querySelector('.card-pr-title') !== null) continue
+      heading.after(h('p', { class: 'card-pr-title' }, title))
+    }
+  }
 
   function clearFilters(): void {
     repoFilter.value = ''
     outcomeFilter.value = ''
+    triggerFilter.value = ''
     applyFilters()
+    writeUrl()
     repoFilter.focus()
   }
 
   function matches(record: RunRecord): boolean {
     return (
       (repoFilter.value === '' || record.repo === repoFilter.value) &&
-      (outcomeFilter.value === '' || record.outcome === outcomeFilter.value)
+      (outcomeFilter.value === '' || record.outcome === outcomeFilter.value) &&
+      (triggerFilter.value === '' || record.trigger === triggerFilter.value)
     )
   }
 
@@ -117,69 +181,21 @@ export function createRunsPage(config: UiConfig): RunsPage {
     const repos = [...new Set(order.map((id) => cards.get(id)?.record.repo ?? ''))].filter((r) => r !== '').sort()
     const have = new Set([...repoFilter.options].map((option) => option.value))
     for (const repo of repos) if (!have.has(repo)) repoFilter.append(h('option', { value: repo }, repo))
+    if (wanted.repo !== undefined && repos.includes(wanted.repo) && repoFilter.value === '')
+      repoFilter.value = wanted.repo
+    for (const repo of repos) void fetchTitles(repo)
   }
 
   function card(record: RunRecord, fresh: boolean): HTMLLIElement {
-    const rowsId = uid('run-rows')
-    const rows = record.rows ?? []
-    const toggle = h(
-      'button',
-      { type: 'button', class: 'card-toggle', 'aria-expanded': 'false', 'aria-controls': rowsId },
-      h('span', { class: 'card-title' }, `${record.repo} #${record.pr}`),
-      h('span', { class: `badge badge--${record.outcome}` }, outcomeLabel(record.outcome)),
-      // A try-out's outcome says only whether it ran; its verdict is the overall.
-      record.trigger === 'try-out' && record.overall !== undefined
-        ? h('span', { class: `badge badge--overall-${record.overall}` }, OVERALL_LABEL[record.overall])
-        : null,
-      fresh ? h('span', { class: 'badge badge--new' }, 'new') : null,
-      h('span', { class: 'card-more' }, 'Show rows'),
-    )
-    const body = h(
-      'div',
-      { id: rowsId, class: 'card-rows', hidden: true },
-      rows.length > 0
-        ? h('div', { class: 'table-wrap' }, rowsTable(rows, { caption: `Rows of ${record.repo} #${record.pr}` }))
-        : h('p', { class: 'muted' }, 'No rows: the classifier gave no answer for this run.'),
-    )
-    toggle.addEventListener('click', () => {
-      const open = toggle.getAttribute('aria-expanded') !== 'true'
-      toggle.setAttribute('aria-expanded', String(open))
-      body.hidden = !open
-      const more = toggle.querySelector('.card-more')
-      if (more !== null) more.textContent = open ? 'Hide rows' : 'Show rows'
+    return runCard(record, {
+      fresh,
+      config,
+      outcome: outcomeLabel(record.outcome),
+      title: titles.get(titleKey(record)),
     })
-    const pull = pullUrl(config.forge_url, record.repo, record.pr)
-    const meta = h(
-      'dl',
-      { class: 'meta' },
-      metaItem('PR', pull === null ? `#${record.pr}` : external(pull, `#${record.pr} on the forge`)),
-      metaItem('Trigger', record.trigger === 'review' ? 'review request' : 'try-out'),
-      metaItem('Classifications', String(rows.length)),
-      metaItem(record.trigger === 'review' ? 'Requested by' : 'Run by', record.requester),
-      metaItem(
-        'When',
-        h('time', { datetime: new Date(record.started_unix * 1000).toISOString() }, dateTime(record.started_unix)),
-        ` (took ${duration(record.finished_unix - record.started_unix)})`,
-      ),
-      metaItem('Head', h('code', {}, shortSha(record.head_sha))),
-      record.review_url === undefined ? null : metaItem('Review', external(record.review_url, 'the posted review')),
-    )
-    return h(
-      'li',
-      { class: 'card', 'data-run-id': record.id },
-      h(
-        'article',
-        { 'aria-label': `${record.repo} #${record.pr}, ${outcomeLabel(record.outcome)}` },
-        h('h2', { class: 'card-heading' }, toggle),
-        meta,
-        record.detail === undefined ? null : h('p', { class: 'detail' }, record.detail),
-        body,
-      ),
-    )
   }
 
   function showRuns(records: readonly RunRecord[]): void {
-    const previous = new Set(order)
     const added: string[] = []
     for (const record of records) {
       if (cards.has(record.id)) continue
@@ -201,7 +217,7 @@ export function createRunsPage(config: UiConfig): RunsPage {
     order = wanted
     updateRepoOptions()
     applyFilters()
-    const fresh = added.filter((id) => !previous.has(id))
+    if (!loadedOnce) openLinked()
     if (records.length === 0) {
       replace(
         notice,
@@ -221,8 +237,11 @@ export function createRunsPage(config: UiConfig): RunsPage {
     } else {
       replace(notice)
     }
-    const news = loadedOnce && fresh.length > 0 ? ` ${plural(fresh.length, 'new run')}.` : ''
-    status.textContent = `${plural(records.length, 'run')}, newest first.${news} Updated ${new Date().toLocaleTimeString()}; the list refreshes every ${RUNS_REFRESH_MS / 1000} s.`
+    const newest = records[0]
+    const news = newest === undefined ? '' : ` The newest is ${newest.repo} #${newest.pr}.`
+    // Said only when it changes: a live region rewritten every refresh is announced every refresh.
+    const said = `${plural(records.length, 'run')}, newest first.${news} The list refreshes every ${RUNS_REFRESH_MS / 1000} s.`
+    if (status.textContent !== said) status.textContent = said
     loadedOnce = true
   }
 
@@ -238,7 +257,8 @@ export function createRunsPage(config: UiConfig): RunsPage {
       notice,
       h('div', { class: 'notice notice--error', role: 'alert' }, h('p', {}, h('strong', {}, `${why}: `), detail)),
     )
-    status.textContent = `Trying again every ${RUNS_REFRESH_MS / 1000} s.`
+    const said = `Trying again every ${RUNS_REFRESH_MS / 1000} s.`
+    if (status.textContent !== said) status.textContent = said
   }
 
   async function refresh(): Promise<void> {
@@ -261,9 +281,17 @@ export function createRunsPage(config: UiConfig): RunsPage {
     if (visible && !document.hidden) void refresh()
   })
 
+  window.addEventListener('hashchange', () => {
+    if (!visible) return
+    readUrl()
+    applyFilters()
+    openLinked()
+  })
+
   return {
     element,
     show() {
+      readUrl()
       if (visible) return
       visible = true
       element.hidden = false
@@ -276,8 +304,4 @@ export function createRunsPage(config: UiConfig): RunsPage {
       timer = null
     },
   }
-}
-
-function metaItem(term: string, ...value: Array<Node | string | null>): HTMLElement {
-  return h('div', { class: 'meta-item' }, h('dt', {}, term), h('dd', {}, ...value))
 }

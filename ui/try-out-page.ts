@@ -8,20 +8,36 @@
  */
 import { fitsSchema } from '../core/decode.ts'
 import { OpenPrAnswerSchema, RepoRulesSchema, TryOutAcceptedSchema } from '../core/page-schemas.ts'
-import type { UiConfig } from '../core/types.ts'
+import type { Classification, UiConfig } from '../core/types.ts'
 import { getJson, postJson } from './api.ts'
+import type { Attempt } from './attempt.ts'
 import { createAttempts } from './attempts.ts'
+import { draftOf } from './attempts-matrix.ts'
+import { lastRepo, loadBench, saveBench, storedAttempt } from './bench-store.ts'
 import { h, replace } from './dom.ts'
 import { createEditor } from './editor.ts'
 import { plural, shortSha } from './format.ts'
+import { openPrPreview } from './open-pr-preview.ts'
 import { openPrAdvice, openPrPushed } from './open-pr-result.ts'
 import { problemNote } from './problem-note.ts'
 import { createPullFields } from './pull-fields.ts'
 
+/** How the page names its run shortcut: ⌘ on a Mac, Ctrl elsewhere (both work everywhere). */
+const RUN_KEYS = /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘+Enter' : 'Ctrl+Enter'
+
 export type TryOutPage = { element: HTMLElement; show(): void; hide(): void }
 
 export function createTryOutPage(config: UiConfig): TryOutPage {
-  const runButton = h('button', { type: 'submit', class: 'primary', id: 'try-run' }, 'Run')
+  const runButton = h(
+    'button',
+    { type: 'submit', class: 'primary', id: 'try-run', 'aria-keyshortcuts': 'Control+Enter Meta+Enter' },
+    'Run',
+  )
+  const shortcut = h(
+    'p',
+    { class: 'hint run-shortcut', id: 'try-run-shortcut' },
+    `${RUN_KEYS} runs from anywhere on the page.`,
+  )
   const pull = createPullFields((label) => {
     runButton.textContent = label
   })
@@ -38,7 +54,18 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
   const actionStatus = h('div', { class: 'action-status', id: 'try-action-status', 'aria-live': 'polite' })
   const openPrResult = h('div', { class: 'open-pr-result', id: 'open-pr-result', 'aria-live': 'polite' })
 
-  const attempts = createAttempts(config)
+  const attempts = createAttempts(config, restoreAttempt)
+
+  /** The matrix's "restore this attempt": its rules back in the editor, in place of the draft. */
+  function restoreAttempt(attempt: Attempt): void {
+    editor.restore(draftOf(attempt.sent))
+    save()
+    say(
+      rulesStatus,
+      h('p', { class: 'ok' }, `The classifications of attempt ${attempt.number} are back in the editor.`),
+    )
+    editor.focusFirst()
+  }
 
   const form = h(
     'form',
@@ -55,10 +82,15 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
         editor.element,
       ),
     ),
-    h('div', { class: 'actions' }, runButton, openPrButton),
-    actionStatus,
+    h('div', { class: 'actions run-bar' }, runButton, openPrButton, shortcut, actionStatus),
     openPrResult,
   )
+  form.addEventListener('keydown', (event) => {
+    // A stray Enter in a one-line field would submit the whole run (10 rules × 10 repeats is 100 model calls).
+    if (event.key === 'Enter' && !event.ctrlKey && !event.metaKey && event.target instanceof HTMLInputElement) {
+      event.preventDefault()
+    }
+  })
 
   const element = h(
     'section',
@@ -73,32 +105,105 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
         'Run classifications against a pull request without touching the repo: nothing is posted to the forge.',
       ),
     ),
-    form,
-    attempts.element,
+    h('div', { class: 'try-layout' }, form, attempts.element),
   )
+  element.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || !(event.ctrlKey || event.metaKey) || event.isComposing) return
+    event.preventDefault()
+    if (!runButton.disabled) form.requestSubmit(runButton)
+  })
 
   function say(slot: HTMLElement, ...children: Array<Node | string | null>): void {
     replace(slot, ...children)
   }
 
-  loadRules.addEventListener('click', async () => {
+  // What the draft was last loaded from (or restored as): a draft that differs is the author's work.
+  let baseline = editor.draft()
+  const draftChanged = () => JSON.stringify(editor.draft()) !== JSON.stringify(baseline)
+
+  function save(): void {
+    const { repo, pr } = pull.typed()
+    if (pull.checkRepoQuietly() === null) return
+    saveBench(repo, { pr, draft: editor.draft(), baseline, attempts: attempts.list().map(storedAttempt) })
+  }
+  editor.onChange(save)
+  attempts.onChange(save)
+  pull.onChange(save)
+
+  /** Puts back what a reload (or another visit) left for the last repo worked on. */
+  function restoreKept(): void {
+    const repo = lastRepo()
+    const kept = repo === null ? null : loadBench(repo)
+    if (repo === null || kept === null) return
+    pull.fill(repo, kept.pr)
+    editor.restore(kept.draft)
+    baseline = kept.baseline
+    attempts.restore(kept.attempts.map((attempt) => ({ ...attempt, trouble: null })))
+    say(rulesStatus, h('p', { class: 'muted' }, `Your draft and attempts on ${repo} are back as you left them.`))
+  }
+
+  loadRules.addEventListener('click', () => {
     const name = pull.checkRepo()
     if (name === null) {
       pull.focusRepo()
       return
     }
+    askThenLoad(name)
+  })
+
+  /** Loads the repo's rules (only the names in `only`, when given), asking first over a changed draft. */
+  function askThenLoad(name: string, only?: readonly string[]): void {
+    if (!draftChanged()) {
+      void loadFrom(name, only)
+      return
+    }
+    // Loading replaces every entry: a changed draft is only replaced when its author says so.
+    const replaceIt = h('button', { type: 'button', class: 'primary', id: 'load-rules-replace' }, 'Replace my draft')
+    const keep = h('button', { type: 'button', class: 'secondary', id: 'load-rules-keep' }, 'Keep my draft')
+    replaceIt.addEventListener('click', () => void loadFrom(name, only))
+    keep.addEventListener('click', () => {
+      say(rulesStatus, h('p', { class: 'muted' }, 'Your draft is kept as it is.'))
+      loadRules.focus()
+    })
+    say(
+      rulesStatus,
+      h(
+        'div',
+        { class: 'notice notice--warn', role: 'alertdialog', 'aria-labelledby': 'load-rules-ask' },
+        h('p', { id: 'load-rules-ask' }, `Your draft has changes. Replace it with the rules of ${name}?`),
+        h('div', { class: 'actions' }, replaceIt, keep),
+      ),
+    )
+    keep.focus()
+  }
+
+  /** `#try-out?repo=…&pr=…&rules=a,b`, a run's "open in try-out": its repo and PR, and its rules from the repo. */
+  function prefillFromHash(): void {
+    if (!location.hash.startsWith('#try-out?')) return
+    const query = new URLSearchParams(location.hash.slice('#try-out?'.length))
+    const repo = query.get('repo')
+    if (repo === null) return
+    pull.fill(repo, query.get('pr') ?? undefined)
+    const rules = query.get('rules')
+    askThenLoad(repo, rules === null ? undefined : rules.split(',').filter((name) => name !== ''))
+  }
+
+  async function loadFrom(name: string, only?: readonly string[]): Promise<void> {
     loadRules.disabled = true
     say(rulesStatus, h('p', { class: 'muted' }, `Loading the rules of ${name}…`))
     const answer = await getJson('api/review-classifier/rules', fitsSchema(RepoRulesSchema), { repo: name })
     loadRules.disabled = false
     if (answer.ok) {
-      editor.load(answer.value.classifications)
+      const picked = answer.value.classifications.filter((entry) => only === undefined || only.includes(entry.name))
+      editor.load(picked.length > 0 ? picked : answer.value.classifications)
+      baseline = editor.draft()
+      save()
       say(
         rulesStatus,
         h(
           'p',
           { class: 'ok' },
-          `Loaded ${plural(answer.value.classifications.length, 'classification')} from ${answer.value.path} on ${answer.value.branch} at ${shortSha(answer.value.commit)}.`,
+          `Loaded ${plural(picked.length > 0 ? picked.length : answer.value.classifications.length, 'classification')} from ${answer.value.path} on ${answer.value.branch} at ${shortSha(answer.value.commit)}.`,
         ),
       )
       return
@@ -110,7 +215,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
           ? "The repo's rules file doesn't load."
           : "The rules can't be read."
     say(rulesStatus, problemNote(answer.problem, lead))
-  })
+  }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
@@ -138,10 +243,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       say(actionStatus, problemNote(answer.problem, 'The try-out was not started.'))
       return
     }
-    say(
-      actionStatus,
-      h('p', { class: 'muted' }, 'Started: the attempt below fills in as each classification finishes.'),
-    )
+    say(actionStatus, h('p', { class: 'muted' }, 'Started: the attempt fills in as each classification finishes.'))
     attempts.add({
       id: answer.value.id,
       mode: target.mode,
@@ -163,20 +265,36 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       if (name === null) pull.focusRepo()
       return
     }
+    // First the file it will write, then the push on its own button: nothing is pushed unseen.
     openPrButton.disabled = true
+    const push = h('button', { type: 'button', class: 'primary', id: 'try-open-pr-push' }, 'Push the branch')
+    const cancel = h('button', { type: 'button', class: 'secondary', id: 'try-open-pr-cancel' }, 'Not now')
+    push.addEventListener('click', () => void pushBranch(name, classifications))
+    cancel.addEventListener('click', () => {
+      replace(openPrResult)
+      openPrButton.focus()
+    })
+    const preview = await openPrPreview(name, classifications, attempts.list(), push, cancel)
+    openPrButton.disabled = false
+    replace(openPrResult, preview)
+    push.focus()
+  })
+
+  async function pushBranch(name: string, classifications: Classification[]): Promise<void> {
     say(actionStatus, h('p', { class: 'muted' }, `Pushing a branch to ${name}…`))
+    replace(openPrResult)
     const answer = await postJson(
       'api/review-classifier/open-pr',
       { repo: name, classifications },
       fitsSchema(OpenPrAnswerSchema),
     )
-    openPrButton.disabled = false
     replace(actionStatus)
     replace(
       openPrResult,
       answer.ok ? openPrPushed(answer.value) : problemNote(answer.problem, openPrAdvice(answer.problem.status, name)),
     )
-  })
+    openPrButton.focus()
+  }
 
   let started = false
   return {
@@ -185,7 +303,13 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       element.hidden = false
       if (!started) {
         started = true
+        restoreKept()
         pull.suggestRepos()
+      }
+      if (location.hash.startsWith('#try-out?')) {
+        prefillFromHash()
+        // The link is followed once: a reload keeps the draft instead of loading it again.
+        history.replaceState(null, '', '#try-out')
       }
     },
     hide() {

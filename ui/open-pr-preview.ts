@@ -1,0 +1,81 @@
+/**
+ * "Open a PR", in two steps: first the file it will write, as YAML, and
+ * whether the draft changed since it was last run; then, on "Push the
+ * branch", the push itself. The preview merges by name as the controller
+ * does (core/rules-merge.ts: a name already in the file replaces that entry,
+ * a new one goes at the end); the controller edits the file as text, so the
+ * entries it leaves alone keep their exact bytes and comments, which a
+ * preview built from the parsed rules can't show.
+ */
+import { fitsSchema } from '../core/decode.ts'
+import { RepoRulesSchema } from '../core/page-schemas.ts'
+import type { Classification } from '../core/types.ts'
+import { getJson } from './api.ts'
+import type { Attempt } from './attempt.ts'
+import { h } from './dom.ts'
+import { mergeByName, NEW_RULES_PATH, rulesYaml } from './rules-yaml.ts'
+
+function same(a: readonly Classification[], b: readonly Classification[]): boolean {
+  const key = (list: readonly Classification[]) =>
+    JSON.stringify(list.map(({ name, description, threshold, polarity }) => [name, description, threshold, polarity]))
+  return key(a) === key(b)
+}
+
+/** Whether the draft is what the newest attempt on `repo` ran, in words; null when it is. */
+export function draftSinceRun(
+  draft: readonly Classification[],
+  attempts: readonly Attempt[],
+  repo: string,
+): string | null {
+  const last = attempts.filter((attempt) => attempt.repo === repo).at(-1)
+  if (last === undefined) return 'This draft has not been run yet: nothing shows how it answers.'
+  if (same(last.sent, draft)) return null
+  return `The draft changed since its last run (attempt ${last.number}): run it again to see what the change does.`
+}
+
+/** The preview of the file "open a PR" writes, with the push button the caller wires. */
+export async function openPrPreview(
+  repo: string,
+  draft: readonly Classification[],
+  attempts: readonly Attempt[],
+  push: HTMLButtonElement,
+  cancel: HTMLButtonElement,
+): Promise<HTMLElement> {
+  const answer = await getJson('api/review-classifier/rules', fitsSchema(RepoRulesSchema), { repo })
+  const existing = answer.ok ? answer.value.classifications : []
+  // Without a file the controller writes the YAML one; core/rules-file.ts names it, but bundling that brings the YAML parser.
+  const path = answer.ok ? answer.value.path : NEW_RULES_PATH
+  const where = answer.ok
+    ? `${path} on ${answer.value.branch}`
+    : answer.problem.status === 404
+      ? `a new ${path}`
+      : `${path} (its current text can't be read: ${answer.problem.detail})`
+  const { merged, added, changed } = mergeByName(existing, draft)
+  const stale = draftSinceRun(draft, attempts, repo)
+  const summary = [
+    added.length > 0 ? `adds ${added.join(', ')}` : null,
+    changed.length > 0 ? `changes ${changed.join(', ')}` : null,
+  ].filter((part) => part !== null)
+  return h(
+    'div',
+    { class: 'notice open-pr-preview', role: 'region', 'aria-label': 'The file the PR will write' },
+    h(
+      'p',
+      {},
+      h('strong', {}, `The branch will write ${where}: `),
+      summary.length > 0 ? `${summary.join('; ')}.` : 'no change.',
+    ),
+    stale === null ? null : h('p', { class: 'warn-text', id: 'open-pr-stale' }, stale),
+    h(
+      'pre',
+      { class: 'yaml-preview', tabindex: '0', 'aria-label': `${path} after the change` },
+      h('code', {}, rulesYaml(merged)),
+    ),
+    h(
+      'p',
+      { class: 'hint' },
+      'Entries left as they are keep their exact text and comments in the file; only the entries this adds or changes are written anew.',
+    ),
+    h('div', { class: 'actions' }, push, cancel),
+  )
+}

@@ -1,0 +1,53 @@
+/**
+ * The rules file as the open-a-PR preview writes it: the merge by name the
+ * controller makes (core/rules-merge.ts) and YAML for the result. No DOM and
+ * no YAML library in here (the library would double the page's bundle), so
+ * it is tested outside a browser against the rules file's own parser.
+ */
+import type { Classification } from '../core/types.ts'
+
+/** core/rules-file.ts's RULES_YML_PATH (test/ui/href.test.ts checks they agree). */
+export const NEW_RULES_PATH = '.hyperhive/review-classifier.yml'
+
+/** A YAML scalar: plain when it reads back as the same string, else double-quoted (JSON's quoting is YAML's). */
+function scalar(text: string): string {
+  const plain =
+    /^[A-Za-z0-9(][^\n#:]*$/.test(text) &&
+    !/\s$/.test(text) &&
+    !/^(true|false|yes|no|on|off|null|~|-?\d[\d._]*([eE][-+]?\d+)?)$/i.test(text)
+  return plain ? text : JSON.stringify(text)
+}
+
+/** The rules file's YAML for `classifications`, keys in the file's order. */
+export function rulesYaml(classifications: readonly Classification[]): string {
+  const lines = ['classifications:']
+  for (const entry of classifications) {
+    lines.push(`  - name: ${scalar(entry.name)}`)
+    lines.push(`    description: ${scalar(entry.description)}`)
+    lines.push(`    threshold: ${entry.threshold}`)
+    lines.push(`    polarity: ${entry.polarity}`)
+  }
+  return `${lines.join('\n')}\n`
+}
+
+/** The file's classifications after the merge by name, and which names it adds or changes. */
+export function mergeByName(
+  existing: readonly Classification[],
+  additions: readonly Classification[],
+): { merged: Classification[]; added: string[]; changed: string[] } {
+  const merged = [...existing]
+  const added: string[] = []
+  const changed: string[] = []
+  for (const addition of additions) {
+    const index = merged.findIndex((entry) => entry.name === addition.name)
+    const current = merged[index]
+    if (current === undefined) {
+      merged.push(addition)
+      added.push(addition.name)
+    } else if (JSON.stringify(current) !== JSON.stringify({ ...current, ...addition })) {
+      merged[index] = addition
+      changed.push(addition.name)
+    }
+  }
+  return { merged, added, changed }
+}
