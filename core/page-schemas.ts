@@ -14,6 +14,7 @@
 import * as Type from '@sinclair/typebox'
 import { MAX_CLASSIFICATIONS, REPEAT_MAX, REPLAY_MAX } from './limits.ts'
 import { ClassificationSchema, literals, nullable, OverallSchema, Percent, RecordedRowSchema } from './row-schemas.ts'
+import { ReliabilityScoreSchema, TryOutExamplesSchema } from './score-schemas.ts'
 
 export const RUN_TRIGGERS = ['review', 'try-out'] as const
 export const REVIEW_OUTCOMES = ['approved', 'changes-requested', 'no-verdict', 'queue-full', 'post-failed'] as const
@@ -198,19 +199,23 @@ export const TryOutViewSchema = Type.Object(
     id: Type.String(),
     status: literals(TRY_OUT_STATUSES),
     repo: Type.String({ description: 'owner/name' }),
-    pr: nullable(Type.Integer(), 'null for a replay.'),
+    pr: nullable(Type.Integer(), 'null for a replay or a try-out against the examples.'),
     head_sha: nullable(
       Type.String(),
-      'The head the run read; the one the POST read while it starts; null for a replay.',
+      'The head the run read; the one the POST read while it starts; null for a replay or the examples.',
     ),
     rows: nullable(
       Type.Array(RecordedRowSchema),
-      'While running, the rows finished so far (null until the first); then the reply’s. A repeat’s first run; null for a replay.',
+      'While running, the rows finished so far (null until the first); then the reply’s. A repeat’s first run; null for a replay or the examples.',
     ),
     overall: nullable(OverallSchema),
     detail: nullable(Type.String(), 'Why the try-out failed.'),
     repeat: Type.Optional(TryOutRepeatSchema),
     replay: Type.Optional(TryOutReplaySchema),
+    examples: Type.Optional(TryOutExamplesSchema),
+    score: Type.Optional(
+      nullable(ReliabilityScoreSchema, 'With examples: null until the try-out is done, then each rule’s score.'),
+    ),
   },
   { description: 'A try-out, kept for an hour after it finishes.' },
 )

@@ -13,6 +13,7 @@ import type {
   DisagreementSchema,
   EffortSchema,
   ExampleSchema,
+  ExamplesLineSchema,
   OpenPrAnswerSchema,
   OverallSchema,
   PolaritySchema,
@@ -21,6 +22,7 @@ import type {
   ReliabilityScoreSchema,
   RepeatedClassificationSchema,
   ReplayLineSchema,
+  RepoExamplesSchema,
   RepoRulesSchema,
   RowErrorSchema,
   RowSchema,
@@ -31,6 +33,7 @@ import type {
   SettingsSchema,
   ThresholdPointSchema,
   TryOutAcceptedSchema,
+  TryOutExamplesSchema,
   TryOutRepeatSchema,
   TryOutReplaySchema,
   TryOutViewSchema,
@@ -119,6 +122,9 @@ export type PullSummary = Static<typeof PullSummarySchema>
 export type RepoRules = Static<typeof RepoRulesSchema>
 /** One entry of a repo's examples file: a PR and the verdict each named classification should give on it. */
 export type Example = Static<typeof ExampleSchema>
+export type RepoExamples = Static<typeof RepoExamplesSchema>
+export type TryOutExamples = Static<typeof TryOutExamplesSchema>
+export type ExamplesLine = Static<typeof ExamplesLineSchema>
 
 /** A classification's answers on the labelled PRs against their labels (docs/behaviour.md, "Labelled examples and reliability"). */
 export type ClassificationScore = Static<typeof ClassificationScoreSchema>
