@@ -27,7 +27,10 @@ export const RunRecordSchema = Type.Object({
   id: Type.String({ description: "A try-out's is the id its POST answered with." }),
   trigger: literals(RUN_TRIGGERS),
   repo: Type.String({ description: 'owner/name' }),
-  pr: Type.Integer(),
+  pr: Type.Optional(Type.Integer({ description: 'Absent for a try-out against the examples, which ran several.' })),
+  labelled_prs: Type.Optional(
+    Type.Array(Type.Integer({ minimum: 1 }), { description: 'The labelled PRs a try-out against the examples ran.' }),
+  ),
   requester: Type.String({ description: 'The swarm UI user of a try-out, the forge user who requested a review.' }),
   head_sha: Type.Optional(Type.String({ description: "The commit the run read; absent when the PR wasn't read." })),
   started_unix: Type.Number(),
@@ -115,6 +118,23 @@ export const TryOutRequestSchema = Type.Union(
         classifications: TryOutClassificationsSchema,
       },
       { description: "The classifications to run against the repo's recent PRs." },
+    ),
+    Type.Object(
+      {
+        repo: Type.String({ description: 'owner/name' }),
+        examples: Type.Literal(true, {
+          description: 'Instead of pr: run against every labelled PR of the repo’s examples file, and score them.',
+        }),
+        repeat: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            maximum: REPEAT_MAX,
+            description: 'Ask every classification this many times per PR.',
+          }),
+        ),
+        classifications: TryOutClassificationsSchema,
+      },
+      { description: "The classifications to score against the repo's labelled PRs." },
     ),
   ],
   { description: 'The classifications to run against a PR, or against the repo’s recent PRs.' },

@@ -122,10 +122,12 @@ export function createRunsPage(config: UiConfig): RunsPage {
   function card(record: RunRecord, fresh: boolean): HTMLLIElement {
     const rowsId = uid('run-rows')
     const rows = record.rows ?? []
+    // A try-out against the examples ran several labelled PRs and names them instead of one.
+    const target = record.pr === undefined ? `, ${record.labelled_prs?.length ?? 0} labelled PRs` : ` #${record.pr}`
     const toggle = h(
       'button',
       { type: 'button', class: 'card-toggle', 'aria-expanded': 'false', 'aria-controls': rowsId },
-      h('span', { class: 'card-title' }, `${record.repo} #${record.pr}`),
+      h('span', { class: 'card-title' }, `${record.repo}${target}`),
       h('span', { class: `badge badge--${record.outcome}` }, outcomeLabel(record.outcome)),
       // A try-out's outcome says only whether it ran; its verdict is the overall.
       record.trigger === 'try-out' && record.overall !== undefined
@@ -138,7 +140,7 @@ export function createRunsPage(config: UiConfig): RunsPage {
       'div',
       { id: rowsId, class: 'card-rows', hidden: true },
       rows.length > 0
-        ? h('div', { class: 'table-wrap' }, rowsTable(rows, { caption: `Rows of ${record.repo} #${record.pr}` }))
+        ? h('div', { class: 'table-wrap' }, rowsTable(rows, { caption: `Rows of ${record.repo}${target}` }))
         : h('p', { class: 'muted' }, 'No rows: the classifier gave no answer for this run.'),
     )
     toggle.addEventListener('click', () => {
@@ -148,11 +150,13 @@ export function createRunsPage(config: UiConfig): RunsPage {
       const more = toggle.querySelector('.card-more')
       if (more !== null) more.textContent = open ? 'Hide rows' : 'Show rows'
     })
-    const pull = pullUrl(config.forge_url, record.repo, record.pr)
+    const pull = record.pr === undefined ? null : pullUrl(config.forge_url, record.repo, record.pr)
     const meta = h(
       'dl',
       { class: 'meta' },
-      metaItem('PR', pull === null ? `#${record.pr}` : external(pull, `#${record.pr} on the forge`)),
+      record.pr === undefined
+        ? metaItem('PRs', (record.labelled_prs ?? []).map((pr) => `#${pr}`).join(', '))
+        : metaItem('PR', pull === null ? `#${record.pr}` : external(pull, `#${record.pr} on the forge`)),
       metaItem('Trigger', record.trigger === 'review' ? 'review request' : 'try-out'),
       metaItem('Classifications', String(rows.length)),
       metaItem(record.trigger === 'review' ? 'Requested by' : 'Run by', record.requester),
@@ -169,7 +173,7 @@ export function createRunsPage(config: UiConfig): RunsPage {
       { class: 'card', 'data-run-id': record.id },
       h(
         'article',
-        { 'aria-label': `${record.repo} #${record.pr}, ${outcomeLabel(record.outcome)}` },
+        { 'aria-label': `${record.repo}${target}, ${outcomeLabel(record.outcome)}` },
         h('h2', { class: 'card-heading' }, toggle),
         meta,
         record.detail === undefined ? null : h('p', { class: 'detail' }, record.detail),
