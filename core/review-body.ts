@@ -210,9 +210,15 @@ export function renderReviewBody(rows: readonly Row[], overall: 'approve' | 'req
  * The body of a no-verdict COMMENT review: the reason, the table when the
  * classifier answered, and always the retry hint last.
  */
-export function renderNoVerdictBody(reason: string, table: { rows: readonly Row[]; overall: Overall } | null): string {
+export function renderNoVerdictBody(
+  reason: string,
+  table: { rows: readonly Row[]; overall: Overall } | null,
+  /** Markdown already escaped (the rules-change report), shown below the table. */
+  below: string | null = null,
+): string {
   const parts = [`**No verdict:** ${escapeTableCell(reason)}`]
   if (table !== null) parts.push(renderReviewTable(table.rows, table.overall))
+  if (table !== null && below !== null) parts.push(below)
   parts.push(RETRY_HINT)
   return parts.join('\n\n')
 }

@@ -70,6 +70,9 @@ export const SettingsSchema = Type.Object(
     }),
     runtime: RuntimeSchema,
     acp: nullable(AcpProviderSchema, "The ACP runtime's provider; kept while the runtime is api-key."),
+    rules_change_report: Type.Boolean({
+      description: 'Whether a review of a PR that changes the rules or the examples gets the rules-change report.',
+    }),
   },
   { description: 'The swarm-wide review classifier settings.' },
 )

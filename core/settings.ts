@@ -10,6 +10,7 @@
 import { isRecord } from './decode.ts'
 import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS } from './limits.ts'
 import { err, ok, type Result } from './result.ts'
+import { REPORT_SETTING_DEFAULTS, REPORT_SETTING_FIELDS, readReportSetting } from './settings-report.ts'
 import { quoteInput } from './text.ts'
 import type { AcpPrices, AcpProvider, Effort, RunRequestSettings, Runtime, Settings } from './types.ts'
 
@@ -23,6 +24,7 @@ export const DEFAULT_SETTINGS: Settings = {
   max_concurrent_reviews: 2,
   runtime: 'api-key',
   acp: null,
+  ...REPORT_SETTING_DEFAULTS,
 }
 
 /** A model's name, `model` and `acp.model`, in characters: real ones are a few dozen. */
@@ -30,7 +32,14 @@ export const MODEL_MAX_CHARS = 256
 
 const EFFORTS: readonly Effort[] = ['low', 'medium', 'high', 'xhigh', 'max']
 const RUNTIMES: readonly Runtime[] = ['api-key', 'acp']
-const SETTINGS_FIELDS = ['model', 'effort', 'max_concurrent_reviews', 'runtime', 'acp'] as const
+const SETTINGS_FIELDS = [
+  'model',
+  'effort',
+  'max_concurrent_reviews',
+  'runtime',
+  'acp',
+  ...REPORT_SETTING_FIELDS,
+] as const
 const ACP_FIELDS = ['base_url', 'model', 'prices'] as const
 const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write'] as const
 const REQUIRED_PRICE_FIELDS = ['input', 'output'] as const
@@ -212,6 +221,7 @@ function readSettingsFields(fields: Fields, unknownFields: UnknownFields): Resul
     const acp = readAcp(fields.acp, unknownFields, problems)
     if (acp !== undefined) update.acp = acp
   }
+  Object.assign(update, readReportSetting(fields, problems))
   return problems.length > 0 ? err(problems) : ok(update)
 }
 

@@ -37,6 +37,7 @@ describe('DEFAULT_SETTINGS', () => {
       max_concurrent_reviews: 2,
       runtime: 'api-key',
       acp: null,
+      rules_change_report: true,
     })
   })
 })
@@ -293,6 +294,7 @@ describe('applySettingsUpdate', () => {
         max_concurrent_reviews: 1,
         runtime: 'acp',
         acp: anAcp({ prices: { input: 0, output: 0, cache_read: 0, cache_write: 0.5 } }),
+        rules_change_report: false,
       },
       stored: {
         model: 'claude-haiku-4-5',
@@ -300,6 +302,7 @@ describe('applySettingsUpdate', () => {
         max_concurrent_reviews: 1,
         runtime: 'acp',
         acp: anAcp({ prices: { input: 0, output: 0, cache_read: 0, cache_write: 0.5 } }),
+        rules_change_report: false,
       },
     },
   ]

@@ -115,7 +115,15 @@ export function aRunRecord(overrides: Overrides<RunRecord> = {}): RunRecord {
 
 /** The settings in force with no document stored. */
 export function aSettings(overrides: Partial<Settings> = {}): Settings {
-  return { model: 'haiku', effort: null, max_concurrent_reviews: 2, runtime: 'api-key', acp: null, ...overrides }
+  return {
+    model: 'haiku',
+    effort: null,
+    max_concurrent_reviews: 2,
+    runtime: 'api-key',
+    acp: null,
+    rules_change_report: true,
+    ...overrides,
+  }
 }
 
 export function aRunRequest(overrides: Partial<RunRequest> = {}): RunRequest {

@@ -9,6 +9,7 @@ import { readRunReply } from '../../../core/run-reply.ts'
 import type { Classification, Overall, Row } from '../../../core/types.ts'
 import type { NewReview } from '../../../ports/forge.ts'
 import type { ReviewActs } from './review-acts.ts'
+import type { ReportBasis } from './rules-change-report.ts'
 
 export type Table = { rows: Row[]; overall: Overall }
 
@@ -27,6 +28,8 @@ export type ReviewProgress = {
   headSha: string | null
   answered: Table | null
   pullUrl: string | null
+  /** What the rules-change report needs, once the PR, the rules and the settings are read. */
+  basis: ReportBasis | null
   acts: ReviewActs
 }
 
@@ -64,14 +67,18 @@ export function concludeReply(id: string, sent: Classification[], text: string, 
   return { kind: 'verdict', overall: checked.overall, rows: checked.rows }
 }
 
-/** The review a conclusion posts on `commitId`: the verdict's table, or the no-verdict's comment. */
-export function newReview(conclusion: Conclusion, commitId: string): NewReview {
+/**
+ * The review a conclusion posts on `commitId`: the verdict's table, or the
+ * no-verdict's comment; a rules-change `report` goes below the table.
+ */
+export function newReview(conclusion: Conclusion, commitId: string, report: string | null = null): NewReview {
   if (conclusion.kind === 'verdict') {
+    const body = renderReviewBody(conclusion.rows, conclusion.overall)
     return {
       event: reviewEvent(conclusion.overall),
-      body: renderReviewBody(conclusion.rows, conclusion.overall),
+      body: report === null ? body : `${body}\n\n${report}`,
       commitId,
     }
   }
-  return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table), commitId }
+  return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table, report), commitId }
 }

@@ -21,7 +21,7 @@ import { WAITING_PLACES } from '../../../core/limits.ts'
 import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import type { RunRecord } from '../../../core/run-record.ts'
-import type { Classification, RepoRef, RunRequest, Settings } from '../../../core/types.ts'
+import type { RepoRef, RunRequest, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
 import type { Clock } from '../../../ports/clock.ts'
 import type { Forge } from '../../../ports/forge.ts'
@@ -41,6 +41,7 @@ import {
 } from './review-conclusion.ts'
 import { recordReview } from './review-record.ts'
 import { conclusionStatus, statusTarget } from './review-status.ts'
+import { type ReportBasis, type RulesChangeReportDeps, rulesChangeReport } from './rules-change-report.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
 import type { RunStore } from './run-store.ts'
@@ -81,6 +82,8 @@ export type ReviewRunDeps = {
   serviceAccount?: ServiceAccountGate
   /** How long a review's post and statuses wait for a token being minted; default the forge's bound for a call. */
   tokenWaitMs?: number
+  /** Why the budget refuses the rules-change report's runs now; none: no budget (rules-change-report.ts). */
+  spendRefusal?: RulesChangeReportDeps['spendRefusal']
 }
 
 export type ReviewOptions = {
@@ -104,9 +107,16 @@ export type ReviewRunner = {
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   const { forge } = deps
+  const reportDeps: RulesChangeReportDeps = {
+    forge,
+    queue: deps.queue,
+    logger: deps.logger,
+    exchange: deps.exchange,
+    ...(deps.spendRefusal === undefined ? {} : { spendRefusal: deps.spendRefusal }),
+  }
 
   function newProgress(request: ReviewRequest): ReviewProgress {
-    return { headSha: null, answered: null, pullUrl: null, acts: createReviewActs(deps, request) }
+    return { headSha: null, answered: null, pullUrl: null, basis: null, acts: createReviewActs(deps, request) }
   }
 
   function unixNow(): number {
@@ -118,12 +128,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   }
 
   /** The rules from the default branch, read with no cache (docs/behaviour.md, "Repo configuration"). */
-  async function readRules(repo: RepoRef): Promise<Result<Classification[], string>> {
+  async function readRules(repo: RepoRef): Promise<Result<ReportBasis['rules'], string>> {
     try {
       const loaded = await loadDefaultBranchRules(forge, repo)
       switch (loaded.kind) {
         case 'rules':
-          return ok(loaded.classifications)
+          return ok({ branch: loaded.branch, commit: loaded.commit, classifications: loaded.classifications })
         case 'none':
           return err(describeNoRules(repo, loaded.branch))
         case 'both':
@@ -178,14 +188,15 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       repo: request.repo,
       pr: request.pr,
       read: read.value,
-      classifications: rules.value,
+      classifications: rules.value.classifications,
       settings: settings.value,
     })
+    progress.basis = { id, repo: request.repo, read: read.value, rules: rules.value, settings: settings.value }
     // A review stopped while it read sends no run: the classifier would work for nobody.
     if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
     const reply = await requestRun(runRequest, signal)
     if (!reply.ok) return noVerdict(reply.error)
-    return concludeReply(id, rules.value, reply.value, progress)
+    return concludeReply(id, rules.value.classifications, reply.value, progress)
   }
 
   /**
@@ -231,7 +242,13 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
-      const posted = await progress.acts.post(newReview(conclusion, commitId))
+      // Below a table only, and after the verdict: the report never changes it.
+      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
+      const report =
+        hasTable && progress.basis !== null && options.signal?.aborted !== true
+          ? await rulesChangeReport(reportDeps, progress.basis, options.signal)
+          : null
+      const posted = await progress.acts.post(newReview(conclusion, commitId, report))
       // The status goes where the review went, and says the verdict even when the post failed.
       await progress.acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, progress))
       if (conclusion.kind === 'verdict') {
