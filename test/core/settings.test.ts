@@ -218,6 +218,11 @@ describe('applySettingsUpdate', () => {
       mentions: ['acp'],
     },
     {
+      name: 'a rules_change_report that is not a boolean',
+      body: { rules_change_report: 'no' },
+      mentions: ['rules_change_report must be true or false, not "no"'],
+    },
+    {
       name: 'clearing acp while the acp runtime is stored',
       current: someSettings({ runtime: 'acp', acp: anAcp() }),
       body: { acp: null },

@@ -175,4 +175,29 @@ describe('a review of a PR that changes the rules', () => {
       expect(world.forge.reviews(REPO, 42)[0]?.event).toBe('APPROVED')
     }
   })
+  it('scores a PR that changes only the examples on its own labels, asking each PR once', async () => {
+    const examplesDiff = RULES_DIFF.replaceAll(RULES_YML_PATH, EXAMPLES_YML_PATH)
+    const relabelled = EXAMPLES.replace('datetime: no-match', 'datetime: match')
+    const world = worldWith({
+      diff: examplesDiff,
+      headFiles: { [RULES_YML_PATH]: BASE_RULES, [EXAMPLES_YML_PATH]: relabelled },
+    })
+    const posted = await review(world)
+    expect(posted.body).toContain("This PR's rules and examples, scored against the default branch's")
+    // PR 12 answers match: a false pass against the old label, an agreement with the new one.
+    expect(posted.body).toContain('| datetime | 2 → 2 | 1 → 2 | 1 → 0 | 1 → 0 |')
+    expect(posted.body).toContain('Added: none. Removed: none.')
+    expect(posted.body).toContain('No labelled PR would be reviewed otherwise.')
+    expect(world.requests.filter((request) => request.pr !== 42)).toHaveLength(2)
+  })
+
+  it("is skipped when the PR's own rules don't load, and the verdict still posts", async () => {
+    const world = worldWith({ headFiles: { [RULES_YML_PATH]: 'classifications: [\n', [EXAMPLES_YML_PATH]: EXAMPLES } })
+    const posted = await review(world)
+    expect(posted.event).toBe('APPROVED')
+    expect(posted.body).toContain(
+      "**Rules change report**: skipped, in this PR, the rules file .hyperhive/review-classifier.yml doesn't load:",
+    )
+    expect(world.requests).toHaveLength(1)
+  })
 })
