@@ -11,6 +11,7 @@ import { RULES_YML_PATH } from '../../../../core/rules-file.ts'
 import type { RunReply, RunRequest, Settings, Verdict } from '../../../../core/types.ts'
 import { createReviewRunner } from '../../../../entrypoints/controller/usecases/review-run.ts'
 import { aNumberedPull, aSeedRepo, headOf } from '../../../support/builders.ts'
+import { startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
 import { answeredRow, createWorld, REPO, requestFor, SERVICE_ACCOUNT_TOKEN, type World } from '../review-world.ts'
 
 const BASE_RULES = `classifications:
@@ -199,5 +200,31 @@ describe('a review of a PR that changes the rules', () => {
       "**Rules change report**: skipped, in this PR, the rules file .hyperhive/review-classifier.yml doesn't load:",
     )
     expect(world.requests).toHaveLength(1)
+  })
+  it('reads the PR’s own rules at its head through the Forgejo adapter from the fake forge', async () => {
+    const world = worldWith()
+    const h = await startForgejoHarness({
+      users: [{ login: 'review-classifier' }, { login: 'alice' }],
+      tokens: [{ login: 'review-classifier', name: 'swarm-review-classifier', token: SERVICE_ACCOUNT_TOKEN }],
+      repos: [
+        aSeedRepo({
+          files: { [RULES_YML_PATH]: BASE_RULES, [EXAMPLES_YML_PATH]: EXAMPLES },
+          pulls: [aNumberedPull(42, { diff: RULES_DIFF }), aNumberedPull(12), aNumberedPull(31)],
+          commits: { [headOf(42)]: { [RULES_YML_PATH]: PR_RULES, [EXAMPLES_YML_PATH]: EXAMPLES } },
+        }),
+      ],
+    })
+    try {
+      await world.serve(scripted)
+      const request = { repo: REPO, pr: 42, headSha: headOf(42), requester: 'alice' }
+      await createReviewRunner({ ...world.deps, forge: h.forge }).review(request)
+      const [posted] = h.fake.reviews(REPO, 42)
+      expect(posted?.state).toBe('APPROVED')
+      expect(posted?.body).toContain('| datetime | 2 → 2 | 1 → 2 | 1 → 0 | 1 → 0 |')
+      expect(posted?.body).toContain('Added: tests. Removed: no-ads.')
+      expect(h.fake.requests.some((r) => r.path.includes('/contents/') && r.query.ref === headOf(42))).toBe(true)
+    } finally {
+      await h.cleanup()
+    }
   })
 })
