@@ -130,7 +130,15 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       const startedMs = deps.clock.nowMs()
       const id = deps.ids.runId()
       const lines = examplesLines(input, () => newSlot(null))
-      const entry: TryOutEntry = { view: () => examplesView(id, input, lines), finishedMs: null }
+      // Once it has ended nothing changes, so the score (every answer judged at 101 thresholds) is computed once.
+      let ended: TryOutView | null = null
+      const view = (): TryOutView => {
+        if (ended !== null) return ended
+        const now = examplesView(id, input, lines)
+        if (now.status !== 'running') ended = now
+        return now
+      }
+      const entry: TryOutEntry = { view, finishedMs: null }
       results.launch(id, entry, async (finish) => {
         await runExamples({ ask, logger: deps.logger }, id, input, lines)
         const finishedMs = finish()
