@@ -43,7 +43,7 @@ export { TryOutsFullError }
 export const TRY_OUT_KEEP_MS = 60 * 60_000
 /** The most results held in memory at once, running ones included. */
 export const TRY_OUTS_KEPT_MAX = 1_000
-/** The most try-outs running at once; a repeat or a replay is one, however many runs it makes. */
+/** The most try-outs running at once; a repeat, a replay or a try-out against the examples is one, however many runs it makes. */
 export const TRY_OUTS_RUNNING_MAX = 4
 
 /**

@@ -198,7 +198,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
               '400 for a body that breaks a rule (a repeat or replay out of range among them); ' +
               '404 for a repo or PR the forge does not know, a repo with no PR to replay, or no examples file; ' +
               '422 for an examples file that does not load, or one with no label for a classification posted; ' +
-              `429 while ${TRY_OUTS_RUNNING_MAX} try-outs run (a repeat or a replay is one), until one finishes; ` +
+              `429 while ${TRY_OUTS_RUNNING_MAX} try-outs run (a repeat, a replay or the examples is one), until one finishes; ` +
               '503 without a swarm queue, without a forge or its token, or with the forge down.',
             tags: ['try-out'],
             requestBody: {
