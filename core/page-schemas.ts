@@ -22,6 +22,7 @@ import {
   RecordedRowSchema,
   VerdictSchema,
 } from './row-schemas.ts'
+import { ReliabilityScoreSchema, TryOutExamplesSchema } from './score-schemas.ts'
 
 export const RUN_TRIGGERS = ['review', 'try-out'] as const
 export const REVIEW_OUTCOMES = ['approved', 'changes-requested', 'no-verdict', 'queue-full', 'post-failed'] as const
@@ -68,7 +69,10 @@ export const RunRecordSchema = Type.Object({
   id: Type.String({ description: "A try-out's is the id its POST answered with." }),
   trigger: literals(RUN_TRIGGERS),
   repo: Type.String({ description: 'owner/name' }),
-  pr: Type.Integer(),
+  pr: Type.Optional(Type.Integer({ description: 'Absent for a try-out against the examples, which ran several.' })),
+  labelled_prs: Type.Optional(
+    Type.Array(Type.Integer({ minimum: 1 }), { description: 'The labelled PRs a try-out against the examples ran.' }),
+  ),
   requester: Type.String({ description: 'The swarm UI user of a try-out, the forge user who requested a review.' }),
   head_sha: Type.Optional(Type.String({ description: "The commit the run read; absent when the PR wasn't read." })),
   started_unix: Type.Number(),
@@ -164,6 +168,23 @@ export const TryOutRequestSchema = Type.Union(
       },
       { description: "The classifications to run against the repo's recent PRs." },
     ),
+    Type.Object(
+      {
+        repo: Type.String({ description: 'owner/name' }),
+        examples: Type.Literal(true, {
+          description: 'Instead of pr: run against every labelled PR of the repo’s examples file, and score them.',
+        }),
+        repeat: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            maximum: REPEAT_MAX,
+            description: 'Ask every classification this many times per PR.',
+          }),
+        ),
+        classifications: TryOutClassificationsSchema,
+      },
+      { description: "The classifications to score against the repo's labelled PRs." },
+    ),
   ],
   { description: 'The classifications to run against a PR, or against the repo’s recent PRs.' },
 )
@@ -248,14 +269,14 @@ export const TryOutViewSchema = Type.Object(
     id: Type.String(),
     status: literals(TRY_OUT_STATUSES),
     repo: Type.String({ description: 'owner/name' }),
-    pr: nullable(Type.Integer(), 'null for a replay.'),
+    pr: nullable(Type.Integer(), 'null for a replay or a try-out against the examples.'),
     head_sha: nullable(
       Type.String(),
-      'The head the run read; the one the POST read while it starts; null for a replay.',
+      'The head the run read; the one the POST read while it starts; null for a replay or the examples.',
     ),
     rows: nullable(
       Type.Array(RecordedRowSchema),
-      'While running, the rows finished so far (null until the first); then the reply’s. A repeat’s first run; null for a replay.',
+      'While running, the rows finished so far (null until the first); then the reply’s. A repeat’s first run; null for a replay or the examples.',
     ),
     overall: nullable(OverallSchema),
     detail: nullable(Type.String(), 'Why the try-out failed.'),
@@ -263,6 +284,10 @@ export const TryOutViewSchema = Type.Object(
     replay: Type.Optional(TryOutReplaySchema),
     /** The first run's, once the classifier said; a replay's lines each say their own. */
     redaction: Type.Optional(RedactionSchema),
+    examples: Type.Optional(TryOutExamplesSchema),
+    score: Type.Optional(
+      nullable(ReliabilityScoreSchema, 'With examples: null until the try-out is done, then each rule’s score.'),
+    ),
   },
   { description: 'A try-out, kept for an hour after it finishes.' },
 )

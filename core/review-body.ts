@@ -223,9 +223,12 @@ export function renderNoVerdictBody(
   reason: string,
   table: { rows: readonly Row[]; overall: Overall } | null,
   redaction: RedactionSummary | null = null,
+  /** Markdown already escaped (the rules-change report), shown below the table. */
+  below: string | null = null,
 ): string {
   const parts = [`**No verdict:** ${escapeTableCell(reason)}`]
   if (table !== null) parts.push(renderReviewTable(table.rows, table.overall))
+  if (table !== null && below !== null) parts.push(below)
   parts.push(...renderRedaction(redaction), RETRY_HINT)
   return parts.join('\n\n')
 }

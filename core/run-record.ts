@@ -16,8 +16,13 @@ import { quoteInput } from './text.ts'
 
 export const RUNS_BUCKET = 'review-classifier-runs'
 export const RUNS_KEY = 'recent'
-/** How many runs the store keeps; recording one more drops the oldest. */
+/** How many reviews the store keeps; recording one more drops the oldest review. */
 export const RUNS_KEPT = 100
+/**
+ * How many try-outs it keeps besides, a cap of their own: a replay records
+ * one run per PR, and no number of try-outs may push a review out.
+ */
+export const TRY_OUT_RUNS_KEPT = 50
 export const RUN_FINISHED_MESSAGE = 'review classifier run finished'
 
 export type RunTrigger = (typeof RUN_TRIGGERS)[number]
@@ -42,7 +47,16 @@ const OUTCOME_TRIGGER: Record<RunOutcome, RunTrigger> = {
 const OUTCOMES_WITHOUT_DETAIL: readonly RunOutcome[] = ['done']
 
 /** The record's optional fields; on read a stored `null` counts as absent (writers never store one, and it's no reason to hide a run). */
-const OPTIONAL_FIELDS = ['head_sha', 'detail', 'rows', 'overall', 'review_url', 'redacted'] as const
+const OPTIONAL_FIELDS = [
+  'pr',
+  'labelled_prs',
+  'head_sha',
+  'detail',
+  'rows',
+  'overall',
+  'review_url',
+  'redacted',
+] as const
 
 /**
  * The record as it may be stored: only the fields the schema names (so no
@@ -103,7 +117,7 @@ const encoder = new TextEncoder()
  */
 export function appendRunWithin(storedText: string | null, record: RunRecord, maxBytes: number): AppendedRuns {
   const { entries } = parseStored(storedText)
-  const list = [toStoredRecord(record), ...entries].slice(0, RUNS_KEPT)
+  const list = keepNewest([toStoredRecord(record), ...entries])
   // Each entry's size once, then the array's: brackets and a comma between entries.
   const sizes = list.map((entry) => encoder.encode(JSON.stringify(entry)).byteLength)
   let kept = list.length
@@ -116,6 +130,20 @@ export function appendRunWithin(storedText: string | null, record: RunRecord, ma
     throw appError('invalid', `the run alone is ${bytes} bytes, over the ${maxBytes} bytes the run store takes`)
   }
   return { text: JSON.stringify(list.slice(0, kept)), kept, dropped: list.length - kept, bytes }
+}
+
+/** The newest {@link RUNS_KEPT} reviews and {@link TRY_OUT_RUNS_KEPT} try-outs; an entry that isn't a try-out's counts as a review. */
+function keepNewest(entries: readonly unknown[]): unknown[] {
+  let reviews = 0
+  let tryOuts = 0
+  return entries.filter((entry) => {
+    if (isRecord(entry) && entry.trigger === 'try-out') {
+      tryOuts += 1
+      return tryOuts <= TRY_OUT_RUNS_KEPT
+    }
+    reviews += 1
+    return reviews <= RUNS_KEPT
+  })
 }
 
 /** {@link appendRunWithin} with no bound on the bytes. */

@@ -82,6 +82,9 @@ export const SettingsSchema = Type.Object(
         'From owner/name, owner/* or */* to the runtime its PRs run on, or none; the most specific pattern wins, a repo with none matching runs on runtime.',
     }),
     budget: nullable(BudgetSchema, 'null: no spend limit.'),
+    rules_change_report: Type.Boolean({
+      description: 'Whether a review of a PR that changes the rules or the examples gets the rules-change report.',
+    }),
   },
   { description: 'The swarm-wide review classifier settings.' },
 )

@@ -5,7 +5,7 @@
  */
 import * as Type from '@sinclair/typebox'
 import { REPEAT_MAX } from './limits.ts'
-import { literals, nullable, Percent, PolaritySchema, VerdictSchema } from './row-schemas.ts'
+import { literals, nullable, Percent, PolaritySchema, RecordedRowSchema, VerdictSchema } from './row-schemas.ts'
 
 /**
  * One entry of a repo's examples file (docs/behaviour.md, "Labelled examples
@@ -83,3 +83,43 @@ export const ReliabilityScoreSchema = Type.Object({
     description: 'Labels naming no classification posted: no such classification, left out of the score.',
   }),
 })
+
+/** `GET /api/review-classifier/examples?repo=owner/name`: the repo's labelled PRs, in the file's order. */
+export const RepoExamplesSchema = Type.Object(
+  {
+    path: Type.String({ description: 'The examples file read.' }),
+    branch: Type.String({ description: 'The default branch.' }),
+    commit: Type.String({ description: 'The commit the file was read at: the default branch head.' }),
+    examples: Type.Array(ExampleSchema, { description: "In the file's order." }),
+  },
+  { description: "A repo's labelled examples as its default branch holds them." },
+)
+
+export const EXAMPLES_LINE_STATUSES = ['waiting', 'running', 'done', 'failed'] as const
+
+/** One labelled PR of a try-out against the examples. */
+export const ExamplesLineSchema = Type.Object({
+  pr: Type.Integer({ minimum: 1 }),
+  title: Type.String({ description: "The PR's title once it was read; empty until then." }),
+  url: Type.String({ description: "The PR's page on the forge." }),
+  status: literals(EXAMPLES_LINE_STATUSES, 'waiting: not started yet; failed: one of its runs failed.'),
+  head_sha: nullable(Type.String(), 'The head its runs read; null until it was read.'),
+  expect: Type.Record(Type.String(), VerdictSchema, {
+    description: 'Its labels for the classifications posted; labels naming none of them are in score.unknown_labels.',
+  }),
+  runs: Type.Array(nullable(Type.Array(RecordedRowSchema)), {
+    description:
+      'One entry per run asked (repeat of them), in the order asked: its rows in the order posted, or null until it finished or when it failed.',
+  }),
+  detail: nullable(Type.String(), 'Why one of its runs failed (the PR couldn’t be read, no classifier answered, …).'),
+})
+
+export const TryOutExamplesSchema = Type.Object(
+  {
+    repeat: Type.Integer({ minimum: 1, maximum: REPEAT_MAX, description: 'Runs asked per labelled PR.' }),
+    pulls: Type.Array(ExamplesLineSchema, {
+      description: "The labelled PRs with a label for a classification posted, in the file's order.",
+    }),
+  },
+  { description: 'Present when the POST had examples: true.' },
+)

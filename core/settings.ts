@@ -12,6 +12,7 @@ import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS } from './limits.ts'
 import { readRepoRuntimes, repoRuntimesRuleProblems } from './repo-runtimes.ts'
 import { err, ok, type Result } from './result.ts'
 import { RUNTIMES } from './schemas.ts'
+import { REPORT_SETTING_DEFAULTS, REPORT_SETTING_FIELDS, readReportSetting } from './settings-report.ts'
 import { budgetProblems, readBudget } from './spend.ts'
 import { quoteInput } from './text.ts'
 import type { AcpPrices, AcpProvider, Effort, RunRequestSettings, Runtime, Settings } from './types.ts'
@@ -28,6 +29,7 @@ export const DEFAULT_SETTINGS: Settings = {
   acp: null,
   repo_runtimes: {},
   budget: null,
+  ...REPORT_SETTING_DEFAULTS,
 }
 
 /** A model's name, `model` and `acp.model`, in characters: real ones are a few dozen. */
@@ -42,6 +44,7 @@ const SETTINGS_FIELDS = [
   'acp',
   'repo_runtimes',
   'budget',
+  ...REPORT_SETTING_FIELDS,
 ] as const
 const ACP_FIELDS = ['base_url', 'model', 'prices'] as const
 const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write'] as const
@@ -232,6 +235,7 @@ function readSettingsFields(fields: Fields, unknownFields: UnknownFields): Resul
     const budget = readBudget(fields.budget, unknownFields === 'refuse', problems)
     if (budget !== undefined) update.budget = budget
   }
+  Object.assign(update, readReportSetting(fields, problems))
   return problems.length > 0 ? err(problems) : ok(update)
 }
 

@@ -2,7 +2,8 @@
  * The try-out POST's body (docs/behaviour.md, "Try-out"; docs/decisions.md,
  * "Wire formats"): read by hand rather than by the route's schema so that a
  * 400 says every problem at once, in the rules file's words. One PR (`pr`,
- * optionally asked `repeat` times), or the repo's last `replay` PRs.
+ * optionally asked `repeat` times), the repo's last `replay` PRs, or with
+ * `examples: true` every labelled PR of the repo's examples file.
  */
 import { isRecord, parseJsonText } from './decode.ts'
 import { REPEAT_MAX, REPLAY_MAX } from './limits.ts'
@@ -16,7 +17,9 @@ import type { Classification, RepoRef } from './types.ts'
 export type OnePrTryOutBody = { repo: RepoRef; pr: number; repeat?: number; classifications: Classification[] }
 /** The repo's last `replay` PRs, instead of one. */
 export type ReplayTryOutBody = { repo: RepoRef; replay: number; classifications: Classification[] }
-export type TryOutBody = OnePrTryOutBody | ReplayTryOutBody
+/** Every labelled PR of the repo's examples file, each asked `repeat` times (1 when absent). */
+export type ExamplesTryOutBody = { repo: RepoRef; examples: true; repeat: number; classifications: Classification[] }
+export type TryOutBody = OnePrTryOutBody | ReplayTryOutBody | ExamplesTryOutBody
 
 /** The fields the body must hold (`pr`, or `replay` instead); others are ignored (docs/decisions.md, "Wire formats"). */
 const BODY_KEYS = ['repo', 'pr', 'classifications'] as const
@@ -57,21 +60,30 @@ export function parseTryOutBody(text: string): Result<TryOutBody, string> {
     return err(`the body must be a JSON object { repo, pr, classifications }, got ${describeBodyValue(body)}`)
   }
   const replaying = 'replay' in body
-  const missing = BODY_KEYS.filter((key) => !(key in body) && !(key === 'pr' && replaying))
+  const examples = 'examples' in body
+  const missing = BODY_KEYS.filter((key) => !(key in body) && !(key === 'pr' && (replaying || examples)))
   if (missing.length > 0) {
-    const named = missing.map((key) => (key === 'pr' ? '"pr" (or "replay")' : `"${key}"`))
+    const named = missing.map((key) => (key === 'pr' ? '"pr" (or "replay", or "examples": true)' : `"${key}"`))
     return err(`missing field${missing.length > 1 ? 's' : ''} ${named.join(', ')}`)
   }
   const repo = parseRepoValue(body.repo)
   const repeat = countProblem('repeat', body.repeat, REPEAT_MAX, 'how many times to ask each classification')
   const replay = countProblem('replay', body.replay, REPLAY_MAX, 'how many of the repo’s last PRs to run against')
-  const target = replaying
+  const target = examples
     ? [
-        'pr' in body ? 'send pr (one PR) or replay (the last N PRs), not both' : null,
-        'repeat' in body ? 'repeat asks one PR several times: send it with pr, not with replay' : null,
-        replay,
+        body.examples === true ? null : `examples must be true, got ${describeBodyValue(body.examples)}`,
+        'pr' in body || replaying
+          ? 'send one of pr (one PR), replay (the last N PRs) or examples (the labelled PRs)'
+          : null,
+        repeat,
       ]
-    : [prProblem(body.pr), repeat]
+    : replaying
+      ? [
+          'pr' in body ? 'send pr (one PR) or replay (the last N PRs), not both' : null,
+          'repeat' in body ? 'repeat asks one PR several times: send it with pr, not with replay' : null,
+          replay,
+        ]
+      : [prProblem(body.pr), repeat]
   const classifications = validateClassifications(body.classifications, 'the body')
   const problems = [
     repo.ok ? null : repo.error,
@@ -80,6 +92,7 @@ export function parseTryOutBody(text: string): Result<TryOutBody, string> {
   ].filter((problem) => problem !== null)
   if (!repo.ok || !classifications.ok || problems.length > 0) return err(problems.join('\n'))
   const common = { repo: repo.value, classifications: classifications.value }
+  if (examples) return ok({ ...common, examples: true, repeat: body.repeat === undefined ? 1 : Number(body.repeat) })
   if (replaying) return ok({ ...common, replay: Number(body.replay) })
   return ok({ ...common, pr: Number(body.pr), ...(body.repeat === undefined ? {} : { repeat: Number(body.repeat) }) })
 }

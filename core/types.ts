@@ -14,6 +14,7 @@ import type {
   DisagreementSchema,
   EffortSchema,
   ExampleSchema,
+  ExamplesLineSchema,
   OpenPrAnswerSchema,
   OverallSchema,
   PolaritySchema,
@@ -23,6 +24,7 @@ import type {
   ReliabilityScoreSchema,
   RepeatedClassificationSchema,
   ReplayLineSchema,
+  RepoExamplesSchema,
   RepoRulesSchema,
   RepoRuntimeSchema,
   RowErrorSchema,
@@ -35,6 +37,7 @@ import type {
   SpendViewSchema,
   ThresholdPointSchema,
   TryOutAcceptedSchema,
+  TryOutExamplesSchema,
   TryOutRepeatSchema,
   TryOutReplaySchema,
   TryOutViewSchema,
@@ -134,6 +137,9 @@ export type PullSummary = Static<typeof PullSummarySchema>
 export type RepoRules = Static<typeof RepoRulesSchema>
 /** One entry of a repo's examples file: a PR and the verdict each named classification should give on it. */
 export type Example = Static<typeof ExampleSchema>
+export type RepoExamples = Static<typeof RepoExamplesSchema>
+export type TryOutExamples = Static<typeof TryOutExamplesSchema>
+export type ExamplesLine = Static<typeof ExamplesLineSchema>
 
 /** A classification's answers on the labelled PRs against their labels (docs/behaviour.md, "Labelled examples and reliability"). */
 export type ClassificationScore = Static<typeof ClassificationScoreSchema>

@@ -34,7 +34,8 @@ export function relativeTime(unixSeconds: number, now = Date.now()): string {
 
 /** The try-out page's link for a run: its repo, PR and rule names. */
 export function tryOutHref(record: RunRecord): string {
-  const query = new URLSearchParams({ repo: record.repo, pr: String(record.pr) })
+  const query = new URLSearchParams({ repo: record.repo })
+  if (record.pr !== undefined) query.set('pr', String(record.pr))
   const names = (record.rows ?? []).map((row) => row.name)
   if (names.length > 0) query.set('rules', names.join(','))
   return `#try-out?${query.toString()}`
@@ -50,12 +51,14 @@ export function runCard(record: RunRecord, options: CardOptions): HTMLLIElement 
   const { config } = options
   const rowsId = uid('run-rows')
   const rows = record.rows ?? []
+  // A try-out against the examples ran several labelled PRs and names them instead of one.
+  const target = record.pr === undefined ? `, ${record.labelled_prs?.length ?? 0} labelled PRs` : ` #${record.pr}`
   const failing = rows.filter((row) => row.counted && row.fails).map((row) => row.name)
   const uncounted = rows.filter((row) => !row.counted).length
   const toggle = h(
     'button',
     { type: 'button', class: 'card-toggle', 'aria-expanded': 'false', 'aria-controls': rowsId },
-    h('span', { class: 'card-title' }, `${record.repo} #${record.pr}`),
+    h('span', { class: 'card-title' }, `${record.repo}${target}`),
     h('span', { class: `badge badge--${record.outcome}` }, options.outcome),
     // A try-out's outcome says only whether it ran; its verdict is the overall.
     record.trigger === 'try-out' && record.overall !== undefined
@@ -68,7 +71,7 @@ export function runCard(record: RunRecord, options: CardOptions): HTMLLIElement 
     'div',
     { id: rowsId, class: 'card-rows', hidden: true },
     rows.length > 0
-      ? h('div', { class: 'table-wrap' }, rowsTable(rows, { caption: `Rows of ${record.repo} #${record.pr}` }))
+      ? h('div', { class: 'table-wrap' }, rowsTable(rows, { caption: `Rows of ${record.repo}${target}` }))
       : h('p', { class: 'muted' }, 'No rows: the classifier gave no answer for this run.'),
   )
   toggle.addEventListener('click', () => {
@@ -78,14 +81,16 @@ export function runCard(record: RunRecord, options: CardOptions): HTMLLIElement 
     const more = toggle.querySelector('.card-more')
     if (more !== null) more.textContent = open ? 'Hide rows' : 'Show rows'
   })
-  const pull = pullUrl(config.forge_url, record.repo, record.pr)
+  const pull = record.pr === undefined ? null : pullUrl(config.forge_url, record.repo, record.pr)
   const head = record.head_sha ?? ''
   const headUrl = head === '' ? null : commitUrl(config.forge_url, record.repo, head)
   const started = new Date(record.started_unix * 1000)
   const meta = h(
     'dl',
     { class: 'meta' },
-    metaItem('PR', pull === null ? `#${record.pr}` : external(pull, `#${record.pr} on the forge`)),
+    record.pr === undefined
+      ? metaItem('PRs', (record.labelled_prs ?? []).map((pr) => `#${pr}`).join(', '))
+      : metaItem('PR', pull === null ? `#${record.pr}` : external(pull, `#${record.pr} on the forge`)),
     metaItem('Trigger', record.trigger === 'review' ? 'review request' : 'try-out'),
     metaItem('Classifications', String(rows.length)),
     metaItem(record.trigger === 'review' ? 'Requested by' : 'Run by', record.requester),
@@ -109,7 +114,7 @@ export function runCard(record: RunRecord, options: CardOptions): HTMLLIElement 
     { class: 'card', 'data-run-id': record.id, id: `run-${record.id}` },
     h(
       'article',
-      { 'aria-label': `${record.repo} #${record.pr}, ${options.outcome}` },
+      { 'aria-label': `${record.repo}${target}, ${options.outcome}` },
       h('h2', { class: 'card-heading' }, toggle),
       options.title === undefined ? null : h('p', { class: 'card-pr-title' }, options.title),
       h(

@@ -94,6 +94,8 @@ export type SeedRepo = {
   files?: Record<string, string>
   /** More branches, name → files. */
   branches?: Record<string, Record<string, string>>
+  /** Commits on no branch, sha → files (a PR's head, which the forge keeps as `refs/pull/N/head`). */
+  commits?: Record<string, Record<string, string>>
   pulls?: SeedPull[]
   collaborators?: Record<string, 'read' | 'write' | 'admin'>
 }
@@ -275,6 +277,7 @@ export function buildState(seed: ForgeSeed): ForgeState {
         repo.branches.set(branch, { head: addSnapshot(state, repo, fileMap(files)) })
       }
     }
+    for (const [sha, files] of Object.entries(seedRepo.commits ?? {})) repo.snapshots.set(sha, fileMap(files))
     state.repos.set(repoKey(repo.owner, repo.name), repo)
   }
   return state

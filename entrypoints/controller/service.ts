@@ -20,6 +20,7 @@ import type { QueueLink, RunQueue } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { createControllerApp } from './http/app.ts'
 import { HttpProblem, problemResponse } from './http/problem.ts'
+import { examplesRoutes } from './http/routes/examples.ts'
 import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
 import { rulesRoutes } from './http/routes/rules.ts'
@@ -134,6 +135,7 @@ export function createController(deps: ControllerDeps): Controller {
     tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts: tryOutsWhileUp, logger, spend }),
     spendRoutes({ queue: queue.link, spend, logger }),
     rulesRoutes({ forge: api, logger }),
+    examplesRoutes({ forge: api, logger }),
     pullsRoutes({ forge: api, logger }),
     openPrRoutes({ openPr }),
     uiRoutes({ forgeUrl: forge?.webUrl ?? null, logger }),

@@ -10,6 +10,7 @@ import {
   type RunRecord,
   type RunTrigger,
   runFinishedEvent,
+  TRY_OUT_RUNS_KEPT,
   toStoredRecord,
 } from '../../core/run-record.ts'
 import type { Row } from '../../core/types.ts'
@@ -65,6 +66,31 @@ describe('appendRun', () => {
     expect(ids[0]).toBe('run-101')
     expect(ids.at(-1)).toBe('run-2')
     expect(ids).not.toContain('run-1')
+  })
+
+  it('keeps try-outs to a cap of their own, so no number of them pushes a review out', () => {
+    let stored: string | null = null
+    for (let n = 1; n <= RUNS_KEPT; n += 1) stored = appendRun(stored, aRunRecord({ id: `review-${n}` }))
+    const tryOut = (n: number) => aRunRecord({ id: `try-${n}`, trigger: 'try-out', outcome: 'done', detail: undefined })
+    for (let n = 1; n <= TRY_OUT_RUNS_KEPT + 10; n += 1) stored = appendRun(stored, tryOut(n))
+    const runs = listRuns(stored).runs
+    expect(TRY_OUT_RUNS_KEPT).toBe(50)
+    expect(runs.filter((run) => run.trigger === 'review')).toHaveLength(RUNS_KEPT)
+    const tryOuts = runs.filter((run) => run.trigger === 'try-out').map((run) => run.id)
+    expect(tryOuts).toHaveLength(TRY_OUT_RUNS_KEPT)
+    expect(tryOuts[0]).toBe(`try-${TRY_OUT_RUNS_KEPT + 10}`)
+    expect(tryOuts).not.toContain('try-10')
+    // And a review past its hundred drops the oldest review, not a try-out.
+    stored = appendRun(stored, aRunRecord({ id: 'review-101' }))
+    const after = listRuns(stored).runs
+    expect(after.map((run) => run.id)).not.toContain('review-1')
+    expect(after.filter((run) => run.trigger === 'try-out')).toHaveLength(TRY_OUT_RUNS_KEPT)
+  })
+
+  it('records a try-out against the examples without a pr, naming its labelled PRs', () => {
+    const record = aRunRecord({ trigger: 'try-out', outcome: 'done', detail: undefined, labelled_prs: [12, 31] })
+    delete record.pr
+    expect(listRuns(appendRun(null, record)).runs).toEqual([toStoredRecord(record)])
   })
 
   const notALists: { name: string; stored: string }[] = [

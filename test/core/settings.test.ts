@@ -39,6 +39,7 @@ describe('DEFAULT_SETTINGS', () => {
       acp: null,
       repo_runtimes: {},
       budget: null,
+      rules_change_report: true,
     })
   })
 })
@@ -219,6 +220,11 @@ describe('applySettingsUpdate', () => {
       mentions: ['acp'],
     },
     {
+      name: 'a rules_change_report that is not a boolean',
+      body: { rules_change_report: 'no' },
+      mentions: ['rules_change_report must be true or false, not "no"'],
+    },
+    {
       name: 'clearing acp while the acp runtime is stored',
       current: someSettings({ runtime: 'acp', acp: anAcp() }),
       body: { acp: null },
@@ -296,6 +302,7 @@ describe('applySettingsUpdate', () => {
         runtime: 'acp',
         acp: anAcp({ prices: { input: 0, output: 0, cache_read: 0, cache_write: 0.5 } }),
         repo_runtimes: { 'acme/*': 'none' },
+        rules_change_report: false,
       },
       stored: {
         model: 'claude-haiku-4-5',
@@ -305,6 +312,7 @@ describe('applySettingsUpdate', () => {
         acp: anAcp({ prices: { input: 0, output: 0, cache_read: 0, cache_write: 0.5 } }),
         repo_runtimes: { 'acme/*': 'none' },
         budget: null,
+        rules_change_report: false,
       },
     },
   ]

@@ -59,6 +59,18 @@ describe('parseTryOutBody: repeat and replay', () => {
     })
   })
 
+  it('reads examples: true instead of pr, with repeat 1 when it is left out', () => {
+    const body = (repeat?: number) =>
+      JSON.stringify({ repo: 'acme/widgets', examples: true, repeat, classifications: [aClassification()] })
+    const value = {
+      repo: { owner: 'acme', name: 'widgets' },
+      examples: true as const,
+      classifications: [aClassification()],
+    }
+    expect(parseTryOutBody(body())).toEqual({ ok: true, value: { ...value, repeat: 1 } })
+    expect(parseTryOutBody(body(3))).toEqual({ ok: true, value: { ...value, repeat: 3 } })
+  })
+
   it.each([
     ['a repeat of 0', aBody({ repeat: 0 }), 'repeat must be a whole number from 1 to 10'],
     ['a repeat of 11', aBody({ repeat: 11 }), 'got 11'],
@@ -69,7 +81,11 @@ describe('parseTryOutBody: repeat and replay', () => {
     ['a null replay', aBody({ pr: undefined, replay: null }), 'got null'],
     ['pr and replay', aBody({ replay: 3 }), 'send pr (one PR) or replay (the last N PRs), not both'],
     ['repeat with replay', aBody({ pr: undefined, replay: 3, repeat: 2 }), 'send it with pr, not with replay'],
-    ['neither pr nor replay', aBody({ pr: undefined }), 'missing field "pr" (or "replay")'],
+    ['neither pr nor replay', aBody({ pr: undefined }), 'missing field "pr" (or "replay", or "examples": true)'],
+    ['examples that is not true', aBody({ pr: undefined, examples: 'yes' }), 'examples must be true, got "yes"'],
+    ['examples with pr', aBody({ examples: true }), 'send one of pr (one PR), replay (the last N PRs) or examples'],
+    ['examples with replay', aBody({ pr: undefined, replay: 2, examples: true }), 'send one of pr'],
+    ['examples with a repeat of 11', aBody({ pr: undefined, examples: true, repeat: 11 }), 'got 11'],
   ])('refuses %s', (_label, text, expected) => {
     const parsed = parseTryOutBody(text)
     expect(parsed.ok).toBe(false)

@@ -123,6 +123,7 @@ export function aSettings(overrides: Partial<Settings> = {}): Settings {
     acp: null,
     repo_runtimes: {},
     budget: null,
+    rules_change_report: true,
     ...overrides,
   }
 }

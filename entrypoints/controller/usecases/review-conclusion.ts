@@ -9,6 +9,7 @@ import { readRunReply } from '../../../core/run-reply.ts'
 import type { Classification, Overall, RedactionSummary, Row } from '../../../core/types.ts'
 import type { NewReview } from '../../../ports/forge.ts'
 import type { ReviewActs } from './review-acts.ts'
+import type { ReportBasis } from './rules-change-report.ts'
 
 export type Table = { rows: Row[]; overall: Overall }
 
@@ -29,6 +30,8 @@ export type ReviewProgress = {
   /** What the classifier said its redaction took out, once it replied (null: no reply, or an older classifier). */
   redaction: RedactionSummary | null
   pullUrl: string | null
+  /** What the rules-change report needs, once the PR, the rules and the settings are read. */
+  basis: ReportBasis | null
   acts: ReviewActs
 }
 
@@ -68,18 +71,28 @@ export function concludeReply(id: string, sent: Classification[], text: string, 
   return { kind: 'verdict', overall: checked.overall, rows: checked.rows }
 }
 
-/** The review a conclusion posts on `commitId`: the verdict's table, or the no-verdict's comment; either says what was redacted. */
+/**
+ * The review a conclusion posts on `commitId`: the verdict's table, or the
+ * no-verdict's comment; either says what was redacted, and a rules-change
+ * `report` goes below the table.
+ */
 export function newReview(
   conclusion: Conclusion,
   commitId: string,
   redaction: RedactionSummary | null = null,
+  report: string | null = null,
 ): NewReview {
   if (conclusion.kind === 'verdict') {
+    const body = renderReviewBody(conclusion.rows, conclusion.overall, redaction)
     return {
       event: reviewEvent(conclusion.overall),
-      body: renderReviewBody(conclusion.rows, conclusion.overall, redaction),
+      body: report === null ? body : `${body}\n\n${report}`,
       commitId,
     }
   }
-  return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table, redaction), commitId }
+  return {
+    event: 'COMMENT',
+    body: renderNoVerdictBody(conclusion.reason, conclusion.table, redaction, report),
+    commitId,
+  }
 }

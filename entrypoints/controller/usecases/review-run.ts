@@ -29,7 +29,7 @@ import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.
 import { noRuntimeReason, resolveRepoRuntime } from '../../../core/repo-runtimes.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import type { RunRecord } from '../../../core/run-record.ts'
-import type { Classification, RepoRef, RunRequest, Settings } from '../../../core/types.ts'
+import type { RepoRef, RunRequest, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
 import type { Clock } from '../../../ports/clock.ts'
 import type { Forge } from '../../../ports/forge.ts'
@@ -49,6 +49,7 @@ import {
 } from './review-conclusion.ts'
 import { recordReview } from './review-record.ts'
 import { conclusionStatus, statusTarget } from './review-status.ts'
+import { type ReportBasis, type RulesChangeReportDeps, rulesChangeReport } from './rules-change-report.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
 import type { RunStore } from './run-store.ts'
@@ -92,6 +93,8 @@ export type ReviewRunDeps = {
   tokenWaitMs?: number
   /** The daily budget: a review once it is spent starts no run (docs/behaviour.md, "Daily budget"); none: no budget. */
   spend?: Pick<SpendLedger, 'whyNoRun'>
+  /** Why the budget refuses the rules-change report's runs now; none: no budget (rules-change-report.ts). */
+  spendRefusal?: RulesChangeReportDeps['spendRefusal']
 }
 
 export type ReviewOptions = {
@@ -115,9 +118,29 @@ export type ReviewRunner = {
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   const { forge } = deps
+  const reportDeps: RulesChangeReportDeps = {
+    forge,
+    queue: deps.queue,
+    logger: deps.logger,
+    exchange: deps.exchange,
+    ...(deps.spendRefusal === undefined ? {} : { spendRefusal: deps.spendRefusal }),
+  }
+  const { spend } = deps
+  if (reportDeps.spendRefusal === undefined && spend !== undefined) {
+    // The budget the review itself answers to says whether the report's runs may go too.
+    reportDeps.spendRefusal = (repo) =>
+      spend.whyNoRun(repo).catch(() => "the daily budget couldn't be read, so the report's runs didn't start")
+  }
 
   function newProgress(request: ReviewRequest): ReviewProgress {
-    return { headSha: null, answered: null, redaction: null, pullUrl: null, acts: createReviewActs(deps, request) }
+    return {
+      headSha: null,
+      answered: null,
+      redaction: null,
+      pullUrl: null,
+      basis: null,
+      acts: createReviewActs(deps, request),
+    }
   }
 
   function unixNow(): number {
@@ -129,12 +152,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   }
 
   /** The rules from the default branch, read with no cache (docs/behaviour.md, "Repo configuration"). */
-  async function readRules(repo: RepoRef): Promise<Result<Classification[], string>> {
+  async function readRules(repo: RepoRef): Promise<Result<ReportBasis['rules'], string>> {
     try {
       const loaded = await loadDefaultBranchRules(forge, repo)
       switch (loaded.kind) {
         case 'rules':
-          return ok(loaded.classifications)
+          return ok({ branch: loaded.branch, commit: loaded.commit, classifications: loaded.classifications })
         case 'none':
           return err(describeNoRules(repo, loaded.branch))
         case 'both':
@@ -192,15 +215,23 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       repo: request.repo,
       pr: request.pr,
       read: read.value,
-      classifications: rules.value,
+      classifications: rules.value.classifications,
       settings: settings.value,
       runtime: resolved.runtime,
     })
+    progress.basis = {
+      id,
+      repo: request.repo,
+      read: read.value,
+      rules: rules.value,
+      settings: settings.value,
+      runtime: resolved.runtime,
+    }
     // A review stopped while it read sends no run: the classifier would work for nobody.
     if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
     const reply = await requestRun(runRequest, signal)
     if (!reply.ok) return noVerdict(reply.error)
-    return concludeReply(id, rules.value, reply.value, progress)
+    return concludeReply(id, rules.value.classifications, reply.value, progress)
   }
 
   /**
@@ -271,7 +302,13 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
-      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction))
+      // Below a table only, and after the verdict: the report never changes it.
+      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
+      const report =
+        hasTable && progress.basis !== null && options.signal?.aborted !== true
+          ? await rulesChangeReport(reportDeps, progress.basis, options.signal)
+          : null
+      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction, report))
       // The status goes where the review went, and says the verdict even when the post failed.
       await progress.acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, progress))
       if (conclusion.kind === 'verdict') {

@@ -21,7 +21,8 @@ export type RulesReader = Pick<ForgeReader, 'getRepository' | 'getBranchHead' | 
 
 type FileRead = { kind: 'file'; text: string; sha: string } | { kind: 'unreadable'; detail: string } | null
 
-async function readRulesFile(forge: RulesReader, repo: RepoRef, path: string, commit: string): Promise<FileRead> {
+/** One of the repo's own files at a commit: its text, null when absent, or why it isn't a file the forge hands over. */
+export async function readRepoFile(forge: RulesReader, repo: RepoRef, path: string, commit: string): Promise<FileRead> {
   try {
     const file = await forge.getFileContent(repo, path, commit)
     return file === null ? null : { kind: 'file', text: file.content, sha: file.sha }
@@ -34,30 +35,50 @@ async function readRulesFile(forge: RulesReader, repo: RepoRef, path: string, co
 }
 
 /**
+ * The repo's default branch and its head commit. Throws `not_found` for a
+ * repo the forge doesn't know (or hides), an empty repo, and a default
+ * branch that doesn't exist; the forge's own failures pass through.
+ */
+export async function readDefaultBranch(
+  forge: RulesReader,
+  repo: RepoRef,
+): Promise<{ branch: string; commit: string; htmlUrl: string }> {
+  let found: Awaited<ReturnType<RulesReader['getRepository']>>
+  try {
+    found = await forge.getRepository(repo)
+  } catch (error) {
+    if (isAppError(error, 'not_found'))
+      throw appError('not_found', `the forge has no repo ${repoName(repo)} that this host can read`, error)
+    throw error
+  }
+  const branch = found.defaultBranch
+  if (found.empty) throw appError('not_found', `${repoName(repo)} is empty: its default branch ${branch} has no commit`)
+  const commit = await forge.getBranchHead(repo, branch)
+  if (commit === null) throw appError('not_found', `the default branch ${branch} of ${repoName(repo)} doesn't exist`)
+  return { branch, commit, htmlUrl: found.htmlUrl }
+}
+
+/**
  * The rules on the repo's default branch. Throws `not_found` for a repo the
  * forge doesn't know (or hides), an empty repo, and a default branch that
  * doesn't exist; the forge's `unavailable` / `timeout` (and any other
  * failure of its calls) pass through.
  */
 export async function loadDefaultBranchRules(forge: RulesReader, repo: RepoRef): Promise<DefaultBranchRules> {
-  let branch: string
-  let empty: boolean
-  try {
-    const found = await forge.getRepository(repo)
-    branch = found.defaultBranch
-    empty = found.empty
-  } catch (error) {
-    if (isAppError(error, 'not_found'))
-      throw appError('not_found', `the forge has no repo ${repoName(repo)} that this host can read`, error)
-    throw error
-  }
-  if (empty) throw appError('not_found', `${repoName(repo)} is empty: its default branch ${branch} has no commit`)
-  const commit = await forge.getBranchHead(repo, branch)
-  if (commit === null) throw appError('not_found', `the default branch ${branch} of ${repoName(repo)} doesn't exist`)
+  const { branch, commit } = await readDefaultBranch(forge, repo)
+  return loadRulesAt(forge, repo, branch, commit)
+}
 
+/** The rules at `commit` (the default branch's head, or a PR's head for the rules-change report); `branch` names it. */
+export async function loadRulesAt(
+  forge: RulesReader,
+  repo: RepoRef,
+  branch: string,
+  commit: string,
+): Promise<DefaultBranchRules> {
   const [yml, json] = await Promise.all([
-    readRulesFile(forge, repo, RULES_YML_PATH, commit),
-    readRulesFile(forge, repo, RULES_JSON_PATH, commit),
+    readRepoFile(forge, repo, RULES_YML_PATH, commit),
+    readRepoFile(forge, repo, RULES_JSON_PATH, commit),
   ])
   const selected = selectRulesFile({ yml: yml !== null, json: json !== null })
   if (!selected.ok) return { kind: 'both', branch, commit }

@@ -1,11 +1,12 @@
 /**
  * A try-out's run as the run store records it (docs/behaviour.md, "Run store
  * and retention"): one PR's under the try-out's id, a replay's PRs each
- * under its own.
+ * under its own, and a try-out against the examples once, under its id,
+ * with the labelled PRs it ran instead of one PR.
  */
 import { repoName } from '../../../core/repo.ts'
 import type { RunRecord, TryOutOutcome } from '../../../core/run-record.ts'
-import type { RepoRef } from '../../../core/types.ts'
+import type { RepoRef, TryOutView } from '../../../core/types.ts'
 import type { Slot } from './try-out-slots.ts'
 
 /** `done` only for a slot that ended done with nothing to say; anything else is `failed` with `detail`. */
@@ -31,5 +32,25 @@ export function tryOutRecord(
     ...(detail === null ? {} : { detail }),
     ...(rows === null ? {} : { rows, overall: slot.ended?.overall ?? 'no-verdict' }),
     ...(redaction === null ? {} : { redacted: redaction.redacted }),
+  }
+}
+
+/** A try-out against the examples, once: `done` unless none of its PRs could be run. */
+export function examplesRecord(
+  run: { id: string; repo: RepoRef; requester: string; prs: number[] },
+  times: { startedMs: number; finishedMs: number },
+  view: Pick<TryOutView, 'status' | 'detail'>,
+): RunRecord {
+  const failedWhole = view.status !== 'done'
+  return {
+    id: run.id,
+    trigger: 'try-out',
+    repo: repoName(run.repo),
+    labelled_prs: [...run.prs],
+    requester: run.requester,
+    started_unix: Math.floor(times.startedMs / 1000),
+    finished_unix: Math.floor(times.finishedMs / 1000),
+    outcome: failedWhole ? 'failed' : 'done',
+    ...(failedWhole ? { detail: view.detail ?? 'the try-out failed' } : {}),
   }
 }

@@ -24,9 +24,11 @@ import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
 import type { PullReader } from './pull-read.ts'
+import type { RulesReader } from './rules-loader.ts'
 import type { RunExchangeOptions } from './run-exchange.ts'
 import type { RunStore } from './run-store.ts'
-import { tryOutRecord } from './try-out-record.ts'
+import { type ExamplesInput, examplesLines, examplesView, runExamples } from './try-out-examples.ts'
+import { examplesRecord, tryOutRecord } from './try-out-record.ts'
 import { runOnePr, type TryOutInput } from './try-out-repeat.ts'
 import { type ReplayInput, runReplay } from './try-out-replay.ts'
 import { createTryOutResults, type TryOutEntry, TryOutsFullError } from './try-out-results.ts'
@@ -34,18 +36,21 @@ import { createRunAsker, guarded, newSlot } from './try-out-slots.ts'
 import { onePrView, replayView } from './try-out-views.ts'
 
 // What the route and the tests name stays here, beside createTryOuts.
-export type { ReplayInput, TryOutInput }
+export type { ExamplesInput, ReplayInput, TryOutInput }
 export { TryOutsFullError }
 
 /** How long a finished try-out's result stays readable. */
 export const TRY_OUT_KEEP_MS = 60 * 60_000
 /** The most results held in memory at once, running ones included. */
 export const TRY_OUTS_KEPT_MAX = 1_000
-/** The most try-outs running at once; a repeat or a replay is one, however many runs it makes. */
+/** The most try-outs running at once; a repeat, a replay or a try-out against the examples is one, however many runs it makes. */
 export const TRY_OUTS_RUNNING_MAX = 4
 
-/** The forge reads a try-out makes, all with the controller's own token; the POST lists a replay's PRs. */
-export type TryOutForge = PullReader & Pick<ForgeReader, 'listRecentPulls'>
+/**
+ * The forge reads a try-out makes, all with the controller's own token; the
+ * POST lists a replay's PRs, or reads the examples file (as the rules are read).
+ */
+export type TryOutForge = PullReader & RulesReader & Pick<ForgeReader, 'listRecentPulls'>
 
 export type TryOutsDeps = {
   queue: RunQueue
@@ -68,6 +73,8 @@ export type TryOuts = {
   start(input: TryOutInput): string
   /** Starts a replay's runs in the background and answers its id at once; {@link TryOutsFullError} at the bound. */
   startReplay(input: ReplayInput): string
+  /** Starts the runs on the labelled PRs in the background and answers its id at once; {@link TryOutsFullError} at the bound. */
+  startExamples(input: ExamplesInput): string
   /** Throws {@link TryOutsFullError} when a new try-out would be refused now (the POST asks before its forge reads). */
   checkRoom(): void
   /** The result by id, or null for an unknown, evicted or expired one. */
@@ -115,6 +122,28 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       results.launch(id, entry, async (finish) => {
         await runReplay({ ask, runs: deps.runs, clock: deps.clock, logger: deps.logger }, id, input, lines)
         finish()
+      })
+      return id
+    },
+    startExamples(input) {
+      results.checkRoom()
+      const startedMs = deps.clock.nowMs()
+      const id = deps.ids.runId()
+      const lines = examplesLines(input, () => newSlot(null))
+      // Once it has ended nothing changes, so the score (every answer judged at 101 thresholds) is computed once.
+      let ended: TryOutView | null = null
+      const view = (): TryOutView => {
+        if (ended !== null) return ended
+        const now = examplesView(id, input, lines)
+        if (now.status !== 'running') ended = now
+        return now
+      }
+      const entry: TryOutEntry = { view, finishedMs: null }
+      results.launch(id, entry, async (finish) => {
+        await runExamples({ ask, logger: deps.logger }, id, input, lines)
+        const finishedMs = finish()
+        const run = { id, repo: input.repo, requester: input.requester, prs: input.applied.prs }
+        await deps.runs.record(examplesRecord(run, { startedMs, finishedMs }, entry.view()))
       })
       return id
     },

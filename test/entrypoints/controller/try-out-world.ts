@@ -65,6 +65,21 @@ export function createTryOutWorld(options: TryOutWorldOptions = {}): TryOutWorld
       forgeHooks.onCall('getPullDiff', pr)
       return world.forge.getPullDiff(repo, pr, maxBytes)
     },
+    getRepository(repo) {
+      forgeCalls.push('getRepository')
+      forgeHooks.onCall('getRepository', null)
+      return world.forge.getRepository(repo)
+    },
+    getBranchHead(repo, branch) {
+      forgeCalls.push('getBranchHead')
+      forgeHooks.onCall('getBranchHead', null)
+      return world.forge.getBranchHead(repo, branch)
+    },
+    getFileContent(repo, path, ref) {
+      forgeCalls.push('getFileContent')
+      forgeHooks.onCall('getFileContent', null)
+      return world.forge.getFileContent(repo, path, ref)
+    },
     listRecentPulls(repo, count) {
       forgeCalls.push('listRecentPulls')
       forgeHooks.onCall('listRecentPulls', null)

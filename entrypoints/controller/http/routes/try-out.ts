@@ -17,15 +17,18 @@
  */
 import { Elysia, t } from 'elysia'
 import { isAppError } from '../../../../core/errors.ts'
+import { type AppliedLabels, applyLabels } from '../../../../core/examples-file.ts'
 import { repoName } from '../../../../core/repo.ts'
+import { describeExamplesRefusal, describeNoExamples } from '../../../../core/repo-examples.ts'
 import { noRuntimeReason, resolveRepoRuntime } from '../../../../core/repo-runtimes.ts'
 import { TryOutAcceptedSchema, TryOutRequestSchema, TryOutViewSchema } from '../../../../core/schemas.ts'
 import { capText } from '../../../../core/text.ts'
 import { parseTryOutBody } from '../../../../core/try-out.ts'
-import type { RepoRef, Settings } from '../../../../core/types.ts'
+import type { Classification, RepoRef, Settings } from '../../../../core/types.ts'
 import type { ForgePullRequest } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
+import { loadDefaultBranchExamples } from '../../usecases/examples-loader.ts'
 import type { SettingsStore } from '../../usecases/settings-store.ts'
 import type { SpendLedger } from '../../usecases/spend-ledger.ts'
 import { TRY_OUTS_RUNNING_MAX, type TryOutForge, type TryOuts, TryOutsFullError } from '../../usecases/try-outs.ts'
@@ -104,6 +107,31 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
     return pulls
   }
 
+  /** The labels of the examples file that apply to the posted classifications: 404 with no file, 422 when it doesn't load. */
+  async function readLabelled(
+    forge: TryOutForge,
+    repo: RepoRef,
+    classifications: readonly Classification[],
+  ): Promise<{ applied: AppliedLabels; repoUrl: string }> {
+    let read: Awaited<ReturnType<typeof loadDefaultBranchExamples>>
+    try {
+      read = await loadDefaultBranchExamples(forge, repo)
+    } catch (error) {
+      throw forgeFailure(error, 'the examples', logger)
+    }
+    const { loaded } = read
+    if (loaded.kind === 'none') throw new HttpProblem(404, describeNoExamples(repo, loaded.branch))
+    if (loaded.kind !== 'examples') throw new HttpProblem(422, describeExamplesRefusal(loaded))
+    const applied = applyLabels(loaded.examples, classifications)
+    if (applied.prs.length === 0) {
+      throw new HttpProblem(
+        422,
+        `no label in ${loaded.path} names a classification posted, so there is nothing to score: label a PR for one of them`,
+      )
+    }
+    return { applied, repoUrl: read.htmlUrl }
+  }
+
   async function readHead(forge: TryOutForge, repo: RepoRef, pr: number): Promise<string> {
     const name = `${repoName(repo)}#${pr}`
     try {
@@ -143,7 +171,10 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
           await requireBudget(repo)
           const common = { forge, repo, classifications, settings: settingsNow, runtime, requester: user }
           let id: string
-          if ('replay' in asked) {
+          if ('examples' in asked) {
+            const { applied, repoUrl } = await readLabelled(forge, repo, classifications)
+            id = whenFull(() => tryOuts.startExamples({ ...common, repeat: asked.repeat, applied, repoUrl }))
+          } else if ('replay' in asked) {
             const pulls = await listRecent(forge, repo, asked.replay)
             id = whenFull(() => tryOuts.startReplay({ ...common, count: asked.replay, pulls }))
           } else {
@@ -154,7 +185,11 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
           logger.info('review classifier try-out started', {
             id,
             repo: repoName(repo),
-            ...('replay' in asked ? { replay: asked.replay } : { pr: asked.pr, repeat: asked.repeat ?? 1 }),
+            ...('examples' in asked
+              ? { examples: true, repeat: asked.repeat }
+              : 'replay' in asked
+                ? { replay: asked.replay }
+                : { pr: asked.pr, repeat: asked.repeat ?? 1 }),
             requester: user,
             classifications: classifications.length,
           })
@@ -170,6 +205,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
             401: ProblemSchema,
             403: ProblemSchema,
             404: ProblemSchema,
+            422: ProblemSchema,
             429: ProblemSchema,
             500: ProblemSchema,
             503: ProblemSchema,
@@ -178,11 +214,13 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
             summary: "Run classifications against a PR, repeatedly, or against the repo's last PRs; nothing is posted",
             description:
               'Answers at once with the id to read the result at. repeat (1–10) asks every classification that many ' +
-              'times on the PR; replay (1–20), instead of pr, runs them against the repo’s last PRs, open or merged. ' +
+              'times on the PR; replay (1–20), instead of pr, runs them against the repo’s last PRs, open or merged; ' +
+              'examples: true, instead of pr, runs them (repeat times) against every labelled PR of the examples file. ' +
               '400 for a body that breaks a rule (a repeat or replay out of range among them); ' +
               "403 for a repo the settings' repo_runtimes send to no runtime (none); " +
-              '404 for a repo or PR the forge does not know, or a repo with no PR to replay; ' +
-              `429 while ${TRY_OUTS_RUNNING_MAX} try-outs run (a repeat or a replay is one), until one finishes, ` +
+              '404 for a repo or PR the forge does not know, a repo with no PR to replay, or no examples file; ' +
+              '422 for an examples file that does not load, or one with no label for a classification posted; ' +
+              `429 while ${TRY_OUTS_RUNNING_MAX} try-outs run (a repeat, a replay or the examples is one), until one finishes, ` +
               "and once today's spend (UTC) has reached budget.daily_usd; " +
               '503 without a swarm queue, without a forge or its token, or with the forge down.',
             tags: ['try-out'],
@@ -211,7 +249,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
             description:
               'While it runs, rows holds the rows finished so far (re-checked, for display only); the reply’s rows ' +
               'replace them. A repeat adds repeat (each classification’s answers and flips), a replay adds replay ' +
-              '(one line per PR).',
+              '(one line per PR), examples adds examples (one line per labelled PR, every run’s rows) and score.',
             tags: ['try-out'],
           },
         },

@@ -65,6 +65,8 @@ describe('POST /api/review-classifier/try-out: at most a few at once', () => {
     await expectProblem(refused, 429, FULL)
     const replayRefused = await world.app.handle(postTryOut(aTryOutBody({ pr: undefined, replay: 2 })))
     await expectProblem(replayRefused, 429, FULL)
+    const examplesRefused = await world.app.handle(postTryOut(aTryOutBody({ pr: undefined, examples: true })))
+    await expectProblem(examplesRefused, 429, FULL)
     expect(world.forgeCalls.length).toBe(readsBefore)
 
     // One finishes: its place is free at once, while the others still run.

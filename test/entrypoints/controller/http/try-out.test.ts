@@ -397,7 +397,7 @@ describe('POST /api/review-classifier/try-out: refused', () => {
     await expectProblem(
       await world.app.handle(postTryOut({})),
       400,
-      'missing fields "repo", "pr" (or "replay"), "classifications"',
+      'missing fields "repo", "pr" (or "replay", or "examples": true), "classifications"',
     )
   })
 

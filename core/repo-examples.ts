@@ -1,0 +1,43 @@
+/**
+ * What a repo holds by way of labelled examples at one commit (docs/behaviour.md,
+ * "Labelled examples and reliability"), and the words for it: the `examples`
+ * route, a try-out against the examples and the rules-change report say the
+ * same thing about "no examples file", "both files" and "doesn't load", in
+ * the rules file's words (repo-rules.ts).
+ */
+
+import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH, type ExamplesProblem, selectExamplesFile } from './examples-file.ts'
+import { repoName } from './repo.ts'
+import { RULES_PROBLEMS_SHOWN } from './repo-rules.ts'
+import { formatSourceProblem } from './source-tree.ts'
+import type { Example, RepoRef } from './types.ts'
+
+/** The examples file at a commit; every kind names the branch and the commit it was read at. */
+export type LoadedExamples =
+  | { kind: 'examples'; path: string; branch: string; commit: string; examples: Example[] }
+  /** Neither examples file. */
+  | { kind: 'none'; branch: string; commit: string }
+  /** Both examples files, so neither loads. */
+  | { kind: 'both'; branch: string; commit: string }
+  /** One file that doesn't parse, breaks a rule, or isn't a readable file. */
+  | { kind: 'invalid'; path: string; branch: string; commit: string; problems: ExamplesProblem[] }
+
+function bothFilesProblem(): ExamplesProblem {
+  const selected = selectExamplesFile({ yml: true, json: true })
+  return selected.ok
+    ? { file: `${EXAMPLES_YML_PATH} and ${EXAMPLES_JSON_PATH}`, at: null, detail: 'both exist' }
+    : selected.error
+}
+
+/** Why examples that are there don't load, naming the file and the first problems, as for the rules. */
+export function describeExamplesRefusal(loaded: Extract<LoadedExamples, { kind: 'both' | 'invalid' }>): string {
+  if (loaded.kind === 'both') return `the examples don't load: ${formatSourceProblem(bothFilesProblem())}`
+  const shown = loaded.problems.slice(0, RULES_PROBLEMS_SHOWN).map(formatSourceProblem)
+  const more = loaded.problems.length - shown.length
+  return `the examples file ${loaded.path} doesn't load: ${shown.join('; ')}${more > 0 ? `; and ${more} more problems` : ''}`
+}
+
+/** The words for a repo with neither examples file on `branch`, naming the path to add. */
+export function describeNoExamples(repo: RepoRef, branch: string): string {
+  return `${repoName(repo)} has no examples file on its default branch ${branch}: add ${EXAMPLES_YML_PATH} (or ${EXAMPLES_JSON_PATH}) there to label PRs`
+}
