@@ -176,6 +176,37 @@ describe('a review of a PR that changes the rules', () => {
       expect(world.forge.reviews(REPO, 42)[0]?.event).toBe('APPROVED')
     }
   })
+  it("asks the review's own budget, and skips on its words once it is spent or can't be read", async () => {
+    const spentLater = worldWith()
+    const answers = [null, "today's budget of $5.00 (UTC) is spent"]
+    const posted = await review(spentLater, { spend: { whyNoRun: async () => answers.shift() ?? null } })
+    expect(answers).toEqual([])
+    expect(posted.event).toBe('APPROVED')
+    // Escaped like the table: the budget's words are text, not Markdown.
+    expect(posted.body).toContain(
+      "**Rules change report**: skipped, today's budget of &#36;5.00 &#40;UTC&#41; is spent",
+    )
+    expect(spentLater.requests).toHaveLength(1)
+
+    const unreadable = worldWith()
+    let calls = 0
+    const failing = async () => {
+      calls += 1
+      if (calls === 1) return null
+      throw new Error('ledger down')
+    }
+    const body = (await review(unreadable, { spend: { whyNoRun: failing } })).body
+    expect(body).toContain("**Rules change report**: skipped, the daily budget couldn't be read")
+    expect(unreadable.requests).toHaveLength(1)
+  })
+
+  it("sends the report's runs to the runtime the review resolved for the repo", async () => {
+    const world = worldWith({ settings: { repo_runtimes: { 'acme/*': 'subscription' } } })
+    await review(world)
+    expect(world.requests.length).toBeGreaterThan(1)
+    expect(new Set(world.requests.map((request) => request.runtime))).toEqual(new Set(['subscription']))
+  })
+
   it('scores a PR that changes only the examples on its own labels, asking each PR once', async () => {
     const examplesDiff = RULES_DIFF.replaceAll(RULES_YML_PATH, EXAMPLES_YML_PATH)
     const relabelled = EXAMPLES.replace('datetime: no-match', 'datetime: match')
