@@ -76,9 +76,14 @@ function numbers(score: ClassificationScore, own: number, lines: readonly Exampl
       'dl',
       { class: 'card-counts' },
       item('Agree', String(score.agree), 'agree'),
-      item('Disagree', `${score.disagree} (${plural(score.false_block, 'false block')})`, 'disagree'),
+      item('Disagree', String(score.disagree), 'disagree'),
       item('Abstain', String(score.abstain), 'abstain'),
-      item('False passes', String(score.false_pass), 'false-pass'),
+      item(
+        'False passes',
+        String(score.false_pass),
+        score.false_pass > 0 ? 'false-pass card-count--false-passes' : 'false-pass',
+      ),
+      item('False blocks', String(score.false_block), 'false-block'),
       item('Flips', `${score.flips} of ${plural(score.labelled, 'PR')} changed outcome between repeats`, 'flips'),
       item('Margin', marginWords(score), 'margin'),
       item(

@@ -99,9 +99,10 @@ describe("the try-out page against the repo's labelled PRs", () => {
     const counts = await datetime.locator('.card-count').allTextContents()
     expect(counts).toEqual([
       'Agree2',
-      'Disagree1 (0 false blocks)',
+      'Disagree1',
       'Abstain0',
       'False passes1',
+      'False blocks0',
       'Flips0 of 3 PRs changed outcome between repeats',
       'Margin5 (the closest counted answer is 5 over the threshold)',
       'Suggested threshold86',
