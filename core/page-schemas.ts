@@ -336,7 +336,7 @@ export const DraftEntrySchema = Type.Object({
 export const StoredAttemptSchema = Type.Object({
   number: Type.Integer({ minimum: 1 }),
   id: Type.String(),
-  mode: literals(['pull', 'repeat', 'replay'] as const),
+  mode: literals(['pull', 'repeat', 'replay', 'examples'] as const),
   repo: Type.String(),
   pr: nullable(Type.Integer()),
   count: Type.Integer({ minimum: 1 }),

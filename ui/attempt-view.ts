@@ -6,6 +6,7 @@
  */
 import type { TryOutView, UiConfig } from '../core/types.ts'
 import { type Attempt, edits, notesFor } from './attempt.ts'
+import { examplesBody } from './attempt-examples.ts'
 import { repeatBody } from './attempt-repeat.ts'
 import { replayBody } from './attempt-replay.ts'
 import { type Child, external, h } from './dom.ts'
@@ -41,12 +42,15 @@ function statusLine(attempt: Attempt, previous: Attempt | null): HTMLElement {
     )
   }
   const unstable = (view.repeat?.classifications ?? []).filter((entry) => entry.flips > 0).length
+  const unsafe = (view.score?.classifications ?? []).filter((entry) => entry.false_pass > 0).length
   const overall =
-    attempt.mode === 'replay'
-      ? `${plural(view.replay?.pulls.length ?? 0, 'PR')} run.`
-      : attempt.mode === 'repeat'
-        ? `Each rule asked ${attempt.count} times; ${unstable === 0 ? 'no rule flipped' : `${plural(unstable, 'rule')} unstable`}.`
-        : `Overall: ${overallWords(view.overall)}.`
+    attempt.mode === 'examples'
+      ? `Scored on ${plural(view.examples?.pulls.length ?? 0, 'labelled PR')}; ${unsafe === 0 ? 'no rule let a false pass through' : `${plural(unsafe, 'rule')} with a false pass`}.`
+      : attempt.mode === 'replay'
+        ? `${plural(view.replay?.pulls.length ?? 0, 'PR')} run.`
+        : attempt.mode === 'repeat'
+          ? `Each rule asked ${attempt.count} times; ${unstable === 0 ? 'no rule flipped' : `${plural(unstable, 'rule')} unstable`}.`
+          : `Overall: ${overallWords(view.overall)}.`
   const was = previous?.view ?? null
   const overallChanged =
     attempt.mode === 'pull' &&
@@ -67,6 +71,11 @@ function statusLine(attempt: Attempt, previous: Attempt | null): HTMLElement {
 }
 
 function progressText(attempt: Attempt, view: TryOutView): string {
+  if (attempt.mode === 'examples') {
+    const pulls = view.examples?.pulls ?? []
+    const ended = pulls.filter((line) => line.status === 'done' || line.status === 'failed').length
+    return `Running: ${ended} of ${plural(pulls.length, 'labelled PR')} finished.`
+  }
   if (attempt.mode === 'replay') {
     const pulls = view.replay?.pulls ?? []
     const ended = pulls.filter((line) => line.status === 'done' || line.status === 'failed').length
@@ -82,9 +91,11 @@ function progressText(attempt: Attempt, view: TryOutView): string {
 function heading(attempt: Attempt, role: 'latest' | 'previous', config: UiConfig): HTMLElement {
   const view = attempt.view
   const target =
-    attempt.mode === 'replay'
-      ? `the last ${plural(attempt.count, 'PR')} of ${attempt.repo}`
-      : `${attempt.repo} #${attempt.pr ?? ''}${attempt.mode === 'repeat' ? `, each rule asked ${attempt.count} times` : ''}`
+    attempt.mode === 'examples'
+      ? `the labelled PRs of ${attempt.repo}${attempt.count > 1 ? `, each rule asked ${attempt.count} times` : ''}`
+      : attempt.mode === 'replay'
+        ? `the last ${plural(attempt.count, 'PR')} of ${attempt.repo}`
+        : `${attempt.repo} #${attempt.pr ?? ''}${attempt.mode === 'repeat' ? `, each rule asked ${attempt.count} times` : ''}`
   const head = view?.head_sha ?? null
   const headUrl = head === null ? null : commitUrl(config.forge_url, attempt.repo, head)
   const pull = attempt.pr === null ? null : pullUrl(config.forge_url, attempt.repo, attempt.pr)
@@ -136,11 +147,13 @@ export function renderAttempt(
 ): HTMLElement {
   const edited = role === 'latest' ? edits(attempt, previous) : []
   const body =
-    attempt.mode === 'replay'
-      ? replayBody(attempt, previous)
-      : attempt.mode === 'repeat'
-        ? repeatBody(attempt)
-        : singleBody(attempt, previous)
+    attempt.mode === 'examples'
+      ? examplesBody(attempt)
+      : attempt.mode === 'replay'
+        ? replayBody(attempt, previous)
+        : attempt.mode === 'repeat'
+          ? repeatBody(attempt)
+          : singleBody(attempt, previous)
   return h(
     'article',
     {

@@ -7,16 +7,16 @@ import type { Classification, RecordedRow, TryOutView } from '../core/types.ts'
 import { verdictLabel } from './format.ts'
 import type { RowNote } from './rows.ts'
 
-export type AttemptMode = 'pull' | 'repeat' | 'replay'
+export type AttemptMode = 'pull' | 'repeat' | 'replay' | 'examples'
 
 export type Attempt = {
   number: number
   id: string
   mode: AttemptMode
   repo: string
-  /** The PR, or null for a replay. */
+  /** The PR, or null for a replay or the labelled PRs. */
   pr: number | null
-  /** k for a repeat, N for a replay, 1 otherwise. */
+  /** k for a repeat, N for a replay, answers per labelled PR for the examples, 1 otherwise. */
   count: number
   sent: Classification[]
   view: TryOutView | null
@@ -36,7 +36,7 @@ export function keyOf(pr: number, name: string): VerdictKey {
 export function rowsOf(attempt: Attempt): Map<VerdictKey, RecordedRow> {
   const rows = new Map<VerdictKey, RecordedRow>()
   const view = attempt.view
-  if (view === null || attempt.mode === 'repeat') return rows
+  if (view === null || attempt.mode === 'repeat' || attempt.mode === 'examples') return rows
   if (attempt.mode === 'replay') {
     for (const line of view.replay?.pulls ?? []) {
       for (const row of line.rows ?? []) rows.set(keyOf(line.pr, row.name), row)

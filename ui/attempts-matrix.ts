@@ -16,6 +16,11 @@ function answerWords(attempt: Attempt, name: string): string {
   const view = attempt.view
   if (attempt.lost !== null) return 'gone'
   const running = view === null || view.status === 'running'
+  if (attempt.mode === 'examples') {
+    const scored = view?.score?.classifications.find((entry) => entry.name === name)
+    if (scored === undefined) return running ? 'running…' : 'no score'
+    return `${scored.agree} agree, ${scored.disagree} disagree, ${scored.false_pass} false pass${scored.false_pass === 1 ? '' : 'es'}`
+  }
   const rows =
     attempt.mode === 'replay'
       ? (view?.replay?.pulls ?? []).flatMap((line) => line.rows?.filter((row) => row.name === name) ?? [])
@@ -51,6 +56,7 @@ function ruleCell(attempt: Attempt, before: Attempt | undefined, name: string): 
 
 function target(attempt: Attempt): string {
   if (attempt.mode === 'replay') return `last ${attempt.count} PRs`
+  if (attempt.mode === 'examples') return `labelled PRs${attempt.count > 1 ? ` × ${attempt.count}` : ''}`
   return `#${attempt.pr ?? ''}${attempt.mode === 'repeat' ? ` × ${attempt.count}` : ''}`
 }
 

@@ -17,12 +17,15 @@ import { plural } from './format.ts'
 export type RunTarget = {
   repo: string
   mode: AttemptMode
-  /** The PR, or null for a replay. */
+  /** The PR, or null for a replay or the labelled PRs. */
   pr: number | null
-  /** k for a repeat (1 for a single run), N for a replay. */
+  /** k for a repeat (1 for a single run), N for a replay, answers per labelled PR. */
   count: number
   /** The try-out POST's fields but the classifications. */
-  body: { repo: string; pr: number; repeat?: number } | { repo: string; replay: number }
+  body:
+    | { repo: string; pr: number; repeat?: number }
+    | { repo: string; replay: number }
+    | { repo: string; examples: true; repeat?: number }
 }
 
 export type PullFields = {
@@ -65,6 +68,7 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
 
   const modeOne = h('input', { type: 'radio', name: 'try-mode', id: 'try-mode-one', value: 'pull', checked: true })
   const modeReplay = h('input', { type: 'radio', name: 'try-mode', id: 'try-mode-replay', value: 'replay' })
+  const modeExamples = h('input', { type: 'radio', name: 'try-mode', id: 'try-mode-examples', value: 'examples' })
 
   const pr = h('input', {
     id: 'try-pr',
@@ -102,6 +106,16 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
   })
   const replayError = h('p', { class: 'error', id: 'try-replay-error' })
 
+  const examplesRepeat = h('input', {
+    id: 'try-examples-repeat',
+    type: 'text',
+    inputmode: 'numeric',
+    value: '1',
+    autocomplete: 'off',
+    'aria-describedby': 'try-examples-repeat-hint try-examples-repeat-error',
+  })
+  const examplesRepeatError = h('p', { class: 'error', id: 'try-examples-repeat-error' })
+
   const onePrFields = h(
     'div',
     { class: 'field-row' },
@@ -131,6 +145,22 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
       replayError,
     ),
   )
+  const examplesFields = h(
+    'div',
+    { class: 'field-row', hidden: true },
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'try-examples-repeat' }, 'Ask each classification per labelled PR'),
+      h('div', { class: 'with-unit' }, examplesRepeat, h('span', {}, 'times')),
+      h(
+        'p',
+        { class: 'hint', id: 'try-examples-repeat-hint' },
+        `1 to ${REPEAT_MAX}; the PRs and their labels come from the repo's examples file.`,
+      ),
+      examplesRepeatError,
+    ),
+  )
 
   const element = h(
     'fieldset',
@@ -143,22 +173,31 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
       h('legend', {}, 'Run against'),
       h('div', { class: 'radio' }, modeOne, h('label', { for: 'try-mode-one' }, 'One pull request')),
       h('div', { class: 'radio' }, modeReplay, h('label', { for: 'try-mode-replay' }, "The repo's last PRs (replay)")),
+      h('div', { class: 'radio' }, modeExamples, h('label', { for: 'try-mode-examples' }, "The repo's labelled PRs")),
     ),
     onePrFields,
     replayFields,
+    examplesFields,
   )
 
   function mode(): AttemptMode {
     if (modeReplay.checked) return 'replay'
+    if (modeExamples.checked) return 'examples'
     return repeat.value.trim() !== '' && repeat.value.trim() !== '1' ? 'repeat' : 'pull'
   }
 
   function updateMode(): void {
     const replaying = modeReplay.checked
-    onePrFields.hidden = replaying
+    const scoring = modeExamples.checked
+    onePrFields.hidden = replaying || scoring
     replayFields.hidden = !replaying
+    examplesFields.hidden = !scoring
     const k = Number(repeat.value)
     const n = Number(replay.value)
+    if (scoring) {
+      onRunLabel('Score against the labelled PRs')
+      return
+    }
     onRunLabel(
       replaying
         ? Number.isInteger(n) && n >= 1
@@ -171,6 +210,7 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
   }
   modeOne.addEventListener('change', updateMode)
   modeReplay.addEventListener('change', updateMode)
+  modeExamples.addEventListener('change', updateMode)
   repeat.addEventListener('input', updateMode)
   replay.addEventListener('input', updateMode)
 
@@ -249,6 +289,13 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
 
   function checkTarget(): ReturnType<PullFields['checkTarget']> {
     const name = checkRepo()
+    if (modeExamples.checked) {
+      const times = wholeIn(examplesRepeat, examplesRepeatError, 'The repeat count', REPEAT_MAX)
+      if (name === null) return { ok: false, invalid: repo }
+      if (times === null) return { ok: false, invalid: examplesRepeat }
+      const body: RunTarget['body'] = { repo: name, examples: true, ...(times > 1 ? { repeat: times } : {}) }
+      return { ok: true, target: { repo: name, mode: 'examples', pr: null, count: times, body } }
+    }
     const replaying = modeReplay.checked
     const prNumber = replaying ? null : checkPr()
     const k = replaying ? 1 : wholeIn(repeat, repeatError, 'The repeat count', REPEAT_MAX)
@@ -277,7 +324,7 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
     fill(name, number) {
       repo.value = name
       if (number !== undefined) pr.value = number
-      if (modeReplay.checked && number !== undefined && number !== '') {
+      if ((modeReplay.checked || modeExamples.checked) && number !== undefined && number !== '') {
         modeOne.checked = true
         updateMode()
       }

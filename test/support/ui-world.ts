@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import type { SeedPull } from '../../adapters/memory/forge.ts'
+import { EXAMPLES_YML_PATH } from '../../core/examples-file.ts'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import { type IdentityProxy, startIdentityProxy } from '../../entrypoints/identity-proxy.ts'
@@ -99,7 +100,8 @@ export const DEFAULT_SCRIPT: AnswerScript = (rule) =>
     ? { verdict: 'no-match', certainty: 97, reason: 'No commit message advertises anything.' }
     : { verdict: 'match', certainty: 95, reason: 'Every timestamp the PR adds carries a zone.' }
 
-export async function startUiWorld(): Promise<UiWorld> {
+/** `examples`: the text of acme/widgets' examples file, when the tests want one (none by default). */
+export async function startUiWorld(options: { examples?: string } = {}): Promise<UiWorld> {
   let nats: NatsServer | undefined
   let ai: FakeAnthropic | undefined
   let forge: FakeForgejo | undefined
@@ -157,7 +159,10 @@ export async function startUiWorld(): Promise<UiWorld> {
         repos: [
           {
             ...REPO,
-            files: { [RULES_YML_PATH]: RULES },
+            files: {
+              [RULES_YML_PATH]: RULES,
+              ...(options.examples === undefined ? {} : { [EXAMPLES_YML_PATH]: options.examples }),
+            },
             pulls,
             collaborators: { 'review-classifier': 'write', alice: 'write', [UI_USER]: 'write' },
           },
