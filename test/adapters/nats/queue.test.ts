@@ -249,6 +249,9 @@ describe('createNatsRunQueue and createNatsRunResponder', () => {
     await waitUntil('both sides notice the outage', () => !controller.isConnected() && !classifier.isConnected())
     await server.restart()
     await waitUntil('both sides reconnect', () => controller.isConnected() && classifier.isConnected())
+    // Connected is not yet resubscribed: a round trip on the controller's connection means the server
+    // has its reply inbox again (a reply published before that is dropped, and the run times out).
+    await controller.connection.flush()
     release.open()
     expect(idOf(await inFlight)).toBe('across-restart')
     expect(idOf(await queue.request(aRunRequest({ id: 'after-restart' }), 10_000))).toBe('after-restart')
