@@ -86,8 +86,8 @@ function rulesReport(path: string, rules: readonly Classification[]): string {
 
 /**
  * What the examples' labels are checked against: the rules, or why there
- * are none to check them against (`loads`: whether a rules file is there
- * that doesn't load).
+ * are none to check them against (`invalid`: a rules file is there, but
+ * doesn't load).
  */
 type LabelRules = { path: string; rules: readonly Classification[] } | { missing: string; invalid: boolean }
 
