@@ -12,15 +12,17 @@
  */
 
 import { MAX_CLASSIFICATIONS, NAME_MAX_CHARS } from './limits.ts'
-import { err, ok, type Result } from './result.ts'
+import type { Result } from './result.ts'
 import {
-  cappedProblem,
+  checkSourceTree,
+  checkSourceValue,
   describe,
   describeKey,
-  fromPlainValue,
+  type EntryProblem,
   lengthProblem,
   linesCharProblem,
   nameCharProblem,
+  type SourceList,
   type SourceNode,
   type SourceProblem,
   valueAt,
@@ -47,27 +49,21 @@ export type ExamplesProblem = SourceProblem<ExampleKey>
 const ENTRY_KEYS_WORDS = 'the keys pr and expect, and optionally note'
 const PR_PROBLEM = 'pr must be a PR number, a whole number of at least 1'
 
+/** The examples file's list, as the checks shared with the rules file (source-tree.ts) take it. */
+const EXAMPLES_LIST: SourceList<Example, ExampleKey> = {
+  key: 'examples',
+  max: EXAMPLES_MAX,
+  identify: (entry) => {
+    const pr = usablePr(entry)
+    return pr === null ? null : { id: pr, shown: `pr ${pr}` }
+  },
+  duplicate: (pr, first) => ({ detail: `pr ${pr} is already labelled by ${first}; PRs must be unique`, key: 'pr' }),
+  check: checkEntry,
+}
+
 /** Checks a parsed examples file; every problem is reported, each naming its entry and key. */
 export function validateExamplesTree(file: string, root: SourceNode): Result<Example[], ExamplesProblem[]> {
-  return collect((problems) => {
-    const top = (detail: string): void => {
-      problems.push({ file, at: 'top level', detail })
-    }
-    if (root.kind !== 'map') {
-      top(`must be a mapping with the one key "examples", got ${describe(root)}`)
-      return []
-    }
-    let list: SourceNode | null = null
-    for (const { key, value } of root.entries) {
-      if (key.kind === 'scalar' && key.value === 'examples') list = value
-      else top(`unknown key ${describeKey(key)}; the only key allowed is "examples"`)
-    }
-    if (list === null) {
-      top('missing key "examples"')
-      return []
-    }
-    return checkList(file, list, problems)
-  })
+  return checkSourceTree(file, root, EXAMPLES_LIST)
 }
 
 /**
@@ -76,57 +72,8 @@ export function validateExamplesTree(file: string, root: SourceNode): Result<Exa
  * names it in messages.
  */
 export function validateExamples(value: unknown, label: string): Result<Example[], ExamplesProblem[]> {
-  return collect((problems) => checkList(label, fromPlainValue(value, 0), problems))
+  return checkSourceValue(value, label, EXAMPLES_LIST)
 }
-
-function collect(check: (problems: ExamplesProblem[]) => Example[]): Result<Example[], ExamplesProblem[]> {
-  const problems: ExamplesProblem[] = []
-  const examples = check(problems)
-  return problems.length > 0 ? err(problems.map(cappedProblem)) : ok(examples)
-}
-
-function checkList(file: string, list: SourceNode, problems: ExamplesProblem[]): Example[] {
-  const label = 'examples'
-  if (list.kind !== 'list') {
-    problems.push({ file, at: label, detail: `must be a list of 1 to ${EXAMPLES_MAX} examples, got ${describe(list)}` })
-    return []
-  }
-  if (list.items.length === 0) {
-    problems.push({ file, at: label, detail: `is empty; it needs 1 to ${EXAMPLES_MAX} examples` })
-  }
-  if (list.items.length > EXAMPLES_MAX) {
-    problems.push({
-      file,
-      at: label,
-      detail: `has ${list.items.length} examples; at most ${EXAMPLES_MAX} are allowed`,
-    })
-  }
-  const valid: Example[] = []
-  const firstIndexByPr = new Map<number, number>()
-  list.items.forEach((item, index) => {
-    const pr = usablePr(item)
-    const at = `${label}[${index}]${pr === null ? '' : ` (pr ${pr})`}`
-    const entryProblems: EntryProblem[] = []
-    const example = checkEntry(item, entryProblems)
-    if (pr !== null) {
-      const first = firstIndexByPr.get(pr)
-      if (first === undefined) firstIndexByPr.set(pr, index)
-      else
-        entryProblems.push({
-          detail: `pr ${pr} is already labelled by ${label}[${first}]; PRs must be unique`,
-          key: 'pr',
-        })
-    }
-    for (const { detail, key } of entryProblems) {
-      problems.push({ file, at, detail, entry: index, ...(key === null ? {} : { key }) })
-    }
-    if (example !== null && entryProblems.length === 0) valid.push(example)
-  })
-  return valid
-}
-
-/** One entry's problem, and the key it is about (null: the entry as a whole). */
-type EntryProblem = { detail: string; key: ExampleKey | null }
 
 function usablePr(entry: SourceNode): number | null {
   const node = valueAt(entry, 'pr')
@@ -135,7 +82,7 @@ function usablePr(entry: SourceNode): number | null {
   return checked.ok ? checked.value : null
 }
 
-function checkEntry(entry: SourceNode, problems: EntryProblem[]): Example | null {
+function checkEntry(entry: SourceNode, problems: EntryProblem<ExampleKey>[]): Example | null {
   const about =
     (key: ExampleKey | null) =>
     (detail: string): void => {

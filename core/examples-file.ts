@@ -5,9 +5,15 @@
  * the caller reads the file and passes its text.
  */
 
-import { EXAMPLE_LABELS_MAX, EXAMPLES_MAX, type ExamplesProblem, validateExamplesTree } from './examples-check.ts'
+import {
+  EXAMPLE_LABELS_MAX,
+  EXAMPLES_MAX,
+  type ExampleKey,
+  type ExamplesProblem,
+  validateExamplesTree,
+} from './examples-check.ts'
 import type { Result } from './result.ts'
-import { readSourceFile, SOURCE_MAX_BYTES, selectSourceFile } from './source-file.ts'
+import { parseSourceFile, type RepoSourceFile, SOURCE_MAX_BYTES, selectSourceFile } from './source-file.ts'
 import type { SourceKind } from './source-tree.ts'
 import type { Example } from './types.ts'
 
@@ -53,16 +59,22 @@ export const EXAMPLES_SOURCE: SourceKind = {
   tokensHint: 'a full examples file needs about 5,000',
 }
 
+/** The examples file, for what reads either of the repo's files alike (the controller's loader, `validate`). */
+export const EXAMPLES_FILE: RepoSourceFile<Example[], ExampleKey> = {
+  kind: EXAMPLES_SOURCE,
+  name: 'examples file',
+  paths: { yml: EXAMPLES_YML_PATH, json: EXAMPLES_JSON_PATH },
+  check: validateExamplesTree,
+}
+
 /**
  * Which examples file to read, given which exist on the default branch: the
  * path, null for "the repo has none", or a problem when both exist.
  */
 export function selectExamplesFile(present: { yml: boolean; json: boolean }): Result<string | null, ExamplesProblem> {
-  return selectSourceFile(present, { yml: EXAMPLES_YML_PATH, json: EXAMPLES_JSON_PATH })
+  return selectSourceFile(present, EXAMPLES_FILE.paths)
 }
 
 export function parseExamplesFile(path: string, text: string): Result<Example[], ExamplesProblem[]> {
-  const tree = readSourceFile(path, text, EXAMPLES_SOURCE)
-  if (!tree.ok) return tree
-  return validateExamplesTree(path, tree.value)
+  return parseSourceFile(EXAMPLES_FILE, path, text)
 }

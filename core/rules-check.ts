@@ -9,15 +9,17 @@
  * about one key, which key, so an editor can show it next to the field.
  */
 import { DESCRIPTION_MAX_CHARS, MAX_CLASSIFICATIONS, NAME_MAX_CHARS } from './limits.ts'
-import { err, ok, type Result } from './result.ts'
+import type { Result } from './result.ts'
 import {
-  cappedProblem,
+  checkSourceTree,
+  checkSourceValue,
   describe,
   describeKey,
-  fromPlainValue,
+  type EntryProblem,
   lengthProblem,
   linesCharProblem,
   nameCharProblem,
+  type SourceList,
   type SourceNode,
   type SourceProblem,
   valueAt,
@@ -43,80 +45,29 @@ export type ClassificationKey = (typeof CLASSIFICATION_KEYS)[number]
 /** A problem with a rules file or a body's classifications; `key` names one of an entry's four. */
 export type RulesProblem = SourceProblem<ClassificationKey>
 
+/** The rules file's list, as the checks shared with the examples file (source-tree.ts) take it. */
+const RULES_LIST: SourceList<Classification, ClassificationKey> = {
+  key: 'classifications',
+  max: MAX_CLASSIFICATIONS,
+  identify: (entry) => {
+    const name = usableName(entry)
+    return name === null ? null : { id: name, shown: `name ${quoteInput(name)}` }
+  },
+  duplicate: (_name, first) => ({ detail: `the name is already used by ${first}; names must be unique`, key: 'name' }),
+  check: checkEntry,
+}
+
 /**
  * Checks an already-parsed value (a request body's `classifications`) with
  * the same rules and messages as the file; `label` names it in messages.
  */
 export function validateClassifications(value: unknown, label: string): Result<Classification[], RulesProblem[]> {
-  return collect((problems) => checkList(label, 'classifications', fromPlainValue(value, 0), problems))
-}
-
-function collect(check: (problems: RulesProblem[]) => Classification[]): Result<Classification[], RulesProblem[]> {
-  const problems: RulesProblem[] = []
-  const classifications = check(problems)
-  return problems.length > 0 ? err(problems.map(cappedProblem)) : ok(classifications)
+  return checkSourceValue(value, label, RULES_LIST)
 }
 
 /** Checks a parsed file against "Repo configuration". */
 export function validateRulesTree(file: string, root: SourceNode): Result<Classification[], RulesProblem[]> {
-  return collect((problems) => {
-    const top = (detail: string): void => {
-      problems.push({ file, at: 'top level', detail })
-    }
-    if (root.kind !== 'map') {
-      top(`must be a mapping with the one key "classifications", got ${describe(root)}`)
-      return []
-    }
-    let list: SourceNode | null = null
-    for (const { key, value } of root.entries) {
-      if (key.kind === 'scalar' && key.value === 'classifications') list = value
-      else top(`unknown key ${describeKey(key)}; the only key allowed is "classifications"`)
-    }
-    if (list === null) {
-      top('missing key "classifications"')
-      return []
-    }
-    return checkList(file, 'classifications', list, problems)
-  })
-}
-
-function checkList(file: string, label: string, list: SourceNode, problems: RulesProblem[]): Classification[] {
-  const problem = (
-    at: string,
-    detail: string,
-    where: { entry: number; key: ClassificationKey | null } | null = null,
-  ) => {
-    const place = where === null ? {} : { entry: where.entry, ...(where.key === null ? {} : { key: where.key }) }
-    problems.push({ file, at, detail, ...place })
-  }
-  if (list.kind !== 'list') {
-    problem(label, `must be a list of 1 to ${MAX_CLASSIFICATIONS} classifications, got ${describe(list)}`)
-    return []
-  }
-  if (list.items.length === 0) problem(label, `is empty; it needs 1 to ${MAX_CLASSIFICATIONS} classifications`)
-  if (list.items.length > MAX_CLASSIFICATIONS) {
-    problem(label, `has ${list.items.length} classifications; at most ${MAX_CLASSIFICATIONS} are allowed`)
-  }
-  const valid: Classification[] = []
-  const firstIndexByName = new Map<string, number>()
-  list.items.forEach((item, index) => {
-    const name = usableName(item)
-    const at = `${label}[${index}]${name === null ? '' : ` (name ${quoteInput(name)})`}`
-    const entryProblems: EntryProblem[] = []
-    const entry = checkEntry(item, entryProblems)
-    if (name !== null) {
-      const first = firstIndexByName.get(name)
-      if (first === undefined) firstIndexByName.set(name, index)
-      else
-        entryProblems.push({
-          detail: `the name is already used by ${label}[${first}]; names must be unique`,
-          key: 'name',
-        })
-    }
-    for (const { detail, key } of entryProblems) problem(at, detail, { entry: index, key })
-    if (entry !== null && entryProblems.length === 0) valid.push(entry)
-  })
-  return valid
+  return checkSourceTree(file, root, RULES_LIST)
 }
 
 function usableName(entry: SourceNode): string | null {
@@ -125,13 +76,10 @@ function usableName(entry: SourceNode): string | null {
   return name.value
 }
 
-/** One entry's problem, and the key it is about (null: the entry as a whole). */
-type EntryProblem = { detail: string; key: ClassificationKey | null }
-
 /** Where a check of one value puts its problems. */
 type ProblemSink = { push(detail: string): unknown }
 
-function checkEntry(entry: SourceNode, entryProblems: EntryProblem[]): Classification | null {
+function checkEntry(entry: SourceNode, entryProblems: EntryProblem<ClassificationKey>[]): Classification | null {
   const about = (key: ClassificationKey | null): ProblemSink => ({
     push: (detail: string) => entryProblems.push({ detail, key }),
   })

@@ -12,9 +12,9 @@
  */
 
 import type { Result } from './result.ts'
-import { type RulesProblem, validateRulesTree } from './rules-check.ts'
+import { type ClassificationKey, type RulesProblem, validateRulesTree } from './rules-check.ts'
 import { RULES_SOURCE } from './rules-source.ts'
-import { readSourceFile, SOURCE_MAX_BYTES, selectSourceFile } from './source-file.ts'
+import { parseSourceFile, type RepoSourceFile, SOURCE_MAX_BYTES, selectSourceFile } from './source-file.ts'
 import type { Classification } from './types.ts'
 
 export { DESCRIPTION_MAX_CHARS, MAX_CLASSIFICATIONS, NAME_MAX_CHARS } from './limits.ts'
@@ -35,16 +35,22 @@ export const RULES_JSON_PATH = '.hyperhive/review-classifier.json'
 /** Larger files are refused before parsing: a real rules file is a few KB. */
 export const RULES_MAX_BYTES = SOURCE_MAX_BYTES
 
+/** The rules file, for what reads either of the repo's files alike (the controller's loader, `validate`). */
+export const RULES_FILE: RepoSourceFile<Classification[], ClassificationKey> = {
+  kind: RULES_SOURCE,
+  name: 'rules file',
+  paths: { yml: RULES_YML_PATH, json: RULES_JSON_PATH },
+  check: validateRulesTree,
+}
+
 /**
  * Which rules file to read, given which exist on the default branch:
  * the path, null for "the repo has no rules", or a problem when both exist.
  */
 export function selectRulesFile(present: { yml: boolean; json: boolean }): Result<string | null, RulesProblem> {
-  return selectSourceFile(present, { yml: RULES_YML_PATH, json: RULES_JSON_PATH })
+  return selectSourceFile(present, RULES_FILE.paths)
 }
 
 export function parseRulesFile(path: string, text: string): Result<Classification[], RulesProblem[]> {
-  const tree = readSourceFile(path, text, RULES_SOURCE)
-  if (!tree.ok) return tree
-  return validateRulesTree(path, tree.value)
+  return parseSourceFile(RULES_FILE, path, text)
 }

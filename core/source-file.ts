@@ -7,10 +7,37 @@
 import { err, ok, type Result } from './result.ts'
 import { readJsonSource } from './rules-json.ts'
 import { readYamlSource } from './rules-source.ts'
-import type { FileProblem, SourceKind, SourceNode } from './source-tree.ts'
+import type { FileProblem, SourceKind, SourceNode, SourceProblem } from './source-tree.ts'
 
 /** Larger files are refused before parsing: a real rules or examples file is a few KB. */
 export const SOURCE_MAX_BYTES = 1024 * 1024
+
+/**
+ * One of the repo's two hand-written files as whoever reads it needs it
+ * (the controller from the forge, the CLI from disk): its two names, how a
+ * message names it, and how its text is read into values.
+ */
+export type RepoSourceFile<T, Key extends string> = {
+  kind: SourceKind
+  /** The file as a message names it, without an article: "rules file". */
+  name: string
+  paths: { yml: string; json: string }
+  /** The file's own checks of its source tree (rules-check.ts, examples-check.ts). */
+  check(path: string, tree: SourceNode): Result<T, SourceProblem<Key>[]>
+}
+
+/** A repo file read at a commit; every kind names the branch and the commit it was read at. */
+export type LoadedSource<T, Key extends string> =
+  | { kind: 'loaded'; path: string; branch: string; commit: string; value: T; file: SourceFileRead }
+  /** Neither of the two files. */
+  | { kind: 'none'; branch: string; commit: string }
+  /** Both files, so neither loads. */
+  | { kind: 'both'; branch: string; commit: string }
+  /** One file that doesn't parse, breaks a rule, or isn't a readable file (a directory, a symlink, too large). */
+  | { kind: 'invalid'; path: string; branch: string; commit: string; problems: SourceProblem<Key>[] }
+
+/** The file's text as read, with the blob sha an update of it must name. */
+export type SourceFileRead = { path: string; text: string; sha: string }
 
 export function formatOf(path: string): 'yaml' | 'json' | null {
   const lower = path.toLowerCase()
@@ -48,6 +75,17 @@ export function readSourceFile(path: string, text: string, kind: SourceKind): Re
   const oversize = sizeProblem(path, text)
   if (oversize !== null) return err([oversize])
   return format === 'yaml' ? readYamlSource(path, text, kind) : readJsonSource(path, text, kind)
+}
+
+/** A file's text read and checked: its values, or every problem, each naming the file. */
+export function parseSourceFile<T, Key extends string>(
+  file: RepoSourceFile<T, Key>,
+  path: string,
+  text: string,
+): Result<T, SourceProblem<Key>[]> {
+  const tree = readSourceFile(path, text, file.kind)
+  if (!tree.ok) return tree
+  return file.check(path, tree.value)
 }
 
 function sizeProblem(path: string, text: string): FileProblem | null {

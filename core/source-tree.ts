@@ -1,11 +1,14 @@
 /**
  * What the repo's hand-written files (the rules file, the examples file)
  * share once read: a format-neutral source tree, the shape of a problem with
- * it, and the words for a value, a length and a character that don't belong.
- * The checks of each file (rules-check.ts, examples-check.ts) are written
- * against this, so both files' messages read alike whatever the format. No
- * parser here: the try-out page bundles the checks without the YAML reader.
+ * it, the words for a value, a length and a character that don't belong,
+ * and the check both files start with (one top-level key holding a list of
+ * 1 to N entries, each unique). The checks of each file (rules-check.ts,
+ * examples-check.ts) are written against this, so both files' messages read
+ * alike whatever the format. No parser here: the try-out page bundles the
+ * checks without the YAML reader.
  */
+import { err, ok, type Result } from './result.ts'
 import { capDetail, capText, codePointName, QUOTED_MAX_CHARS, quoteInput } from './text.ts'
 
 /** One problem with a file or a parsed value, in words a person fixing it can act on. */
@@ -222,4 +225,105 @@ export function tokensDetail(kind: SourceKind): string {
 
 export function emptyFileDetail(kind: SourceKind): string {
   return `the file is empty; it needs the key "${kind.key}"`
+}
+
+/** One entry's problem, and the key it is about (null: the entry as a whole). */
+export type EntryProblem<Key extends string> = { detail: string; key: Key | null }
+
+/**
+ * What a file's one top-level key holds and how its entries are checked: a
+ * list of 1 to `max` entries under `key` (which also names the entries in
+ * messages: "classifications", "examples"), each told apart by an identity
+ * that must be unique in the file.
+ */
+export type SourceList<T, Key extends string> = {
+  key: string
+  max: number
+  /** An entry's identity when it has a usable one: the value kept unique, and how its place shows it (`pr 12`). */
+  identify(entry: SourceNode): { id: string | number; shown: string } | null
+  /** What a later entry with the same identity is told, given where the first one is (`examples[0]`). */
+  duplicate(id: string | number, first: string): EntryProblem<Key>
+  /** Checks one entry, pushing its problems; its value, or null when it has any. */
+  check(entry: SourceNode, problems: EntryProblem<Key>[]): T | null
+}
+
+/** Checks a parsed file: a mapping of the one key `list.key` to the list; every problem, each capped. */
+export function checkSourceTree<T, Key extends string>(
+  file: string,
+  root: SourceNode,
+  list: SourceList<T, Key>,
+): Result<T[], SourceProblem<Key>[]> {
+  return collect((problems) => {
+    const top = (detail: string): void => {
+      problems.push({ file, at: 'top level', detail })
+    }
+    if (root.kind !== 'map') {
+      top(`must be a mapping with the one key "${list.key}", got ${describe(root)}`)
+      return []
+    }
+    let items: SourceNode | null = null
+    for (const { key, value } of root.entries) {
+      if (key.kind === 'scalar' && key.value === list.key) items = value
+      else top(`unknown key ${describeKey(key)}; the only key allowed is "${list.key}"`)
+    }
+    if (items === null) {
+      top(`missing key "${list.key}"`)
+      return []
+    }
+    return checkEntries(file, items, list, problems)
+  })
+}
+
+/**
+ * Checks an already-parsed value (a request body's list, in the file's
+ * shape) with the same rules and messages as the file; `label` names it in
+ * messages where a file would be named.
+ */
+export function checkSourceValue<T, Key extends string>(
+  value: unknown,
+  label: string,
+  list: SourceList<T, Key>,
+): Result<T[], SourceProblem<Key>[]> {
+  return collect((problems) => checkEntries(label, fromPlainValue(value, 0), list, problems))
+}
+
+function collect<T, P extends SourceProblem>(check: (problems: P[]) => T[]): Result<T[], P[]> {
+  const problems: P[] = []
+  const values = check(problems)
+  return problems.length > 0 ? err(problems.map(cappedProblem)) : ok(values)
+}
+
+function checkEntries<T, Key extends string>(
+  file: string,
+  node: SourceNode,
+  list: SourceList<T, Key>,
+  problems: SourceProblem<Key>[],
+): T[] {
+  const { key: label, max } = list
+  if (node.kind !== 'list') {
+    problems.push({ file, at: label, detail: `must be a list of 1 to ${max} ${label}, got ${describe(node)}` })
+    return []
+  }
+  if (node.items.length === 0) problems.push({ file, at: label, detail: `is empty; it needs 1 to ${max} ${label}` })
+  if (node.items.length > max) {
+    problems.push({ file, at: label, detail: `has ${node.items.length} ${label}; at most ${max} are allowed` })
+  }
+  const valid: T[] = []
+  const firstIndexById = new Map<string | number, number>()
+  node.items.forEach((item, index) => {
+    const identity = list.identify(item)
+    const at = `${label}[${index}]${identity === null ? '' : ` (${identity.shown})`}`
+    const entryProblems: EntryProblem<Key>[] = []
+    const entry = list.check(item, entryProblems)
+    if (identity !== null) {
+      const first = firstIndexById.get(identity.id)
+      if (first === undefined) firstIndexById.set(identity.id, index)
+      else entryProblems.push(list.duplicate(identity.id, `${label}[${first}]`))
+    }
+    for (const { detail, key } of entryProblems) {
+      problems.push({ file, at, detail, entry: index, ...(key === null ? {} : { key }) })
+    }
+    if (entry !== null && entryProblems.length === 0) valid.push(entry)
+  })
+  return valid
 }

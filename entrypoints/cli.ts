@@ -3,14 +3,15 @@
  * The command-line tool for rule authors:
  *   check [--base REF] [--rules PATH] ... run the rules against the local branch
  *   check --examples ...                  score the rules on the labelled PRs
- *   validate [PATH]                       check a rules file and print its rules
+ *   validate [PATH]                       check the rules (and examples) file, print them
  *   prompt --rules PATH --diff FILE ...   print exactly what the model would get
  * Exit codes of validate and prompt: 0 fine, 1 the input is wrong (problems
  * printed), 2 usage error. Of check: 0 approve, 1 request changes, 2 no
  * verdict for any reason, a usage error included, so 1 means one thing.
  * Each command lives in its own file under cli/.
  */
-import { RULES_JSON_PATH, RULES_YML_PATH } from '../core/rules-file.ts'
+import { EXAMPLES_YML_PATH } from '../core/examples-file.ts'
+import { RULES_YML_PATH } from '../core/rules-file.ts'
 import { DEFAULT_SETTINGS } from '../core/settings.ts'
 import { checkCommand } from './cli/check.ts'
 import { type CliIo, InputError, UsageError } from './cli/io.ts'
@@ -63,9 +64,18 @@ const USAGE = `usage:
       Exit codes: 0 no answer disagrees with its label, 1 one does, 2 no
       verdict (a labelled PR with no answer, or anything check stops on).
   review-classifier validate [PATH]
-      Checks a rules file (default: ${RULES_YML_PATH} or ${RULES_JSON_PATH}
-      in the current directory), prints its rules as a table and exits 0,
-      or prints every problem and exits 1.
+      With no PATH, checks the rules file
+      (${RULES_YML_PATH} or .json) in the current
+      directory and, when there is one, the examples file
+      (${EXAMPLES_YML_PATH} or .json), each
+      even when the other has problems. Prints each as a table, and lists
+      the labels naming no classification of the rules file (a warning:
+      they are left out of the score). A PATH is checked alone: a name
+      ending .examples.yml, .examples.yaml or .examples.json as an examples
+      file (its labels against the current directory's rules file, if
+      any), any other as a rules file. Exits 0 when every file checked is
+      valid, or prints every problem (file, entry, what is wrong) and
+      exits 1.
   review-classifier prompt --rules PATH --diff FILE [--commits FILE]
                            [--repo OWNER/NAME] [--pr N] [--title TEXT] [--json]
       Prints the system prompt and the content blocks each rule's question

@@ -1,6 +1,8 @@
-/** Reading the files a user names on the command line: a text file, a rules file, each failure one clear line. */
+/** Reading the files a user names on the command line: a text file, a rules or examples file, each failure one clear line. */
 import { readFileSync, statSync } from 'node:fs'
-import { formatRulesProblems, parseRulesFile, RULES_MAX_BYTES } from '../../core/rules-file.ts'
+import { RULES_FILE } from '../../core/rules-file.ts'
+import { parseSourceFile, type RepoSourceFile, SOURCE_MAX_BYTES } from '../../core/source-file.ts'
+import { formatSourceProblems } from '../../core/source-tree.ts'
 import type { Classification } from '../../core/types.ts'
 import { InputError } from './io.ts'
 
@@ -33,10 +35,15 @@ function describeFsError(error: unknown): string {
   return 'unknown error'
 }
 
-/** Loads and checks a rules file; problems become an InputError listing every one, a line each. */
-export function loadRules(path: string): Classification[] {
-  const text = readTextFile(path, 'rules file', RULES_MAX_BYTES)
-  const parsed = parseRulesFile(path, text)
-  if (!parsed.ok) throw new InputError(formatRulesProblems(parsed.error))
+/** Loads and checks one of the repo's files; problems become an InputError listing every one, a line each. */
+export function loadSource<T, Key extends string>(path: string, file: RepoSourceFile<T, Key>): T {
+  const text = readTextFile(path, file.name, SOURCE_MAX_BYTES)
+  const parsed = parseSourceFile(file, path, text)
+  if (!parsed.ok) throw new InputError(formatSourceProblems(parsed.error))
   return parsed.value
+}
+
+/** Loads and checks a rules file, as {@link loadSource} does. */
+export function loadRules(path: string): Classification[] {
+  return loadSource(path, RULES_FILE)
 }

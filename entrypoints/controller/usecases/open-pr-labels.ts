@@ -4,8 +4,8 @@
  * commit as the rules, and the page's labels merged into it by PR number
  * (core/examples-merge.ts), checked before anything is pushed.
  */
-import { appError, isAppError } from '../../../core/errors.ts'
-import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH } from '../../../core/examples-file.ts'
+import { appError } from '../../../core/errors.ts'
+import { EXAMPLES_FILE, EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH } from '../../../core/examples-file.ts'
 import {
   type ExamplesFileText,
   formatExamplesMergeProblem,
@@ -13,7 +13,8 @@ import {
   type PrLabels,
 } from '../../../core/examples-merge.ts'
 import type { RepoRef } from '../../../core/types.ts'
-import type { BranchFileWrite, ForgeReader } from '../../../ports/forge.ts'
+import type { BranchFileWrite } from '../../../ports/forge.ts'
+import { type FileReader, readSourceAt } from './source-loader.ts'
 
 export function isExamplesPath(path: string): boolean {
   return path === EXAMPLES_YML_PATH || path === EXAMPLES_JSON_PATH
@@ -21,42 +22,31 @@ export function isExamplesPath(path: string): boolean {
 
 type ExamplesRead = { file: ExamplesFileText | null; sha: string | null }
 
-async function readAt(
-  forge: Pick<ForgeReader, 'getFileContent'>,
-  repo: RepoRef,
-  path: string,
-  commit: string,
-): Promise<{ text: string; sha: string } | null> {
-  try {
-    const file = await forge.getFileContent(repo, path, commit)
-    return file === null ? null : { text: file.content, sha: file.sha }
-  } catch (error) {
-    // Something is at the path that isn't a file the forge hands over: it doesn't load.
-    if (isAppError(error, 'invalid')) throw appError('unprocessable', `${error.message}; fix the examples file first`)
-    throw error
-  }
-}
-
-/** The examples file at `commit`: one of the two names, none, or a 422 for both. */
+/**
+ * The examples file at `commit`, as the loader of both files reads it
+ * (source-loader.ts) but unchecked: the merge checks it. None is fine;
+ * both, or one the forge won't hand over, is a 422.
+ */
 export async function readExamplesFile(
-  forge: Pick<ForgeReader, 'getFileContent'>,
+  forge: FileReader,
   repo: RepoRef,
   branch: string,
   commit: string,
 ): Promise<ExamplesRead> {
-  const [yml, json] = await Promise.all([
-    readAt(forge, repo, EXAMPLES_YML_PATH, commit),
-    readAt(forge, repo, EXAMPLES_JSON_PATH, commit),
-  ])
-  if (yml !== null && json !== null) {
-    throw appError(
-      'unprocessable',
-      `${branch} has both ${EXAMPLES_YML_PATH} and ${EXAMPLES_JSON_PATH}, so neither loads; keep one first`,
-    )
+  const read = await readSourceAt(forge, repo, EXAMPLES_FILE, commit)
+  switch (read.kind) {
+    case 'none':
+      return { file: null, sha: null }
+    case 'both':
+      throw appError(
+        'unprocessable',
+        `${branch} has both ${EXAMPLES_YML_PATH} and ${EXAMPLES_JSON_PATH}, so neither loads; keep one first`,
+      )
+    case 'unreadable':
+      throw appError('unprocessable', `${read.message}; fix the examples file first`)
+    case 'file':
+      return { file: { path: read.path, text: read.text }, sha: read.sha }
   }
-  const found =
-    yml === null ? (json === null ? null : { path: EXAMPLES_JSON_PATH, ...json }) : { path: EXAMPLES_YML_PATH, ...yml }
-  return found === null ? { file: null, sha: null } : { file: { path: found.path, text: found.text }, sha: found.sha }
 }
 
 /**

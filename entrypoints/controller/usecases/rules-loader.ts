@@ -4,35 +4,21 @@
  * `rules` route, "open a PR" and the review all load them through here, so
  * they agree on what counts as "no rules", "both files" and "doesn't load".
  *
- * The head is read first and both files are read at that commit, so the
- * answer belongs to one commit even when a push lands in between.
+ * The head is read first and both files are read at that commit
+ * (source-loader.ts, as for the examples), so the answer belongs to one
+ * commit even when a push lands in between.
  */
 
 import { appError, isAppError } from '../../../core/errors.ts'
 import { repoName } from '../../../core/repo.ts'
 import type { DefaultBranchRules } from '../../../core/repo-rules.ts'
-import { cappedProblem } from '../../../core/rules-check.ts'
-import { parseRulesFile, RULES_JSON_PATH, RULES_YML_PATH, selectRulesFile } from '../../../core/rules-file.ts'
+import { RULES_FILE } from '../../../core/rules-file.ts'
 import type { RepoRef } from '../../../core/types.ts'
 import type { ForgeReader } from '../../../ports/forge.ts'
+import { loadSourceAt } from './source-loader.ts'
 
 /** What loading the rules reads of the forge; a whole `ForgeReader` will do. */
 export type RulesReader = Pick<ForgeReader, 'getRepository' | 'getBranchHead' | 'getFileContent'>
-
-type FileRead = { kind: 'file'; text: string; sha: string } | { kind: 'unreadable'; detail: string } | null
-
-/** One of the repo's own files at a commit: its text, null when absent, or why it isn't a file the forge hands over. */
-export async function readRepoFile(forge: RulesReader, repo: RepoRef, path: string, commit: string): Promise<FileRead> {
-  try {
-    const file = await forge.getFileContent(repo, path, commit)
-    return file === null ? null : { kind: 'file', text: file.content, sha: file.sha }
-  } catch (error) {
-    // Something is at the path, but not a file the forge hands over: it counts as present and doesn't load.
-    if (!isAppError(error, 'invalid')) throw error
-    const detail = error.message.startsWith(`${path} `) ? error.message.slice(path.length + 1) : error.message
-    return { kind: 'unreadable', detail }
-  }
-}
 
 /**
  * The repo's default branch and its head commit. Throws `not_found` for a
@@ -76,31 +62,8 @@ export async function loadRulesAt(
   branch: string,
   commit: string,
 ): Promise<DefaultBranchRules> {
-  const [yml, json] = await Promise.all([
-    readRepoFile(forge, repo, RULES_YML_PATH, commit),
-    readRepoFile(forge, repo, RULES_JSON_PATH, commit),
-  ])
-  const selected = selectRulesFile({ yml: yml !== null, json: json !== null })
-  if (!selected.ok) return { kind: 'both', branch, commit }
-  const path = selected.value
-  const file = path === RULES_YML_PATH ? yml : json
-  if (path === null || file === null) return { kind: 'none', branch, commit }
-  if (file.kind === 'unreadable')
-    return {
-      kind: 'invalid',
-      path,
-      branch,
-      commit,
-      problems: [cappedProblem({ file: path, at: null, detail: file.detail })],
-    }
-  const parsed = parseRulesFile(path, file.text)
-  if (!parsed.ok) return { kind: 'invalid', path, branch, commit, problems: parsed.error }
-  return {
-    kind: 'rules',
-    path,
-    branch,
-    commit,
-    classifications: parsed.value,
-    file: { path, text: file.text, sha: file.sha },
-  }
+  const loaded = await loadSourceAt(forge, repo, RULES_FILE, branch, commit)
+  if (loaded.kind !== 'loaded') return loaded
+  const { path, value, file } = loaded
+  return { kind: 'rules', path, branch, commit, classifications: value, file }
 }

@@ -78,6 +78,7 @@ function aSeed(): ForgeSeed {
         [EXAMPLES_YML_PATH]: EXAMPLES,
         [EXAMPLES_JSON_PATH]: '{"examples": []}',
       }),
+      seedRepo('dirlabels', { [RULES_YML_PATH]: RULES, [`${EXAMPLES_YML_PATH}/inside.yml`]: EXAMPLES }),
     ],
   }
 }
@@ -241,6 +242,16 @@ describe('POST /api/review-classifier/open-pr with labels', () => {
     )
     expect(h.fake.pushedCommits(repo('labelled'))).toEqual([])
     expect(h.fake.pushedCommits(repo('twofiles'))).toEqual([])
+  })
+
+  it('answers 422 when the examples file is not a file the forge hands over, and pushes nothing', async () => {
+    const { h, app } = await aWorld()
+    await expectProblem(
+      await app.handle(post('dirlabels', [NEW_RULE], [{ pr: 1, expect: { datetime: 'match' } }])),
+      422,
+      /review-classifier\.examples\.yml .*; fix the examples file first$/,
+    )
+    expect(h.fake.pushedCommits(repo('dirlabels'))).toEqual([])
   })
 
   it('documents labels in the OpenAPI document', async () => {
