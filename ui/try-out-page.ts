@@ -17,6 +17,7 @@ import { lastRepo, loadBench, saveBench, storedAttempt } from './bench-store.ts'
 import { h, replace } from './dom.ts'
 import { createEditor } from './editor.ts'
 import { plural, shortSha } from './format.ts'
+import { createLabelBook } from './label-book.ts'
 import { openPrPreview } from './open-pr-preview.ts'
 import { openPrAdvice, openPrPushed } from './open-pr-result.ts'
 import { problemNote } from './problem-note.ts'
@@ -54,7 +55,8 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
   const actionStatus = h('div', { class: 'action-status', id: 'try-action-status', 'aria-live': 'polite' })
   const openPrResult = h('div', { class: 'open-pr-result', id: 'open-pr-result', 'aria-live': 'polite' })
 
-  const attempts = createAttempts(config, restoreAttempt)
+  const labels = createLabelBook()
+  const attempts = createAttempts(config, restoreAttempt, labels)
 
   /** The matrix's "restore this attempt": its rules back in the editor, in place of the draft. */
   function restoreAttempt(attempt: Attempt): void {
@@ -124,10 +126,17 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
   function save(): void {
     const { repo, pr } = pull.typed()
     if (pull.checkRepoQuietly() === null) return
-    saveBench(repo, { pr, draft: editor.draft(), baseline, attempts: attempts.list().map(storedAttempt) })
+    saveBench(repo, {
+      pr,
+      draft: editor.draft(),
+      baseline,
+      attempts: attempts.list().map(storedAttempt),
+      labels: [...labels.list()],
+    })
   }
   editor.onChange(save)
   attempts.onChange(save)
+  labels.onChange(save)
   pull.onChange(save)
 
   /** Puts back what a reload (or another visit) left for the last repo worked on. */
@@ -138,6 +147,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
     pull.fill(repo, kept.pr)
     editor.restore(kept.draft)
     baseline = kept.baseline
+    labels.restore(kept.labels ?? [])
     attempts.restore(kept.attempts.map((attempt) => ({ ...attempt, trouble: null })))
     say(rulesStatus, h('p', { class: 'muted' }, `Your draft and attempts on ${repo} are back as you left them.`))
   }
