@@ -345,13 +345,24 @@ export const StoredAttemptSchema = Type.Object({
   lost: nullable(Type.String()),
 })
 
+/** A label the page set on a replay's cell: the repo, PR and rule (by name), and the verdict it should give. */
+export const StoredLabelSchema = Type.Object({
+  repo: Type.String(),
+  pr: Type.Integer({ minimum: 1 }),
+  name: Type.String(),
+  verdict: VerdictSchema,
+})
+
 export const StoredBenchSchema = Type.Object({
   pr: Type.String(),
   draft: Type.Array(DraftEntrySchema),
   baseline: Type.Array(DraftEntrySchema),
   attempts: Type.Array(StoredAttemptSchema),
+  /** Absent in an entry kept before labels were: it loads with none. */
+  labels: Type.Optional(Type.Array(StoredLabelSchema)),
 })
 
 /** One entry of the try-out editor as typed. */
 export type DraftEntry = Type.Static<typeof DraftEntrySchema>
 export type StoredBench = Type.Static<typeof StoredBenchSchema>
+export type StoredLabel = Type.Static<typeof StoredLabelSchema>

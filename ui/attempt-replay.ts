@@ -1,18 +1,22 @@
 /**
  * A replayed attempt's grid: one line per recent PR, newest first, one
  * column per rule, each cell the verdict, certainty and what it does to the
- * review in words, its reason a keyboard can open, and what changed since
- * the attempt before; under the grid, each rule's tally and which PRs the
- * replay skipped and why.
+ * review in words, its reason a keyboard can open, what changed since
+ * the attempt before, and its label (label-cell.ts); under the grid, each
+ * rule's tally and which PRs the replay skipped and why.
  */
 import type { Classification, RecordedRow, ReplayLine } from '../core/types.ts'
 import { type Attempt, changeNotes, keyOf, outcomeWords, rowsOf, type VerdictKey } from './attempt.ts'
 import { type Child, external, h } from './dom.ts'
 import { overallWords, plural } from './format.ts'
+import type { LabelBook } from './label-book.ts'
+import { labelControl, labelTally } from './label-cell.ts'
 import { reasonDetails } from './reason.ts'
 import { noteMark, verdictBadge } from './rows.ts'
 
-function gridCell(line: ReplayLine, classification: Classification, before: Map<VerdictKey, RecordedRow>): HTMLElement {
+type GridContext = { repo: string; before: Map<VerdictKey, RecordedRow>; labels: LabelBook }
+
+function gridCell(line: ReplayLine, classification: Classification, context: GridContext): HTMLElement {
   const row = line.rows?.find((candidate) => candidate.name === classification.name)
   if (row === undefined) {
     const text = line.status === 'waiting' ? 'waiting' : line.status === 'running' ? 'running…' : 'no row'
@@ -25,17 +29,26 @@ function gridCell(line: ReplayLine, classification: Classification, before: Map<
     row.certainty === null ? null : h('span', { class: 'cell-certainty' }, ` ${row.certainty}`),
     h('span', { class: `outcome outcome--${outcomeWords(row)}` }, outcomeWords(row)),
     row.error === null ? null : h('span', { class: 'cell-error' }, ` ${row.error.kind}`),
-    ...changeNotes(before.get(keyOf(line.pr, row.name)), row).map(noteMark),
+    ...changeNotes(context.before.get(keyOf(line.pr, row.name)), row).map(noteMark),
     reasonDetails(row),
+    labelControl(context.labels, context.repo, line.pr, row),
   )
 }
 
-/** "2 of 5 fail" for one rule over the lines that answered it. */
-function tally(lines: readonly ReplayLine[], name: string): string {
-  const rows = lines.flatMap((line) => line.rows?.filter((row) => row.name === name) ?? [])
+/** "2 of 5 fail" for one rule over the lines that answered it, and on a line of its own how many are labelled. */
+function tally(lines: readonly ReplayLine[], name: string, context: GridContext): Child[] {
+  const cells = lines.flatMap((line) =>
+    (line.rows ?? []).filter((row) => row.name === name).map((row) => ({ pr: line.pr, row })),
+  )
+  const rows = cells.map((cell) => cell.row)
   const fail = rows.filter((row) => row.counted && row.fails).length
   const uncounted = rows.filter((row) => !row.counted).length
-  return `${fail} of ${rows.length} fail${uncounted > 0 ? `, ${uncounted} uncounted` : ''}`
+  const labelled = labelTally(context.labels, context.repo, cells)
+  return [
+    `${fail} of ${rows.length} fail${uncounted > 0 ? `, ${uncounted} uncounted` : ''}`,
+    labelled === null ? null : h('span', { class: 'visually-hidden' }, '; '),
+    labelled === null ? null : h('span', { class: 'tally-labels' }, labelled),
+  ]
 }
 
 /** How many PRs the replay asked for and ran, and why the others weren't. */
@@ -64,9 +77,10 @@ function overallCell(line: ReplayLine, before: Attempt | null): Child {
 }
 
 /** A replay: one line per PR, one column per rule, what changed since the attempt before marked. */
-export function replayBody(attempt: Attempt, previous: Attempt | null): Child {
+export function replayBody(attempt: Attempt, previous: Attempt | null, labels: LabelBook): Child {
   const lines = attempt.view?.replay?.pulls ?? []
   const before = previous === null ? new Map<VerdictKey, RecordedRow>() : rowsOf(previous)
+  const context: GridContext = { repo: attempt.repo, before, labels }
   if (attempt.view !== null && lines.length === 0) return h('p', { class: 'muted' }, 'No PR to replay.')
   const ended = attempt.view !== null && attempt.view.status !== 'running'
   const skip = ended ? skipped(attempt, lines) : null
@@ -118,7 +132,7 @@ export function replayBody(attempt: Attempt, previous: Attempt | null): Child {
                       line.detail ?? 'failed',
                     ),
                   ]
-                : attempt.sent.map((classification) => gridCell(line, classification, before))),
+                : attempt.sent.map((classification) => gridCell(line, classification, context))),
             ),
           ),
         ),
@@ -129,7 +143,9 @@ export function replayBody(attempt: Attempt, previous: Attempt | null): Child {
             'tr',
             {},
             h('th', { scope: 'row', class: 'tally' }, 'Tally'),
-            ...attempt.sent.map((c) => h('td', { 'data-label': c.name, class: 'tally' }, tally(lines, c.name))),
+            ...attempt.sent.map((c) =>
+              h('td', { 'data-label': c.name, class: 'tally' }, ...tally(lines, c.name, context)),
+            ),
           ),
         ),
       ),

@@ -11,6 +11,7 @@ import { repeatBody } from './attempt-repeat.ts'
 import { replayBody } from './attempt-replay.ts'
 import { type Child, external, h } from './dom.ts'
 import { commitUrl, overallWords, plural, pullUrl, shortSha } from './format.ts'
+import type { LabelBook } from './label-book.ts'
 import { rowsTable } from './rows.ts'
 
 function statusLine(attempt: Attempt, previous: Attempt | null): HTMLElement {
@@ -144,13 +145,14 @@ export function renderAttempt(
   previous: Attempt | null,
   role: 'latest' | 'previous',
   config: UiConfig,
+  labels: LabelBook,
 ): HTMLElement {
   const edited = role === 'latest' ? edits(attempt, previous) : []
   const body =
     attempt.mode === 'examples'
       ? examplesBody(attempt)
       : attempt.mode === 'replay'
-        ? replayBody(attempt, previous)
+        ? replayBody(attempt, previous, labels)
         : attempt.mode === 'repeat'
           ? repeatBody(attempt)
           : singleBody(attempt, previous)

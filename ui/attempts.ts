@@ -14,6 +14,7 @@ import { renderAttempt } from './attempt-view.ts'
 import { attemptsMatrix } from './attempts-matrix.ts'
 import { h } from './dom.ts'
 import { overallWords } from './format.ts'
+import type { LabelBook } from './label-book.ts'
 import { patchChildren } from './patch.ts'
 
 /** How often a running attempt is read again. */
@@ -40,8 +41,11 @@ function endWords(attempt: Attempt): string {
   return 'done.'
 }
 
-/** `restore` puts an attempt's classifications back in the editor (the matrix's button). */
-export function createAttempts(config: UiConfig, restore: (attempt: Attempt) => void): Attempts {
+/**
+ * `restore` puts an attempt's classifications back in the editor (the matrix's button); `labels`
+ * are the replay cells' labels, drawn again whenever one is set or an examples file is read.
+ */
+export function createAttempts(config: UiConfig, restore: (attempt: Attempt) => void, labels: LabelBook): Attempts {
   const area = h('div', { class: 'attempts' })
   const empty = h('p', { class: 'muted' }, 'No run yet. Fill in a pull request and classifications, then run them.')
   const hint = h(
@@ -67,6 +71,7 @@ export function createAttempts(config: UiConfig, restore: (attempt: Attempt) => 
     for (const listener of listeners) listener()
   }
   const shown = new Map<number, string>()
+  labels.onChange(() => render())
 
   function render(): void {
     const latest = attempts.at(-1) ?? null
@@ -74,12 +79,22 @@ export function createAttempts(config: UiConfig, restore: (attempt: Attempt) => 
     empty.hidden = latest !== null
     hint.hidden = previous === null
     if (latest === null) return
+    // A replay's cells start from the repo's examples file, read once labelling has started on the repo
+    // (a label kept, or a label's select focused): a repo with none answers a 404 the console would log.
+    if (latest.mode === 'replay' && labels.list().some((label) => label.repo === latest.repo)) {
+      void labels.readFile(latest.repo)
+    }
     const key = (attempt: Attempt | null) =>
       JSON.stringify(attempt === null ? null : [attempt.view, attempt.lost, attempt.trouble])
-    const signature = attempts.map((attempt) => `${attempt.number}:${key(attempt)}`).join('|')
+    const signature = `${attempts.map((attempt) => `${attempt.number}:${key(attempt)}`).join('|')}|${labels.signature()}`
     if (shown.get(0) === signature) return
     shown.set(0, signature)
-    const fresh = h('div', {}, renderAttempt(latest, previous, 'latest', config), attemptsMatrix(attempts, restore))
+    const fresh = h(
+      'div',
+      {},
+      renderAttempt(latest, previous, 'latest', config, labels),
+      attemptsMatrix(attempts, restore),
+    )
     patchChildren(area, fresh)
   }
 

@@ -5,6 +5,22 @@
  */
 import type { OpenPrAnswer } from '../core/types.ts'
 import { external, h } from './dom.ts'
+import { NEW_EXAMPLES_PATH, type PrLabels } from './labels.ts'
+
+/** The labels a push sent, and whether they change the examples file (the preview's word). */
+export type SentLabels = { labels: readonly PrLabels[]; changes: boolean }
+
+/** What the branch's one commit writes, in words. */
+function written(answer: OpenPrAnswer, sent: SentLabels): string {
+  const prs = sent.labels.map(({ pr }) => `#${pr}`).join(', ')
+  const examplesAlone = answer.path === NEW_EXAMPLES_PATH || answer.path === NEW_EXAMPLES_PATH.replace(/yml$/, 'json')
+  if (examplesAlone)
+    return `${answer.branch} writes the labels of ${prs} into ${answer.path}; the rules stay as they are.`
+  const rules = `${answer.branch} adds the classifications to ${answer.path}`
+  if (sent.labels.length === 0) return `${rules}.`
+  if (!sent.changes) return `${rules}; the examples file already held the labels of ${prs}, so it stays as it is.`
+  return `${rules}, and writes the labels of ${prs} into the examples file in the same commit.`
+}
 
 /** What a refused open-pr means for the person who asked, by status; the route's detail follows. */
 export function openPrAdvice(status: number, repo: string): string {
@@ -34,11 +50,11 @@ export function openPrAdvice(status: number, repo: string): string {
 }
 
 /** The notice for a pushed branch, with the compare page to open the PR from. */
-export function openPrPushed(answer: OpenPrAnswer): HTMLElement {
+export function openPrPushed(answer: OpenPrAnswer, sent: SentLabels): HTMLElement {
   return h(
     'div',
     { class: 'notice notice--ok', role: 'status' },
-    h('p', {}, h('strong', {}, 'Branch pushed. '), `${answer.branch} adds the classifications to ${answer.path}.`),
+    h('p', {}, h('strong', {}, 'Branch pushed. '), written(answer, sent)),
     h(
       'p',
       {},

@@ -47,6 +47,19 @@ export type PullFields = {
   onChange(listener: () => void): void
 }
 
+/** A count's one-line field (whole numbers only) and its error slot, tied by `<id>-hint` and `<id>-error`. */
+function countField(id: string, value: string): [HTMLInputElement, HTMLParagraphElement] {
+  const input = h('input', {
+    id,
+    type: 'text',
+    inputmode: 'numeric',
+    value,
+    autocomplete: 'off',
+    'aria-describedby': `${id}-hint ${id}-error`,
+  })
+  return [input, h('p', { class: 'error', id: `${id}-error` })]
+}
+
 /** `onRunLabel` gets what the run button should say whenever the mode or a count changes, and once at the start. */
 export function createPullFields(onRunLabel: (label: string) => void): PullFields {
   const repo = h('input', {
@@ -86,35 +99,9 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
   )
   const prError = h('p', { class: 'error', id: 'try-pr-error' })
 
-  const repeat = h('input', {
-    id: 'try-repeat',
-    type: 'text',
-    inputmode: 'numeric',
-    value: '1',
-    autocomplete: 'off',
-    'aria-describedby': 'try-repeat-hint try-repeat-error',
-  })
-  const repeatError = h('p', { class: 'error', id: 'try-repeat-error' })
-
-  const replay = h('input', {
-    id: 'try-replay',
-    type: 'text',
-    inputmode: 'numeric',
-    value: '5',
-    autocomplete: 'off',
-    'aria-describedby': 'try-replay-hint try-replay-error',
-  })
-  const replayError = h('p', { class: 'error', id: 'try-replay-error' })
-
-  const examplesRepeat = h('input', {
-    id: 'try-examples-repeat',
-    type: 'text',
-    inputmode: 'numeric',
-    value: '1',
-    autocomplete: 'off',
-    'aria-describedby': 'try-examples-repeat-hint try-examples-repeat-error',
-  })
-  const examplesRepeatError = h('p', { class: 'error', id: 'try-examples-repeat-error' })
+  const [repeat, repeatError] = countField('try-repeat', '1')
+  const [replay, replayError] = countField('try-replay', '5')
+  const [examplesRepeat, examplesRepeatError] = countField('try-examples-repeat', '1')
 
   const onePrFields = h(
     'div',

@@ -1,8 +1,9 @@
 /**
  * The try-out page (docs/behaviour.md, "Try-out"): pick a repo and a PR
  * (suggested, still free text), load or write classifications, run them on
- * the PR (once, repeatedly, or on the repo's last PRs), and when they answer
- * the way you want, open a PR that adds them to the repo's rules. Every
+ * the PR (once, repeatedly, or on the repo's last PRs), label a replay's
+ * cells, and when they answer the way you want, open a PR that adds them to
+ * the repo's rules and the labels to its examples file. Every
  * check the controller would make on the body runs here first, with core's
  * own code, and a refused field sends nothing.
  */
@@ -17,8 +18,9 @@ import { lastRepo, loadBench, saveBench, storedAttempt } from './bench-store.ts'
 import { h, replace } from './dom.ts'
 import { createEditor } from './editor.ts'
 import { plural, shortSha } from './format.ts'
+import { createLabelBook } from './label-book.ts'
 import { openPrPreview } from './open-pr-preview.ts'
-import { openPrAdvice, openPrPushed } from './open-pr-result.ts'
+import { openPrAdvice, openPrPushed, type SentLabels } from './open-pr-result.ts'
 import { problemNote } from './problem-note.ts'
 import { createPullFields } from './pull-fields.ts'
 
@@ -54,7 +56,8 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
   const actionStatus = h('div', { class: 'action-status', id: 'try-action-status', 'aria-live': 'polite' })
   const openPrResult = h('div', { class: 'open-pr-result', id: 'open-pr-result', 'aria-live': 'polite' })
 
-  const attempts = createAttempts(config, restoreAttempt)
+  const labels = createLabelBook()
+  const attempts = createAttempts(config, restoreAttempt, labels)
 
   /** The matrix's "restore this attempt": its rules back in the editor, in place of the draft. */
   function restoreAttempt(attempt: Attempt): void {
@@ -124,10 +127,17 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
   function save(): void {
     const { repo, pr } = pull.typed()
     if (pull.checkRepoQuietly() === null) return
-    saveBench(repo, { pr, draft: editor.draft(), baseline, attempts: attempts.list().map(storedAttempt) })
+    saveBench(repo, {
+      pr,
+      draft: editor.draft(),
+      baseline,
+      attempts: attempts.list().map(storedAttempt),
+      labels: [...labels.list()],
+    })
   }
   editor.onChange(save)
   attempts.onChange(save)
+  labels.onChange(save)
   pull.onChange(save)
 
   /** Puts back what a reload (or another visit) left for the last repo worked on. */
@@ -138,6 +148,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
     pull.fill(repo, kept.pr)
     editor.restore(kept.draft)
     baseline = kept.baseline
+    labels.restore(kept.labels ?? [])
     attempts.restore(kept.attempts.map((attempt) => ({ ...attempt, trouble: null })))
     say(rulesStatus, h('p', { class: 'muted' }, `Your draft and attempts on ${repo} are back as you left them.`))
   }
@@ -269,29 +280,33 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
     openPrButton.disabled = true
     const push = h('button', { type: 'button', class: 'primary', id: 'try-open-pr-push' }, 'Push the branch')
     const cancel = h('button', { type: 'button', class: 'secondary', id: 'try-open-pr-cancel' }, 'Not now')
-    push.addEventListener('click', () => void pushBranch(name, classifications))
     cancel.addEventListener('click', () => {
       replace(openPrResult)
       openPrButton.focus()
     })
-    const preview = await openPrPreview(name, classifications, attempts.list(), push, cancel)
+    const preview = await openPrPreview(name, classifications, attempts.list(), labels, push, cancel)
+    push.addEventListener('click', () => void pushBranch(name, classifications, preview))
     openPrButton.disabled = false
-    replace(openPrResult, preview)
-    push.focus()
+    replace(openPrResult, preview.element)
+    if (push.disabled) cancel.focus()
+    else push.focus()
   })
 
-  async function pushBranch(name: string, classifications: Classification[]): Promise<void> {
+  /** Pushes the branch with the labels the preview showed (none: no `labels` in the body). */
+  async function pushBranch(name: string, classifications: Classification[], sent: SentLabels): Promise<void> {
     say(actionStatus, h('p', { class: 'muted' }, `Pushing a branch to ${name}…`))
     replace(openPrResult)
     const answer = await postJson(
       'api/review-classifier/open-pr',
-      { repo: name, classifications },
+      { repo: name, classifications, ...(sent.labels.length > 0 ? { labels: sent.labels } : {}) },
       fitsSchema(OpenPrAnswerSchema),
     )
     replace(actionStatus)
     replace(
       openPrResult,
-      answer.ok ? openPrPushed(answer.value) : problemNote(answer.problem, openPrAdvice(answer.problem.status, name)),
+      answer.ok
+        ? openPrPushed(answer.value, sent)
+        : problemNote(answer.problem, openPrAdvice(answer.problem.status, name)),
     )
     openPrButton.focus()
   }

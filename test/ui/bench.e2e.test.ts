@@ -10,6 +10,15 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { cleanUp } from '../support/cleanup.ts'
+import {
+  attemptDone,
+  fillPull,
+  loadRules,
+  openTryOut as openBench,
+  painted,
+  postsOf,
+  replayWidgets,
+} from '../support/try-out-page.ts'
 import { type AnswerScript, DEFAULT_SCRIPT, startUiWorld, type UiWorld } from '../support/ui-world.ts'
 import { expectNothingFor } from '../support/waits.ts'
 
@@ -35,38 +44,8 @@ afterAll(async () => {
   await cleanUp(world === undefined ? null : () => world.stop())
 })
 
-async function painted(page: Page): Promise<void> {
-  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))')
-}
-
-async function openTryOut(width = 1280, height = 800) {
-  const opened = await world.newPage(width, height)
-  // The bench keeps its work in the browser's storage, which every page of the world shares: start clean.
-  await opened.page.goto(`${world.url}/ui/`)
-  await opened.page.evaluate('localStorage.clear()')
-  await opened.page.goto(`${world.url}/ui/#try-out`)
-  await opened.page.locator('#try-repo').waitFor()
-  return opened
-}
-
-/** Records every POST the page sends. */
-function postsOf(page: Page): string[] {
-  const posts: string[] = []
-  page.on('request', (request) => {
-    if (request.method() === 'POST') posts.push(request.url())
-  })
-  return posts
-}
-
-async function loadRules(page: Page): Promise<void> {
-  await page.click('#load-rules')
-  await page.locator('#rules-status .ok').waitFor()
-}
-
-async function attemptDone(page: Page, number: number) {
-  const attempt = page.locator(`.attempt[data-attempt="${number}"]`)
-  await attempt.locator('.status--done, .status--failed').waitFor({ timeout: 60_000 })
-  return attempt
+function openTryOut(width = 1280, height = 800) {
+  return openBench(world, width, height)
 }
 
 describe('the bench at a laptop and on a phone', () => {
@@ -291,11 +270,6 @@ describe('keeping the work', () => {
 })
 
 describe('marks and words', () => {
-  async function fillPull(page: Page, pr: number): Promise<void> {
-    await page.fill('#try-repo', 'acme/widgets')
-    await page.fill('#try-pr', String(pr))
-  }
-
   /** Tabs forward until the focus is on an element matching `selector`; fails after `limit` presses. */
   async function tabTo(page: Page, selector: string, limit = 120): Promise<void> {
     for (let i = 0; i < limit; i += 1) {
@@ -346,12 +320,7 @@ describe('marks and words', () => {
 
   it('puts a replay’s reasons in the page, a keyboard away, with a tally per rule and the PRs it skipped', async () => {
     const { page, errors } = await openTryOut()
-    await page.fill('#try-repo', 'acme/widgets')
-    await loadRules(page)
-    await page.check('#try-mode-replay')
-    await page.fill('#try-replay', '10')
-    await page.click('#try-run')
-    const attempt = await attemptDone(page, 1)
+    const attempt = await replayWidgets(page, 10)
     expect(await attempt.locator('tfoot td').allTextContents()).toEqual(['0 of 5 fail', '0 of 5 fail'])
     expect(await attempt.locator('tbody td').first().textContent()).toContain('passes')
     expect(await attempt.locator('.replay-skipped').textContent()).toContain(

@@ -19,6 +19,14 @@ import { createMemorySecretStore } from '../../adapters/memory/secret-store.ts'
 import type { RunRecord } from '../../core/run-record.ts'
 import { createController } from '../../entrypoints/controller/service.ts'
 import { cleanUp } from '../support/cleanup.ts'
+import {
+  attemptDone as attemptEnded,
+  fillPull,
+  loadRules,
+  openTryOut as openBench,
+  painted,
+  replayWidgets,
+} from '../support/try-out-page.ts'
 import { type AnswerScript, DEFAULT_SCRIPT, startUiWorld, type UiWorld } from '../support/ui-world.ts'
 import { expectNothingFor } from '../support/waits.ts'
 
@@ -65,11 +73,6 @@ async function untilRecorded(id: string): Promise<void> {
 async function expectNoUsageShown(page: Page): Promise<void> {
   const text = String(await page.evaluate('document.body.innerText'))
   expect(text).not.toMatch(/\btokens?\b|\bcache\b|\bcost\b|\$\s?\d|usd/i)
-}
-
-/** Headless chromium paints a resized page a frame late: wait for two frames before a screenshot. */
-async function painted(page: Page): Promise<void> {
-  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))')
 }
 
 async function shot(page: Page, name: string): Promise<void> {
@@ -293,31 +296,13 @@ describe('recent runs', () => {
 })
 
 describe('try-out', () => {
-  async function openTryOut(width = 1440, height = 900) {
-    const opened = await world.newPage(width, height)
-    // The bench keeps its work in the browser's storage, which every page of the world shares: start clean.
-    await opened.page.goto(`${world.url}/ui/`)
-    await opened.page.evaluate('localStorage.clear()')
-    await opened.page.goto(`${world.url}/ui/#try-out`)
-    await opened.page.locator('#try-repo').waitFor()
-    return opened
-  }
-
-  async function fillPull(page: Page, pr: number): Promise<void> {
-    await page.fill('#try-repo', 'acme/widgets')
-    await page.fill('#try-pr', String(pr))
-  }
-
-  async function loadRules(page: Page): Promise<void> {
-    await page.click('#load-rules')
-    await page.locator('#rules-status .ok').waitFor()
+  function openTryOut(width = 1440, height = 900) {
+    return openBench(world, width, height)
   }
 
   /** The latest attempt once it has ended. */
-  async function attemptDone(page: Page, number: number) {
-    const attempt = page.locator(`.attempt--latest[data-attempt="${number}"]`)
-    await attempt.locator('.status--done, .status--failed').waitFor({ timeout: 60_000 })
-    return attempt
+  function attemptDone(page: Page, number: number) {
+    return attemptEnded(page, number, true)
   }
 
   it('loads with no console or page error and suggests repos and PRs, still free text', async () => {
@@ -529,13 +514,8 @@ describe('try-out', () => {
 
   it('replays the rules on the repo’s last PRs: one line per open or merged PR, newest first', async () => {
     const { page, errors } = await openTryOut()
-    await page.fill('#try-repo', 'acme/widgets')
-    await loadRules(page)
-    await page.check('#try-mode-replay')
-    await page.fill('#try-replay', '10')
+    const attempt = await replayWidgets(page, 10)
     expect(await page.locator('#try-run').textContent()).toBe('Replay the last 10 PRs')
-    await page.click('#try-run')
-    const attempt = await attemptDone(page, 1)
     const lines = attempt.locator('table.grid tbody tr')
     // PR 3 was closed without merging; 5 was merged.
     expect(await lines.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-pr')))).toEqual([
