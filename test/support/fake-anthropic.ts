@@ -100,6 +100,14 @@ export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
 }
 
+/** The text blocks of a Messages API body's user message: the shared context, then the question. */
+export function userTexts(body: unknown): string[] {
+  if (!isRecord(body)) return []
+  const user = asArray(body.messages).find((message) => isRecord(message) && message.role === 'user')
+  const content = isRecord(user) ? asArray(user.content) : []
+  return content.flatMap((block) => (isRecord(block) && typeof block.text === 'string' ? [block.text] : []))
+}
+
 export function withoutMarker(block: unknown): string {
   if (!isRecord(block)) return JSON.stringify(block)
   const { cache_control: _marker, ...rest } = block

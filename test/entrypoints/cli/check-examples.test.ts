@@ -6,13 +6,14 @@
  * on 127.0.0.1, whose answers depend on the rule and the PR asked about.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import { ReliabilityScoreSchema } from '../../../core/score-schemas.ts'
 import { runCli } from '../../../entrypoints/cli.ts'
-import { asArray, type FakeAnthropic, isRecord, startFakeAnthropic } from '../../support/fake-anthropic.ts'
+import { type FakeAnthropic, startFakeAnthropic, userTexts } from '../../support/fake-anthropic.ts'
+import { hermeticGit } from '../../support/git-repo.ts'
 
 // bun 1.4.5 does not apply bunfig's [test] timeout; each PR spawns one claude per rule.
 setDefaultTimeout(90_000)
@@ -54,35 +55,7 @@ function answer(verdict: string, certainty = 95): string {
   return JSON.stringify({ verdict, certainty, reason: `Said ${verdict}.` })
 }
 
-function gitEnv(): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: root,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_AUTHOR_NAME: 'Ada',
-    GIT_AUTHOR_EMAIL: 'ada@example.org',
-    GIT_COMMITTER_NAME: 'Ada',
-    GIT_COMMITTER_EMAIL: 'ada@example.org',
-    GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
-    GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
-  }
-}
-
-function git(cwd: string, ...args: string[]): string {
-  const run = Bun.spawnSync(['git', ...args], { cwd, env: gitEnv() })
-  if (run.exitCode !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr.toString()}`)
-  return run.stdout.toString()
-}
-
-function commit(dir: string, message: string, files: Record<string, string>): void {
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(resolve(dir, path, '..'), { recursive: true })
-    writeFileSync(join(dir, path), text)
-  }
-  git(dir, 'add', '-A')
-  git(dir, 'commit', '-q', '-m', message)
-}
+const { env: gitEnv, git, commit } = hermeticGit(() => root)
 
 /**
  * origin's main: the rules and examples, PR 2 merged with a merge commit,
@@ -120,13 +93,6 @@ function makeOrigin(): void {
   git(seed, 'push', '-q', 'origin', 'other')
   clone = join(root, 'clone')
   git(root, 'clone', '-q', origin, clone)
-}
-
-function userTexts(body: unknown): string[] {
-  if (!isRecord(body)) return []
-  const user = asArray(body.messages).find((message) => isRecord(message) && message.role === 'user')
-  const content = isRecord(user) ? asArray(user.content) : []
-  return content.flatMap((block) => (isRecord(block) && typeof block.text === 'string' ? [block.text] : []))
 }
 
 function askedAbout(body: unknown): { rule: string; pr: string; context: string } {

@@ -12,8 +12,9 @@ import { join, resolve } from 'node:path'
 import { buildSharedContext } from '../../../core/prompt.ts'
 import { runCli } from '../../../entrypoints/cli.ts'
 import { Random, SECRET_KINDS } from '../../core/redact-corpus.ts'
-import { asArray, type FakeAnthropic, isRecord, startFakeAnthropic } from '../../support/fake-anthropic.ts'
+import { type FakeAnthropic, startFakeAnthropic, userTexts } from '../../support/fake-anthropic.ts'
 import { startFakeOpenAI } from '../../support/fake-openai.ts'
+import { hermeticGit } from '../../support/git-repo.ts'
 
 // bun 1.4.5 does not apply bunfig's [test] timeout; a run spawns one claude per rule.
 setDefaultTimeout(60_000)
@@ -42,38 +43,7 @@ let fake: FakeAnthropic
 /** The answer each rule gets, by name; a rule not named gets MATCH. */
 let answers: Record<string, string> = {}
 
-/** A hermetic git: no user or system config, a fixed identity and dates. */
-function gitEnv(): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: root,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_AUTHOR_NAME: 'Ada',
-    GIT_AUTHOR_EMAIL: 'ada@example.org',
-    GIT_COMMITTER_NAME: 'Ada',
-    GIT_COMMITTER_EMAIL: 'ada@example.org',
-    GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
-    GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
-  }
-}
-
-function git(cwd: string, ...args: string[]): string {
-  const run = Bun.spawnSync(['git', ...args], { cwd, env: gitEnv() })
-  if (run.exitCode !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr.toString()}`)
-  return run.stdout.toString()
-}
-
-function write(dir: string, path: string, text: string): void {
-  mkdirSync(resolve(dir, path, '..'), { recursive: true })
-  writeFileSync(join(dir, path), text)
-}
-
-function commit(dir: string, message: string, files: Record<string, string>): void {
-  for (const [path, text] of Object.entries(files)) write(dir, path, text)
-  git(dir, 'add', '-A')
-  git(dir, 'commit', '-q', '--allow-empty', '-m', message)
-}
+const { env: gitEnv, git, commit } = hermeticGit(() => root)
 
 /**
  * `main` with the rules and a file, a branch `feature` off it with two
@@ -110,14 +80,6 @@ async function check(cwd: string, args: string[] = [], env: Record<string, strin
 /** The `/v1/messages` calls the fake received. */
 function modelCalls() {
   return fake.requests().filter((request) => request.method === 'POST' && request.path === '/v1/messages')
-}
-
-/** The text blocks of a call's user message: the shared context, then the question. */
-function userTexts(body: unknown): string[] {
-  if (!isRecord(body)) return []
-  const user = asArray(body.messages).find((message) => isRecord(message) && message.role === 'user')
-  const content = isRecord(user) ? asArray(user.content) : []
-  return content.flatMap((block) => (isRecord(block) && typeof block.text === 'string' ? [block.text] : []))
 }
 
 /** The rule a call asks about, from its question's `Name:` line. */
