@@ -19,6 +19,21 @@ function isWrongLastSequence(error: JetStreamApiError): boolean {
   )
 }
 
+/** The server's `err_code`s for a stream created twice at once: the name is taken, or its subjects are. */
+const streamNameInUse = 10058
+const streamSubjectsOverlap = 10065
+
+/**
+ * Whether a KV bucket's open lost a race to create its stream: two processes
+ * opening a new bucket at once both find no stream, both add it, and the
+ * later add is refused. The stream is there by then, so opening again binds it.
+ */
+export function isStreamCreateRace(error: unknown): boolean {
+  return (
+    error instanceof JetStreamApiError && (error.code === streamNameInUse || error.code === streamSubjectsOverlap)
+  )
+}
+
 function isTimeout(error: unknown): boolean {
   return (
     error instanceof errors.TimeoutError ||

@@ -14,7 +14,7 @@ import { type KV, Kvm } from '@nats-io/kv'
 import { appError } from '../../core/errors.ts'
 import type { KeyValue, KvBuckets } from '../../ports/kv.ts'
 import type { NatsClient } from './connection.ts'
-import { natsErrorToAppError, notConnected } from './errors.ts'
+import { isStreamCreateRace, natsErrorToAppError, notConnected } from './errors.ts'
 
 export type NatsKvConfig = {
   /** How long one KV call waits for JetStream; default 5000 ms (the client's). */
@@ -47,7 +47,14 @@ export function createNatsKvBuckets(client: NatsClient, config: NatsKvConfig = {
   function openBucket(bucket: string): Promise<KV> {
     const cached = opened.get(bucket)
     if (cached !== undefined) return cached
-    const opening = guarded(`kv open of ${bucket}`, () => kvm.create(bucket, { history: 1 }))
+    const opening = guarded(`kv open of ${bucket}`, async () => {
+      try {
+        return await kvm.create(bucket, { history: 1 })
+      } catch (error) {
+        if (!isStreamCreateRace(error)) throw error
+        return await kvm.create(bucket, { history: 1 })
+      }
+    })
     opened.set(bucket, opening)
     // A failed open (NATS down at start) must not stick: the next call tries again.
     opening.catch(() => opened.delete(bucket))

@@ -51,6 +51,19 @@ describe('createNatsKvBuckets', () => {
     expect(info.config.max_msgs_per_subject).toBe(1)
   })
 
+  it('opens a new bucket from several connections at once, as controllers starting together do', async () => {
+    // Each open finds no stream and adds one; all but the first add are refused, and must bind instead.
+    const openers = await Promise.all(Array.from({ length: 8 }, (_, n) => connected(`opener-${n}`)))
+    for (let round = 0; round < 10; round += 1) {
+      const bucket = `race-${round}`
+      const views = await Promise.all(openers.map((client) => createNatsKvBuckets(client).open(bucket)))
+      await views[0]?.create('key', `round ${round}`)
+      expect(await Promise.all(views.map(async (view) => (await view.get('key'))?.value))).toEqual(
+        openers.map(() => `round ${round}`),
+      )
+    }
+  })
+
   it('reads a deleted or purged key as absent, and lets create write it again', async () => {
     const client = await connected()
     const kv = await createNatsKvBuckets(client).open('review-classifier-settings')
