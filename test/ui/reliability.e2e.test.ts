@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { cleanUp } from '../support/cleanup.ts'
+import { attemptDone, loadRules, openTryOut } from '../support/try-out-page.ts'
 import { type AnswerScript, DEFAULT_SCRIPT, startUiWorld, type UiWorld } from '../support/ui-world.ts'
 import { expectNothingFor } from '../support/waits.ts'
 
@@ -52,15 +53,6 @@ afterAll(async () => {
   await cleanUp(world === undefined ? null : () => world.stop())
 })
 
-async function openTryOut(width = 1280, height = 900) {
-  const opened = await world.newPage(width, height)
-  await opened.page.goto(`${world.url}/ui/`)
-  await opened.page.evaluate('localStorage.clear()')
-  await opened.page.goto(`${world.url}/ui/#try-out`)
-  await opened.page.locator('#try-repo').waitFor()
-  return opened
-}
-
 /** Every request the page sends to the try-out route, a POST or a GET. */
 function tryOutRequests(page: Page): string[] {
   const seen: string[] = []
@@ -72,19 +64,16 @@ function tryOutRequests(page: Page): string[] {
 
 async function scoreWidgets(page: Page) {
   await page.fill('#try-repo', 'acme/widgets')
-  await page.click('#load-rules')
-  await page.locator('#rules-status .ok').waitFor()
+  await loadRules(page)
   await page.check('#try-mode-examples')
   expect(await page.textContent('#try-run')).toBe('Score against the labelled PRs')
   await page.click('#try-run')
-  const attempt = page.locator('.attempt[data-attempt="1"]')
-  await attempt.locator('.status--done, .status--failed').waitFor({ timeout: 60_000 })
-  return attempt
+  return await attemptDone(page, 1)
 }
 
 describe("the try-out page against the repo's labelled PRs", () => {
   it('runs the third choice and shows one card per rule in words, and one line per labelled PR', async () => {
-    const { page, errors } = await openTryOut()
+    const { page, errors } = await openTryOut(world, 1280, 900)
     const requests = tryOutRequests(page)
     const attempt = await scoreWidgets(page)
     const post = requests.find((request) => request.startsWith('POST'))
@@ -121,7 +110,7 @@ describe("the try-out page against the repo's labelled PRs", () => {
   })
 
   it('judges the card again at a what-if threshold in the page, with no request to the try-out route', async () => {
-    const { page, errors } = await openTryOut()
+    const { page, errors } = await openTryOut(world, 1280, 900)
     const attempt = await scoreWidgets(page)
     const requests = tryOutRequests(page)
     const datetime = attempt.locator('.reliability-card[data-rule="datetime"]')
@@ -149,7 +138,7 @@ describe("the try-out page against the repo's labelled PRs", () => {
   })
 
   it('takes the README screenshot of a card at laptop width, light', async () => {
-    const { page, errors } = await openTryOut(1280, 900)
+    const { page, errors } = await openTryOut(world, 1280, 900)
     await page.emulateMedia({ colorScheme: 'light' })
     const attempt = await scoreWidgets(page)
     const cards = attempt.locator('.reliability-cards')
@@ -160,7 +149,7 @@ describe("the try-out page against the repo's labelled PRs", () => {
   })
 
   it("says the 404's words for a repo with no examples file, and starts nothing", async () => {
-    const { page, errors } = await openTryOut()
+    const { page, errors } = await openTryOut(world, 1280, 900)
     await page.fill('#try-repo', 'acme/widgets')
     await page.click('#load-rules')
     await page.locator('#rules-status .ok').waitFor()
