@@ -29,9 +29,7 @@ const streamSubjectsOverlap = 10065
  * later add is refused. The stream is there by then, so opening again binds it.
  */
 export function isStreamCreateRace(error: unknown): boolean {
-  return (
-    error instanceof JetStreamApiError && (error.code === streamNameInUse || error.code === streamSubjectsOverlap)
-  )
+  return error instanceof JetStreamApiError && (error.code === streamNameInUse || error.code === streamSubjectsOverlap)
 }
 
 function isTimeout(error: unknown): boolean {
