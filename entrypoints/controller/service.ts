@@ -102,12 +102,28 @@ export function createController(deps: ControllerDeps): Controller {
 
   const tryOuts = createTryOuts({ queue: runQueue, runs, clock, ids, logger, exchange })
   let stopping = false
-  // A try-out started now would be dropped with the process: refuse it, and the page can try again.
+  // A try-out of any kind started now would be dropped with the process: refuse it, and the page can
+  // try again. `checkRoom` comes first in the POST, so a refused one costs no forge read.
+  const refuseWhileStopping = () => {
+    if (stopping) throw new HttpProblem(503, 'the controller is stopping (a restart or shutdown): try again shortly')
+  }
   const tryOutsWhileUp: TryOuts = {
     ...tryOuts,
+    checkRoom() {
+      refuseWhileStopping()
+      tryOuts.checkRoom()
+    },
     start(input) {
-      if (stopping) throw new HttpProblem(503, 'the controller is stopping (a restart or shutdown): try again shortly')
+      refuseWhileStopping()
       return tryOuts.start(input)
+    },
+    startReplay(input) {
+      refuseWhileStopping()
+      return tryOuts.startReplay(input)
+    },
+    startExamples(input) {
+      refuseWhileStopping()
+      return tryOuts.startExamples(input)
     },
   }
   const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })

@@ -61,3 +61,44 @@ describe('createController, draining', () => {
     expect(world.requests).toEqual([])
   })
 })
+
+describe('createController, refusing try-outs while it stops', () => {
+  /** The POST of a try-out of the given kind for acme/widgets. */
+  function tryOutPost(kind: Record<string, unknown>): Request {
+    return new Request('http://localhost/api/review-classifier/try-out', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'Remote-User': 'alice' },
+      body: JSON.stringify({
+        repo: 'acme/widgets',
+        ...kind,
+        classifications: [
+          { name: 'datetime', description: 'All datetimes carry a zone.', threshold: 80, polarity: 'positive' },
+        ],
+      }),
+    })
+  }
+
+  it('refuses a replay, a repeat and a run on the examples with 503, before any forge read', async () => {
+    const world = createWorld()
+    await world.serve(approveAll)
+    const calls: string[] = []
+    const forge: Record<string, unknown> = world.forge
+    for (const [name, value] of Object.entries(forge)) {
+      if (typeof value !== 'function') continue
+      forge[name] = (...args: unknown[]) => {
+        calls.push(name)
+        return value.apply(world.forge, args)
+      }
+    }
+    const controller = aController(world)
+    await controller.drain()
+    calls.length = 0
+    for (const kind of [{ replay: 3 }, { pr: 42, repeat: 2 }, { examples: true }]) {
+      const answer = await controller.app.handle(tryOutPost(kind))
+      expect({ kind, status: answer.status }).toEqual({ kind, status: 503 })
+      expect(await answer.text()).toContain('the controller is stopping')
+    }
+    expect(calls).toEqual([])
+    expect(world.requests).toEqual([])
+  })
+})
