@@ -16,7 +16,7 @@ import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.t
 import { LEFT_PENDING_MESSAGE } from '../../entrypoints/controller/usecases/review-run.ts'
 import { PROVISION_MESSAGES } from '../../entrypoints/controller/usecases/service-account.ts'
 import { TOKEN_MINTING_DETAIL } from '../../entrypoints/controller/usecases/service-token.ts'
-import { aNumberedPull, headOf } from '../support/builders.ts'
+import { aNumberedPull, headOf, TWO_RULES_YAML } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
@@ -37,17 +37,6 @@ const RULE_NAMES = ['datetime', 'no-ads'] as const
 const PASS_FAILED = PROVISION_MESSAGES.passFailed
 const MATCH = '{"verdict":"match","certainty":95,"reason":"The rule holds."}'
 const NO_ADS = '{"verdict":"no-match","certainty":97,"reason":"No commit advertises anything."}'
-
-const RULES = `classifications:
-  - name: datetime
-    description: All datetimes carry time zone information.
-    polarity: positive
-    threshold: 80
-  - name: no-ads
-    description: A commit message advertises an AI model.
-    polarity: negative
-    threshold: 90
-`
 
 let nats: NatsServer
 let ai: FakeAnthropic
@@ -105,7 +94,7 @@ beforeAll(async () => {
       repos: [
         {
           ...REPO,
-          files: { [RULES_YML_PATH]: RULES },
+          files: { [RULES_YML_PATH]: TWO_RULES_YAML },
           pulls: [aNumberedPull(1), aNumberedPull(2)],
           collaborators: { 'review-classifier': 'write', alice: 'write' },
         },

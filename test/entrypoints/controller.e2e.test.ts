@@ -11,7 +11,7 @@ import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
 import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.ts'
-import { aNumberedPull, headOf } from '../support/builders.ts'
+import { aNumberedPull, headOf, TWO_RULES_YAML } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
@@ -49,17 +49,6 @@ function exceptFor(pr: number, change: { mode?: 'hang'; text?: string }, rule?: 
 /** PR 1 of acme/vault holds secrets in its title, a commit and its diff. */
 const VAULT = { owner: 'acme', name: 'vault' }
 const SECRET_PR = aSecretPr()
-
-const RULES = `classifications:
-  - name: datetime
-    description: All datetimes carry time zone information.
-    polarity: positive
-    threshold: 80
-  - name: no-ads
-    description: A commit message advertises an AI model.
-    polarity: negative
-    threshold: 90
-`
 
 let nats: NatsServer
 let ai: FakeAnthropic
@@ -181,14 +170,14 @@ beforeAll(async () => {
       repos: [
         {
           ...REPO,
-          files: { [RULES_YML_PATH]: RULES },
+          files: { [RULES_YML_PATH]: TWO_RULES_YAML },
           pulls: Array.from({ length: 30 }, (_, i) => aNumberedPull(i + 1)),
           collaborators: { 'review-classifier': 'write', alice: 'write' },
         },
         { owner: 'acme', name: 'bare', pulls: [aNumberedPull(1)], collaborators: { 'review-classifier': 'write' } },
         {
           ...VAULT,
-          files: { [RULES_YML_PATH]: RULES },
+          files: { [RULES_YML_PATH]: TWO_RULES_YAML },
           pulls: [
             aNumberedPull(1, {
               title: SECRET_PR.title,
