@@ -22,9 +22,9 @@ import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropi
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo, type FakeHold } from '../support/fake-forgejo.ts'
 import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
+import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from '../support/service-process.ts'
 import { waitFor } from '../support/waits.ts'
-import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
+import { signedDelivery } from '../support/webhook.ts'
 
 setDefaultTimeout(120_000)
 
@@ -48,14 +48,10 @@ let controller: ServiceProcess
 let base = ''
 
 async function deliver(pr: number): Promise<Response> {
-  const body = goJson(
-    reviewRequestPayload({ owner: REPO.owner, repo: REPO.name, pr, headSha: headOf(pr), forgeUrl: forge.url }),
+  const sign = { secret: SECRET, url: `${base}/webhook/forge/review-request` }
+  return fetch(
+    signedDelivery(sign, { owner: REPO.owner, repo: REPO.name, pr, headSha: headOf(pr), forgeUrl: forge.url }),
   )
-  return fetch(`${base}/webhook/forge/review-request`, {
-    method: 'POST',
-    headers: deliveryHeaders(body, { secret: SECRET }),
-    body,
-  })
 }
 
 /** How many times the provider was asked `rule` for `pr`. */
@@ -129,16 +125,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  const stopProcess = (proc: ServiceProcess | undefined) =>
-    proc === undefined
-      ? null
-      : async () => {
-          proc.kill('SIGTERM')
-          await proc.exited
-        }
   await cleanUp(
-    stopProcess(controller),
-    stopProcess(classifier),
+    stopStep(controller),
+    stopStep(classifier),
     ai === undefined ? null : () => ai.stop(),
     forge === undefined ? null : () => forge.stop(),
     nats === undefined ? null : () => nats.cleanup(),

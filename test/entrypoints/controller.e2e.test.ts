@@ -18,9 +18,9 @@ import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo, type FakeReview } from '../support/fake-forgejo.ts'
 import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
 import { aSecretPr, leaksSecret } from '../support/secret-pr.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
+import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from '../support/service-process.ts'
 import { waitFor } from '../support/waits.ts'
-import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
+import { signedDelivery } from '../support/webhook.ts'
 
 setDefaultTimeout(120_000)
 
@@ -73,20 +73,19 @@ async function deliver(
   pr: number,
   options: { signature?: string; repo?: string; headSha?: string } = {},
 ): Promise<Response> {
-  const body = goJson(
-    reviewRequestPayload({
-      owner: REPO.owner,
-      repo: options.repo ?? REPO.name,
-      pr,
-      headSha: options.headSha ?? headOf(pr),
-      forgeUrl: forge.url,
-    }),
-  )
-  const headers = deliveryHeaders(body, {
+  const sign = {
     secret: SECRET,
+    url: `${base}/webhook/forge/review-request`,
     ...(options.signature === undefined ? {} : { signature: options.signature }),
-  })
-  return fetch(`${base}/webhook/forge/review-request`, { method: 'POST', headers, body })
+  }
+  const payload = {
+    owner: REPO.owner,
+    repo: options.repo ?? REPO.name,
+    pr,
+    headSha: options.headSha ?? headOf(pr),
+    forgeUrl: forge.url,
+  }
+  return fetch(signedDelivery(sign, payload))
 }
 
 async function reviewsOf(pr: number, count = 1, repo = REPO.name, timeoutMs = 60_000): Promise<FakeReview[]> {
@@ -213,16 +212,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  const stopProcess = (proc: ServiceProcess | undefined) =>
-    proc === undefined
-      ? null
-      : async () => {
-          proc.kill('SIGTERM')
-          await proc.exited
-        }
   await cleanUp(
-    stopProcess(controller),
-    stopProcess(classifier),
+    stopStep(controller),
+    stopStep(classifier),
     ai === undefined ? null : () => ai.stop(),
     forge === undefined ? null : () => forge.stop(),
     nats === undefined ? null : () => nats.cleanup(),
