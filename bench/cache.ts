@@ -23,7 +23,7 @@ import { createRecordingMetrics } from '../adapters/memory/metrics.ts'
 import { createScriptedModelRuntime, failed } from '../adapters/memory/model-runtime.ts'
 import { createMemorySecretStore } from '../adapters/memory/secret-store.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
-import { costUsd } from '../core/cost.ts'
+import { costUsd, rowsUsage } from '../core/cost.ts'
 import { buildSharedContext } from '../core/prompt.ts'
 import { RUNTIME_KEY_SECRETS } from '../core/service-account.ts'
 import type { AcpPrices, RunRequest } from '../core/types.ts'
@@ -138,13 +138,7 @@ async function startBench(): Promise<Bench & { contextBytes: number; contextToke
     const started = performance.now()
     const reply = await classifier(strategy).handle(JSON.stringify(request))
     const wallMs = performance.now() - started
-    const usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
-    for (const row of reply.rows) {
-      usage.input += row.usage?.input ?? 0
-      usage.output += row.usage?.output ?? 0
-      usage.cache_read += row.usage?.cache_read ?? 0
-      usage.cache_write += row.usage?.cache_write ?? 0
-    }
+    const usage = rowsUsage(reply.rows)
     const calls = fake.calls()
     return {
       strategy,

@@ -1,9 +1,10 @@
 /**
  * What one classification on the ACP runtime cost, from the settings'
  * prices: the provider's own bill is out of reach, and opencode computes no
- * cost for a provider without prices in its config.
+ * cost for a provider without prices in its config. And the tokens a whole
+ * reply spent, summed over its rows.
  */
-import type { AcpPrices, TokenType, Usage } from './types.ts'
+import type { AcpPrices, Row, TokenType, Usage } from './types.ts'
 
 const PER_MILLION = 1_000_000
 
@@ -31,4 +32,17 @@ export function tokenCounts(usage: Usage): Record<TokenType, number> {
     cacheRead: usage.cache_read,
     cacheCreation: usage.cache_write,
   }
+}
+
+/** The tokens the rows spent together; a row without usage (no answer, or a runtime that counts none) adds nothing. */
+export function rowsUsage(rows: readonly Row[]): Usage {
+  const total: Usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+  for (const { usage } of rows) {
+    if (usage === undefined) continue
+    total.input += usage.input
+    total.output += usage.output
+    total.cache_read += usage.cache_read
+    total.cache_write += usage.cache_write
+  }
+  return total
 }

@@ -63,6 +63,7 @@ export const EXAMPLES_SOURCE: SourceKind = {
 export const EXAMPLES_FILE: RepoSourceFile<Example[], ExampleKey> = {
   kind: EXAMPLES_SOURCE,
   name: 'examples file',
+  contents: 'examples',
   paths: { yml: EXAMPLES_YML_PATH, json: EXAMPLES_JSON_PATH },
   check: validateExamplesTree,
 }

@@ -3,13 +3,12 @@
  * "Labelled examples and reliability"), and the words for it: the `examples`
  * route, a try-out against the examples and the rules-change report say the
  * same thing about "no examples file", "both files" and "doesn't load", in
- * the rules file's words (repo-rules.ts).
+ * the rules file's words (source-file.ts words both refusals).
  */
 
-import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH, type ExamplesProblem, selectExamplesFile } from './examples-file.ts'
+import { EXAMPLES_FILE, EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH, type ExamplesProblem } from './examples-file.ts'
 import { repoName } from './repo.ts'
-import { RULES_PROBLEMS_SHOWN } from './repo-rules.ts'
-import { formatSourceProblem } from './source-tree.ts'
+import { describeSourceRefusal } from './source-file.ts'
 import type { Example, RepoRef } from './types.ts'
 
 /** The examples file at a commit; every kind names the branch and the commit it was read at. */
@@ -22,19 +21,9 @@ export type LoadedExamples =
   /** One file that doesn't parse, breaks a rule, or isn't a readable file. */
   | { kind: 'invalid'; path: string; branch: string; commit: string; problems: ExamplesProblem[] }
 
-function bothFilesProblem(): ExamplesProblem {
-  const selected = selectExamplesFile({ yml: true, json: true })
-  return selected.ok
-    ? { file: `${EXAMPLES_YML_PATH} and ${EXAMPLES_JSON_PATH}`, at: null, detail: 'both exist' }
-    : selected.error
-}
-
-/** Why examples that are there don't load, naming the file and the first problems, as for the rules. */
+/** Why examples that are there don't load, in the rules file's words (source-file.ts). */
 export function describeExamplesRefusal(loaded: Extract<LoadedExamples, { kind: 'both' | 'invalid' }>): string {
-  if (loaded.kind === 'both') return `the examples don't load: ${formatSourceProblem(bothFilesProblem())}`
-  const shown = loaded.problems.slice(0, RULES_PROBLEMS_SHOWN).map(formatSourceProblem)
-  const more = loaded.problems.length - shown.length
-  return `the examples file ${loaded.path} doesn't load: ${shown.join('; ')}${more > 0 ? `; and ${more} more problems` : ''}`
+  return describeSourceRefusal(EXAMPLES_FILE, loaded)
 }
 
 /** The words for a repo with neither examples file on `branch`, naming the path to add. */

@@ -39,6 +39,7 @@ export const RULES_MAX_BYTES = SOURCE_MAX_BYTES
 export const RULES_FILE: RepoSourceFile<Classification[], ClassificationKey> = {
   kind: RULES_SOURCE,
   name: 'rules file',
+  contents: 'rules',
   paths: { yml: RULES_YML_PATH, json: RULES_JSON_PATH },
   check: validateRulesTree,
 }

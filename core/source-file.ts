@@ -1,13 +1,20 @@
 /**
  * Reading one of the repo's hand-written files (the rules file, the examples
  * file) from its text into the source tree its checks take: which format
- * its name says, the size cap, then the YAML or JSON reader. Pure: the
- * caller reads the file and passes its text.
+ * its name says, the size cap, then the YAML or JSON reader; and the words
+ * for one that doesn't load. Pure: the caller reads the file and passes its
+ * text.
  */
 import { err, ok, type Result } from './result.ts'
 import { readJsonSource } from './rules-json.ts'
 import { readYamlSource } from './rules-source.ts'
-import type { FileProblem, SourceKind, SourceNode, SourceProblem } from './source-tree.ts'
+import {
+  type FileProblem,
+  formatSourceProblem,
+  type SourceKind,
+  type SourceNode,
+  type SourceProblem,
+} from './source-tree.ts'
 
 /** Larger files are refused before parsing: a real rules or examples file is a few KB. */
 export const SOURCE_MAX_BYTES = 1024 * 1024
@@ -21,6 +28,8 @@ export type RepoSourceFile<T, Key extends string> = {
   kind: SourceKind
   /** The file as a message names it, without an article: "rules file". */
   name: string
+  /** What the file holds, as a message names it: "the rules don't load". */
+  contents: string
   paths: { yml: string; json: string }
   /** The file's own checks of its source tree (rules-check.ts, examples-check.ts). */
   check(path: string, tree: SourceNode): Result<T, SourceProblem<Key>[]>
@@ -54,16 +63,42 @@ export function selectSourceFile(
   present: { yml: boolean; json: boolean },
   paths: { yml: string; json: string },
 ): Result<string | null, FileProblem> {
-  if (present.yml && present.json) {
-    return err({
-      file: `${paths.yml} and ${paths.json}`,
-      at: null,
-      detail: 'both exist; a repo holds one of the two, so neither is loaded',
-    })
-  }
+  if (present.yml && present.json) return err(bothFilesProblem(paths))
   if (present.yml) return ok(paths.yml)
   if (present.json) return ok(paths.json)
   return ok(null)
+}
+
+function bothFilesProblem(paths: { yml: string; json: string }): FileProblem {
+  return {
+    file: `${paths.yml} and ${paths.json}`,
+    at: null,
+    detail: 'both exist; a repo holds one of the two, so neither is loaded',
+  }
+}
+
+/** Problems listed in a refusal's text; a person fixing the file runs `validate` for the rest. */
+export const SOURCE_PROBLEMS_SHOWN = 10
+
+/** The first {@link SOURCE_PROBLEMS_SHOWN} problems on one line, and how many more there are. */
+export function listProblems(problems: readonly SourceProblem[]): string {
+  const shown = problems.slice(0, SOURCE_PROBLEMS_SHOWN).map(formatSourceProblem)
+  const more = problems.length - shown.length
+  return `${shown.join('; ')}${more > 0 ? `; and ${more} more problems` : ''}`
+}
+
+/**
+ * Why a file that is there doesn't load, in the same words for the rules and
+ * the examples: both names present, or the one file and its first problems.
+ */
+export function describeSourceRefusal(
+  file: Pick<RepoSourceFile<unknown, string>, 'name' | 'contents' | 'paths'>,
+  loaded: { kind: 'both' } | { kind: 'invalid'; path: string; problems: readonly SourceProblem[] },
+): string {
+  if (loaded.kind === 'both') {
+    return `the ${file.contents} don't load: ${formatSourceProblem(bothFilesProblem(file.paths))}`
+  }
+  return `the ${file.name} ${loaded.path} doesn't load: ${listProblems(loaded.problems)}`
 }
 
 /** The file's text as a source tree, or every problem that keeps it from being one. */

@@ -14,7 +14,7 @@
  * leaves alone.
  */
 import { join, resolve } from 'node:path'
-import { createClaudeRuntime } from '../adapters/claude/runtime.ts'
+import { type ClaudeRuntimeConfig, createClaudeRuntime } from '../adapters/claude/runtime.ts'
 import { ensurePrivateDir } from '../adapters/fs/private-dir.ts'
 import { connectNats } from '../adapters/nats/connection.ts'
 import { createNatsRunResponder, runSubject } from '../adapters/nats/queue.ts'
@@ -54,32 +54,19 @@ async function main(): Promise<void> {
     { endpoint: config.otlpEndpoint ?? undefined, serviceName: 'review-classifier' },
     { logger },
   )
+  const claude: ClaudeRuntimeConfig = {
+    claudeBin: config.claudeBin,
+    workDir: join(instance.dir, 'claude'),
+    sharedCwd: join(config.workDir, 'claude', 'cwd'),
+    passEnv: config.passEnv,
+    records: instance,
+    ...(config.otlpEndpoint === null ? {} : { otlpEndpoint: config.otlpEndpoint }),
+  }
   const classifier = createClassifier({
     runtimes: {
-      'api-key': createClaudeRuntime(
-        {
-          claudeBin: config.claudeBin,
-          workDir: join(instance.dir, 'claude'),
-          sharedCwd: join(config.workDir, 'claude', 'cwd'),
-          passEnv: config.passEnv,
-          records: instance,
-          ...(config.otlpEndpoint === null ? {} : { otlpEndpoint: config.otlpEndpoint }),
-        },
-        logger,
-      ),
+      'api-key': createClaudeRuntime(claude, logger),
       // The same CLI on a subscription's OAuth token: only the credential's variable differs.
-      subscription: createClaudeRuntime(
-        {
-          claudeBin: config.claudeBin,
-          credential: 'oauth-token',
-          workDir: join(instance.dir, 'claude'),
-          sharedCwd: join(config.workDir, 'claude', 'cwd'),
-          passEnv: config.passEnv,
-          records: instance,
-          ...(config.otlpEndpoint === null ? {} : { otlpEndpoint: config.otlpEndpoint }),
-        },
-        logger,
-      ),
+      subscription: createClaudeRuntime({ ...claude, credential: 'oauth-token' }, logger),
       acp: createOpencodeRuntime(
         {
           opencodeBin: config.opencodeBin,

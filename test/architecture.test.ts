@@ -11,10 +11,9 @@
  * dependency as much as a value is.
  */
 import { describe, expect, it } from 'bun:test'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-
-const ROOT = resolve(import.meta.dir, '..')
+import { ROOT, sourceFiles } from './support/source-files.ts'
 
 type ImportLine = { from: string; line: string }
 
@@ -27,16 +26,6 @@ function importsOf(text: string): ImportLine[] {
     found.push({ from: m[1] ?? m[2] ?? m[3] ?? m[4] ?? '', line: m[0].trim() })
   }
   return found
-}
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(join(ROOT, dir))) {
-    const path = join(dir, name)
-    if (statSync(join(ROOT, path)).isDirectory()) out.push(...sourceFiles(path))
-    else if (name.endsWith('.ts')) out.push(path)
-  }
-  return out
 }
 
 /** What an import names, as a path from the project root for our own files, or the package name. */

@@ -5,22 +5,12 @@
  * a suite's cases are many small things side by side.
  */
 import { describe, expect, it } from 'bun:test'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT, sourceFiles } from './support/source-files.ts'
 
-const ROOT = resolve(import.meta.dir, '..')
 const SOURCE_DIRS = ['core', 'ports', 'adapters', 'entrypoints', 'ui', 'bench', 'scripts']
 const MAX_SOURCE_LINES = 400
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(join(ROOT, dir))) {
-    const path = join(dir, name)
-    if (statSync(join(ROOT, path)).isDirectory()) out.push(...sourceFiles(path))
-    else if (name.endsWith('.ts')) out.push(path)
-  }
-  return out
-}
 
 /** Lines as an editor counts them: a final newline ends the last line, it doesn't start another. */
 function lineCount(text: string): number {

@@ -7,20 +7,7 @@
 import { appError } from '../../core/errors.ts'
 import type { Forge } from '../../ports/forge.ts'
 import type { MemoryForgeContext } from './forge-context.ts'
-import { serviceAccountFlags, sha1, type UserState } from './forge-state.ts'
-
-const SCOPE_NAMES = [
-  'activitypub',
-  'admin',
-  'misc',
-  'notification',
-  'organization',
-  'package',
-  'issue',
-  'repository',
-  'user',
-]
-const KNOWN_SCOPES = new Set(['all', 'public-only', ...SCOPE_NAMES.flatMap((n) => [`read:${n}`, `write:${n}`])])
+import { KNOWN_TOKEN_SCOPES, serviceAccountFlags, sha1, type UserState } from './forge-state.ts'
 
 export type MemoryForgeAccounts = Pick<
   Forge,
@@ -65,7 +52,7 @@ export function createMemoryAccounts(forge: MemoryForgeContext): MemoryForgeAcco
       const user = requireUser(login)
       if (user.tokens.some((t) => t.name === token.name))
         throw appError('conflict', `access token name ${token.name} has been used already`)
-      const unknown = token.scopes.filter((s) => !KNOWN_SCOPES.has(s))
+      const unknown = token.scopes.filter((s) => !KNOWN_TOKEN_SCOPES.has(s))
       if (token.scopes.length === 0 || unknown.length > 0)
         throw appError('invalid', `invalid token scopes: ${unknown.join(', ') || 'none'}`)
       state.counters.token += 1

@@ -150,6 +150,15 @@ export type StoredCommit = {
   moreFiles?: { path: string; content: string }[]
 }
 
+/** The token scopes Forgejo accepts (docs/forgejo.md §2.2); the memory forge and the fake forge refuse any other. */
+export const KNOWN_TOKEN_SCOPES: ReadonlySet<string> = new Set([
+  'all',
+  'public-only',
+  ...['activitypub', 'admin', 'misc', 'notification', 'organization', 'package', 'issue', 'repository', 'user'].flatMap(
+    (n) => [`read:${n}`, `write:${n}`],
+  ),
+])
+
 export type BranchState = { head: string }
 export type PullState = Required<SeedPull>
 export type TokenState = { id: number; name: string; token: string; scopes: string[] }

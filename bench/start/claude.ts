@@ -5,7 +5,7 @@
  * their tables and goals.
  */
 import { join } from 'node:path'
-import { costUsd } from '../../core/cost.ts'
+import { costUsd, rowsUsage } from '../../core/cost.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import type { RunRequest } from '../../core/types.ts'
 import type { CachingFakeAnthropic } from '../support/caching-fake-anthropic.ts'
@@ -69,13 +69,7 @@ async function claudeRun(
   const started = performance.now()
   const reply = await classifier.handle(JSON.stringify(request))
   const wallMs = performance.now() - started
-  const usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
-  for (const row of reply.rows) {
-    usage.input += row.usage?.input ?? 0
-    usage.output += row.usage?.output ?? 0
-    usage.cache_read += row.usage?.cache_read ?? 0
-    usage.cache_write += row.usage?.cache_write ?? 0
-  }
+  const usage = rowsUsage(reply.rows)
   const calls = fake.calls()
   const sharedTokens = calls.reduce((sum, call) => sum + call.sharedTokens, 0)
   const sharedRead = calls.reduce((sum, call) => sum + call.sharedRead, 0)

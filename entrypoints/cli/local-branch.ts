@@ -9,7 +9,6 @@ import { basename, resolve } from 'node:path'
 import type { LocalRepo } from '../../adapters/git/local-repo.ts'
 import { defaultTitle, repoFromFolderName, repoFromRemoteUrl, unreadableEntry } from '../../core/local-branch.ts'
 import {
-  formatRulesProblem,
   parseRulesFile,
   RULES_JSON_PATH,
   RULES_MAX_BYTES,
@@ -17,13 +16,11 @@ import {
   type RulesProblem,
   selectRulesFile,
 } from '../../core/rules-file.ts'
+import { listProblems } from '../../core/source-file.ts'
 import type { Classification, CommitMessage } from '../../core/types.ts'
 import type { CheckOptions } from './check-options.ts'
 import { readTextFile } from './input-files.ts'
 import { InputError } from './io.ts'
-
-/** Problems listed in the one line; `validate` prints them all. */
-const RULES_PROBLEMS_SHOWN = 10
 
 export type LocalBranch = {
   repo: string
@@ -112,9 +109,7 @@ export async function readLocalBranch(git: LocalRepo, options: CheckOptions): Pr
 
 /** `what` says what doesn't load, verb included; the problems follow on the same line. */
 function refusal(what: string, problems: readonly RulesProblem[]): InputError {
-  const shown = problems.slice(0, RULES_PROBLEMS_SHOWN).map(formatRulesProblem)
-  const more = problems.length - shown.length
-  return new InputError(`${what}: ${shown.join('; ')}${more > 0 ? `; and ${more} more problems` : ''}`)
+  return new InputError(`${what}: ${listProblems(problems)}`)
 }
 
 /**

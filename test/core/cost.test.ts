@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { costUsd, tokenCounts } from '../../core/cost.ts'
-import { aUsage } from '../support/builders.ts'
+import { costUsd, rowsUsage, tokenCounts } from '../../core/cost.ts'
+import { anUnansweredRow, aRow, aUsage } from '../support/builders.ts'
 
 describe('costUsd', () => {
   it('prices input and output per million tokens', () => {
@@ -30,5 +30,20 @@ describe('tokenCounts', () => {
       cacheRead: 3,
       cacheCreation: 4,
     })
+  })
+})
+
+describe('rowsUsage', () => {
+  it('sums the four counts over the rows, a row without usage adding nothing', () => {
+    const rows = [
+      aRow({ usage: aUsage({ input: 1200, output: 40, cache_read: 0, cache_write: 900 }) }),
+      anUnansweredRow(),
+      aRow({ name: 'no-ads', usage: aUsage({ input: 300, output: 25, cache_read: 900, cache_write: 0 }) }),
+    ]
+    expect(rowsUsage(rows)).toEqual({ input: 1500, output: 65, cache_read: 900, cache_write: 900 })
+  })
+
+  it('is all zeros for no rows', () => {
+    expect(rowsUsage([])).toEqual({ input: 0, output: 0, cache_read: 0, cache_write: 0 })
   })
 })

@@ -30,7 +30,7 @@ import { createFakeForgejo, type FakeForgejo } from '../support/fake-forgejo.ts'
 import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
 import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
 import { waitFor } from '../support/waits.ts'
-import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
+import { signedDelivery } from '../support/webhook.ts'
 
 setDefaultTimeout(90_000)
 
@@ -59,14 +59,10 @@ const runsReleased = new Promise<void>((resolve) => {
 })
 
 async function deliver(pr: number): Promise<Response> {
-  const body = goJson(
-    reviewRequestPayload({ owner: REPO.owner, repo: REPO.name, pr, headSha: headOf(pr), forgeUrl: forge.url }),
+  const sign = { secret: SECRET, url: `${base}/webhook/forge/review-request` }
+  return fetch(
+    signedDelivery(sign, { owner: REPO.owner, repo: REPO.name, pr, headSha: headOf(pr), forgeUrl: forge.url }),
   )
-  return fetch(`${base}/webhook/forge/review-request`, {
-    method: 'POST',
-    headers: deliveryHeaders(body, { secret: SECRET }),
-    body,
-  })
 }
 
 function logEntries(msg: string): Array<Record<string, unknown>> {

@@ -15,7 +15,7 @@ import { type IdentityProxy, startIdentityProxy } from '../../entrypoints/identi
 import { cleanUp } from '../support/cleanup.ts'
 import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
 import { connects, rawRequest } from '../support/raw-http.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
+import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from '../support/service-process.ts'
 
 setDefaultTimeout(60_000)
 
@@ -64,17 +64,10 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  const stopProcess = (service: ServiceProcess | undefined) =>
-    service === undefined
-      ? null
-      : async () => {
-          service.kill('SIGTERM')
-          await service.exited
-        }
   await cleanUp(
     proxy === undefined ? null : () => proxy.stop(),
-    stopProcess(guarded),
-    stopProcess(elsewhere),
+    stopStep(guarded),
+    stopStep(elsewhere),
     nats === undefined ? null : () => nats.cleanup(),
     secretsDir === undefined ? null : () => rmSync(secretsDir, { recursive: true, force: true }),
   )

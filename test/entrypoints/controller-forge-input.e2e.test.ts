@@ -20,7 +20,7 @@ import { createFakeForgejo, type FakeForgejo } from '../support/fake-forgejo.ts'
 import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
 import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
 import { waitFor } from '../support/waits.ts'
-import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
+import { signedDelivery } from '../support/webhook.ts'
 
 setDefaultTimeout(90_000)
 
@@ -52,12 +52,8 @@ let controller: ServiceProcess
 let base = ''
 
 async function deliver(repo: RepoName): Promise<Response> {
-  const body = goJson(reviewRequestPayload({ owner: 'acme', repo, pr: 1, headSha: HEAD, forgeUrl: forge.url }))
-  return fetch(`${base}/webhook/forge/review-request`, {
-    method: 'POST',
-    headers: deliveryHeaders(body, { secret: SECRET }),
-    body,
-  })
+  const sign = { secret: SECRET, url: `${base}/webhook/forge/review-request` }
+  return fetch(signedDelivery(sign, { owner: 'acme', repo, pr: 1, headSha: HEAD, forgeUrl: forge.url }))
 }
 
 /** A request and how long its answer took, body read. */

@@ -16,15 +16,15 @@ import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.t
 import { LEFT_PENDING_MESSAGE } from '../../entrypoints/controller/usecases/review-run.ts'
 import { PROVISION_MESSAGES } from '../../entrypoints/controller/usecases/service-account.ts'
 import { TOKEN_MINTING_DETAIL } from '../../entrypoints/controller/usecases/service-token.ts'
-import { aNumberedPull, headOf } from '../support/builders.ts'
+import { aNumberedPull, headOf, TWO_RULES_YAML } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo, type FakeHold } from '../support/fake-forgejo.ts'
 import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
+import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from '../support/service-process.ts'
 import { waitFor } from '../support/waits.ts'
-import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
+import { signedDelivery } from '../support/webhook.ts'
 
 setDefaultTimeout(120_000)
 
@@ -38,17 +38,6 @@ const PASS_FAILED = PROVISION_MESSAGES.passFailed
 const MATCH = '{"verdict":"match","certainty":95,"reason":"The rule holds."}'
 const NO_ADS = '{"verdict":"no-match","certainty":97,"reason":"No commit advertises anything."}'
 
-const RULES = `classifications:
-  - name: datetime
-    description: All datetimes carry time zone information.
-    polarity: positive
-    threshold: 80
-  - name: no-ads
-    description: A commit message advertises an AI model.
-    polarity: negative
-    threshold: 90
-`
-
 let nats: NatsServer
 let ai: FakeAnthropic
 let forge: FakeForgejo
@@ -59,14 +48,10 @@ let controller: ServiceProcess
 let base = ''
 
 async function deliver(pr: number): Promise<Response> {
-  const body = goJson(
-    reviewRequestPayload({ owner: REPO.owner, repo: REPO.name, pr, headSha: headOf(pr), forgeUrl: forge.url }),
+  const sign = { secret: SECRET, url: `${base}/webhook/forge/review-request` }
+  return fetch(
+    signedDelivery(sign, { owner: REPO.owner, repo: REPO.name, pr, headSha: headOf(pr), forgeUrl: forge.url }),
   )
-  return fetch(`${base}/webhook/forge/review-request`, {
-    method: 'POST',
-    headers: deliveryHeaders(body, { secret: SECRET }),
-    body,
-  })
 }
 
 /** How many times the provider was asked `rule` for `pr`. */
@@ -105,7 +90,7 @@ beforeAll(async () => {
       repos: [
         {
           ...REPO,
-          files: { [RULES_YML_PATH]: RULES },
+          files: { [RULES_YML_PATH]: TWO_RULES_YAML },
           pulls: [aNumberedPull(1), aNumberedPull(2)],
           collaborators: { 'review-classifier': 'write', alice: 'write' },
         },
@@ -140,16 +125,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  const stopProcess = (proc: ServiceProcess | undefined) =>
-    proc === undefined
-      ? null
-      : async () => {
-          proc.kill('SIGTERM')
-          await proc.exited
-        }
   await cleanUp(
-    stopProcess(controller),
-    stopProcess(classifier),
+    stopStep(controller),
+    stopStep(classifier),
     ai === undefined ? null : () => ai.stop(),
     forge === undefined ? null : () => forge.stop(),
     nats === undefined ? null : () => nats.cleanup(),

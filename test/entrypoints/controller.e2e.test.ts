@@ -11,16 +11,16 @@ import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
 import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.ts'
-import { aNumberedPull, headOf } from '../support/builders.ts'
+import { aNumberedPull, headOf, TWO_RULES_YAML } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo, type FakeReview } from '../support/fake-forgejo.ts'
 import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
 import { aSecretPr, leaksSecret } from '../support/secret-pr.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
+import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from '../support/service-process.ts'
 import { waitFor } from '../support/waits.ts'
-import { deliveryHeaders, goJson, reviewRequestPayload } from '../support/webhook.ts'
+import { signedDelivery } from '../support/webhook.ts'
 
 setDefaultTimeout(120_000)
 
@@ -50,17 +50,6 @@ function exceptFor(pr: number, change: { mode?: 'hang'; text?: string }, rule?: 
 const VAULT = { owner: 'acme', name: 'vault' }
 const SECRET_PR = aSecretPr()
 
-const RULES = `classifications:
-  - name: datetime
-    description: All datetimes carry time zone information.
-    polarity: positive
-    threshold: 80
-  - name: no-ads
-    description: A commit message advertises an AI model.
-    polarity: negative
-    threshold: 90
-`
-
 let nats: NatsServer
 let ai: FakeAnthropic
 let forge: FakeForgejo
@@ -84,20 +73,19 @@ async function deliver(
   pr: number,
   options: { signature?: string; repo?: string; headSha?: string } = {},
 ): Promise<Response> {
-  const body = goJson(
-    reviewRequestPayload({
-      owner: REPO.owner,
-      repo: options.repo ?? REPO.name,
-      pr,
-      headSha: options.headSha ?? headOf(pr),
-      forgeUrl: forge.url,
-    }),
-  )
-  const headers = deliveryHeaders(body, {
+  const sign = {
     secret: SECRET,
+    url: `${base}/webhook/forge/review-request`,
     ...(options.signature === undefined ? {} : { signature: options.signature }),
-  })
-  return fetch(`${base}/webhook/forge/review-request`, { method: 'POST', headers, body })
+  }
+  const payload = {
+    owner: REPO.owner,
+    repo: options.repo ?? REPO.name,
+    pr,
+    headSha: options.headSha ?? headOf(pr),
+    forgeUrl: forge.url,
+  }
+  return fetch(signedDelivery(sign, payload))
 }
 
 async function reviewsOf(pr: number, count = 1, repo = REPO.name, timeoutMs = 60_000): Promise<FakeReview[]> {
@@ -181,14 +169,14 @@ beforeAll(async () => {
       repos: [
         {
           ...REPO,
-          files: { [RULES_YML_PATH]: RULES },
+          files: { [RULES_YML_PATH]: TWO_RULES_YAML },
           pulls: Array.from({ length: 30 }, (_, i) => aNumberedPull(i + 1)),
           collaborators: { 'review-classifier': 'write', alice: 'write' },
         },
         { owner: 'acme', name: 'bare', pulls: [aNumberedPull(1)], collaborators: { 'review-classifier': 'write' } },
         {
           ...VAULT,
-          files: { [RULES_YML_PATH]: RULES },
+          files: { [RULES_YML_PATH]: TWO_RULES_YAML },
           pulls: [
             aNumberedPull(1, {
               title: SECRET_PR.title,
@@ -224,16 +212,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  const stopProcess = (proc: ServiceProcess | undefined) =>
-    proc === undefined
-      ? null
-      : async () => {
-          proc.kill('SIGTERM')
-          await proc.exited
-        }
   await cleanUp(
-    stopProcess(controller),
-    stopProcess(classifier),
+    stopStep(controller),
+    stopStep(classifier),
     ai === undefined ? null : () => ai.stop(),
     forge === undefined ? null : () => forge.stop(),
     nats === undefined ? null : () => nats.cleanup(),

@@ -214,6 +214,21 @@ export function aNumberedPull(pr: number, overrides: Partial<SeedPull> = {}): Se
   })
 }
 
+/**
+ * The rules file most tests seed: two rules, one of each polarity (`datetime` wanted, `no-ads` a
+ * violation), as a team would write them in `.hyperhive/review-classifier.yml`.
+ */
+export const TWO_RULES_YAML = `classifications:
+  - name: datetime
+    description: All datetimes carry time zone information.
+    polarity: positive
+    threshold: 80
+  - name: no-ads
+    description: A commit message advertises an AI model.
+    polarity: negative
+    threshold: 90
+`
+
 /** A memory-forge repo `acme/widgets` with a rules file, PR 42 and `review-classifier` as a write collaborator. */
 export function aSeedRepo(overrides: Partial<SeedRepo> = {}): SeedRepo {
   return {

@@ -31,6 +31,15 @@ export function makeSecretsDir(secrets: Record<string, Record<string, string>>):
   return dir
 }
 
+/** A `cleanUp` step that stops the process with SIGTERM and waits for it to exit; none for one never started. */
+export function stopStep(proc: ServiceProcess | undefined): (() => Promise<void>) | null {
+  if (proc === undefined) return null
+  return async () => {
+    proc.kill('SIGTERM')
+    await proc.exited
+  }
+}
+
 export type ClassifierProcess = ServiceProcess
 
 export function startClassifierProcess(env: Record<string, string>): ServiceProcess {

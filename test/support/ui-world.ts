@@ -16,7 +16,7 @@ import { EXAMPLES_YML_PATH } from '../../core/examples-file.ts'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import { type IdentityProxy, startIdentityProxy } from '../../entrypoints/identity-proxy.ts'
-import { aNumberedPull, headOf } from './builders.ts'
+import { aNumberedPull, headOf, TWO_RULES_YAML } from './builders.ts'
 import { cleanUp } from './cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from './fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from './fake-forgejo/harness.ts'
@@ -29,16 +29,7 @@ export const UI_USER = 'ann'
 export const WEBHOOK_SECRET = 'ui-e2e-webhook-secret-5c1d'
 export const REPO = { owner: 'acme', name: 'widgets' }
 
-export const RULES = `classifications:
-  - name: datetime
-    description: All datetimes carry time zone information.
-    polarity: positive
-    threshold: 80
-  - name: no-ads
-    description: A commit message advertises an AI model.
-    polarity: negative
-    threshold: 90
-`
+export const RULES = TWO_RULES_YAML
 
 /** What a test's scripted model answers: a verdict, a certainty and a reason. */
 export type ScriptedAnswer = { verdict: 'match' | 'no-match' | 'not-applicable'; certainty: number; reason: string }

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import { ReliabilityScoreSchema } from '../../../core/score-schemas.ts'
 import { runCli } from '../../../entrypoints/cli.ts'
+import { TWO_RULES_YAML } from '../../support/builders.ts'
 import { type FakeAnthropic, startFakeAnthropic, userTexts } from '../../support/fake-anthropic.ts'
 import { hermeticGit } from '../../support/git-repo.ts'
 
@@ -19,17 +20,6 @@ import { hermeticGit } from '../../support/git-repo.ts'
 setDefaultTimeout(90_000)
 
 const KEY = 'sk-ant-api03-EXAMPLESTEST-5e4d3c2b1a'
-
-const RULES_YAML = `classifications:
-  - name: datetime
-    description: All datetimes carry time zone information.
-    polarity: positive
-    threshold: 80
-  - name: no-ads
-    description: A commit message advertises an AI model.
-    polarity: negative
-    threshold: 90
-`
 
 const EXAMPLES_YAML = `# Labelled by hand.
 examples:
@@ -71,7 +61,7 @@ function makeOrigin(): void {
   git(seed, 'remote', 'add', 'origin', origin)
   commit(seed, 'Start', {
     'app.py': 'print("hello")\n',
-    '.hyperhive/review-classifier.yml': RULES_YAML,
+    '.hyperhive/review-classifier.yml': TWO_RULES_YAML,
     '.hyperhive/review-classifier.examples.yml': EXAMPLES_YAML,
   })
   git(seed, 'checkout', '-q', '-b', 'pr2')

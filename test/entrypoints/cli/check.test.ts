@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path'
 import { buildSharedContext } from '../../../core/prompt.ts'
 import { runCli } from '../../../entrypoints/cli.ts'
 import { Random, SECRET_KINDS } from '../../core/redact-corpus.ts'
+import { TWO_RULES_YAML } from '../../support/builders.ts'
 import { type FakeAnthropic, startFakeAnthropic, userTexts } from '../../support/fake-anthropic.ts'
 import { startFakeOpenAI } from '../../support/fake-openai.ts'
 import { hermeticGit } from '../../support/git-repo.ts'
@@ -20,17 +21,6 @@ import { hermeticGit } from '../../support/git-repo.ts'
 setDefaultTimeout(60_000)
 
 const KEY = 'sk-ant-api03-CHECKTEST-5e4d3c2b1a'
-
-const RULES_YAML = `classifications:
-  - name: datetime
-    description: All datetimes carry time zone information.
-    polarity: positive
-    threshold: 80
-  - name: no-ads
-    description: A commit message advertises an AI model.
-    polarity: negative
-    threshold: 90
-`
 
 const MATCH = '{"verdict":"match","certainty":95,"reason":"It holds."}'
 const NO_MATCH = '{"verdict":"no-match","certainty":95,"reason":"It does not hold."}'
@@ -49,7 +39,7 @@ const { env: gitEnv, git, commit } = hermeticGit(() => root)
  * `main` with the rules and a file, a branch `feature` off it with two
  * commits, then one more commit on `main` only; `feature` checked out.
  */
-function makeRepo(dir: string, rules: Record<string, string> = { '.hyperhive/review-classifier.yml': RULES_YAML }) {
+function makeRepo(dir: string, rules: Record<string, string> = { '.hyperhive/review-classifier.yml': TWO_RULES_YAML }) {
   mkdirSync(dir, { recursive: true })
   git(dir, 'init', '-q', '-b', 'main')
   commit(dir, 'Start', { 'app.py': 'print("hello")\n', ...rules })
@@ -337,7 +327,7 @@ describe('check stops before any model call', () => {
 
   it('refuses a base holding both rules files, as the service does', async () => {
     const dir = makeRepo(join(root, 'both'), {
-      '.hyperhive/review-classifier.yml': RULES_YAML,
+      '.hyperhive/review-classifier.yml': TWO_RULES_YAML,
       '.hyperhive/review-classifier.json': '{"classifications": []}',
     })
     const r = await check(dir)

@@ -9,19 +9,9 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH } from '../../../core/examples-file.ts'
 import { RULES_YML_PATH } from '../../../core/rules-file.ts'
+import { TWO_RULES_YAML } from '../../support/builders.ts'
 
 const CLI = resolve(import.meta.dir, '../../../entrypoints/cli.ts')
-
-const RULES = `classifications:
-  - name: datetime
-    description: All datetimes carry time zone information.
-    polarity: positive
-    threshold: 80
-  - name: no-ads
-    description: A commit message advertises an AI model.
-    polarity: negative
-    threshold: 90
-`
 
 const EXAMPLES = `# Labelled by the team.
 examples:
@@ -70,7 +60,7 @@ async function validate(cwd: string, ...args: string[]): Promise<{ code: number;
 
 describe('validate with no PATH: the rules file and the examples file', () => {
   it('prints both as tables and exits 0 when both are good', async () => {
-    const dir = aRepo({ [RULES_YML_PATH]: RULES, [EXAMPLES_YML_PATH]: EXAMPLES })
+    const dir = aRepo({ [RULES_YML_PATH]: TWO_RULES_YAML, [EXAMPLES_YML_PATH]: EXAMPLES })
     const r = await validate(dir)
     expect(r).toMatchObject({ code: 0, err: '' })
     expect(r.out).toContain(`${join(dir, RULES_YML_PATH)}: 2 classifications\n`)
@@ -86,7 +76,7 @@ describe('validate with no PATH: the rules file and the examples file', () => {
   })
 
   it('says in one line that there is no examples file, and exits 0', async () => {
-    const r = await validate(aRepo({ [RULES_YML_PATH]: RULES }))
+    const r = await validate(aRepo({ [RULES_YML_PATH]: TWO_RULES_YAML }))
     expect(r).toMatchObject({ code: 0, err: '' })
     const lines = r.out.trimEnd().split('\n')
     expect(lines.at(-1)).toBe(
@@ -97,7 +87,7 @@ describe('validate with no PATH: the rules file and the examples file', () => {
 
   it('warns of labels naming no classification, lists them, and still exits 0', async () => {
     const examples = `${EXAMPLES}  - pr: 40\n    expect:\n      old-name: match\n      no-ads: match\n  - pr: 41\n    expect:\n      renamed: no-match\n`
-    const dir = aRepo({ [RULES_YML_PATH]: RULES, [EXAMPLES_YML_PATH]: examples })
+    const dir = aRepo({ [RULES_YML_PATH]: TWO_RULES_YAML, [EXAMPLES_YML_PATH]: examples })
     const r = await validate(dir)
     expect(r).toMatchObject({ code: 0, err: '' })
     expect(r.out).toContain(
@@ -137,7 +127,7 @@ describe('validate with no PATH: the rules file and the examples file', () => {
   ])(
     'exits 1 for an examples file with %s, naming file, entry and key, the rules still reported',
     async (_what, examples, expected) => {
-      const dir = aRepo({ [RULES_YML_PATH]: RULES, [EXAMPLES_YML_PATH]: examples })
+      const dir = aRepo({ [RULES_YML_PATH]: TWO_RULES_YAML, [EXAMPLES_YML_PATH]: examples })
       const r = await validate(dir)
       expect(r.code).toBe(1)
       const lines = r.err.trimEnd().split('\n')
@@ -154,7 +144,7 @@ describe('validate with no PATH: the rules file and the examples file', () => {
   it('exits 1 when the repo holds both the .yml and the .json examples file', async () => {
     const json = JSON.stringify({ examples: [{ pr: 1, expect: { datetime: 'match' } }] })
     const r = await validate(
-      aRepo({ [RULES_YML_PATH]: RULES, [EXAMPLES_YML_PATH]: EXAMPLES, [EXAMPLES_JSON_PATH]: json }),
+      aRepo({ [RULES_YML_PATH]: TWO_RULES_YAML, [EXAMPLES_YML_PATH]: EXAMPLES, [EXAMPLES_JSON_PATH]: json }),
     )
     expect(r.code).toBe(1)
     expect(r.err).toBe(
@@ -165,7 +155,7 @@ describe('validate with no PATH: the rules file and the examples file', () => {
 
   it('reports the examples file when the rules file has problems, and exits 1', async () => {
     const dir = aRepo({
-      [RULES_YML_PATH]: RULES.replace('threshold: 90', 'threshold: 190'),
+      [RULES_YML_PATH]: TWO_RULES_YAML.replace('threshold: 90', 'threshold: 190'),
       [EXAMPLES_YML_PATH]: EXAMPLES,
     })
     const r = await validate(dir)
@@ -186,7 +176,7 @@ describe('validate with no PATH: the rules file and the examples file', () => {
 
 describe('validate PATH', () => {
   it('checks a file named .examples.yml as an examples file, against the rules in the working directory', async () => {
-    const dir = aRepo({ [RULES_YML_PATH]: RULES })
+    const dir = aRepo({ [RULES_YML_PATH]: TWO_RULES_YAML })
     const path = join(aRepo({}), 'draft.examples.yml')
     writeFileSync(path, `${EXAMPLES}  - pr: 40\n    expect:\n      old-name: match\n`)
     const r = await validate(dir, path)
@@ -207,7 +197,7 @@ describe('validate PATH', () => {
   })
 
   it('exits 1 for an examples PATH with problems, naming it', async () => {
-    const dir = aRepo({ [RULES_YML_PATH]: RULES })
+    const dir = aRepo({ [RULES_YML_PATH]: TWO_RULES_YAML })
     const path = join(dir, 'bad.examples.yml')
     writeFileSync(path, 'examples:\n  - pr: 0\n    expect: {datetime: match}\n')
     const r = await validate(dir, path)
@@ -217,7 +207,7 @@ describe('validate PATH', () => {
   })
 
   it("checks an examples PATH alone: the working directory's broken rules don't fail it", async () => {
-    const dir = aRepo({ [RULES_YML_PATH]: RULES.replace('polarity: negative', 'polarity: sideways') })
+    const dir = aRepo({ [RULES_YML_PATH]: TWO_RULES_YAML.replace('polarity: negative', 'polarity: sideways') })
     const path = join(dir, 'labels.examples.yml')
     writeFileSync(path, EXAMPLES)
     const r = await validate(dir, path)
@@ -228,9 +218,9 @@ describe('validate PATH', () => {
   })
 
   it('checks any other PATH as a rules file, as before, whatever examples file is about', async () => {
-    const dir = aRepo({ [RULES_YML_PATH]: RULES, [EXAMPLES_YML_PATH]: 'not: examples\n' })
+    const dir = aRepo({ [RULES_YML_PATH]: TWO_RULES_YAML, [EXAMPLES_YML_PATH]: 'not: examples\n' })
     const path = join(dir, 'draft.yml')
-    writeFileSync(path, RULES)
+    writeFileSync(path, TWO_RULES_YAML)
     const r = await validate(dir, path)
     expect(r).toMatchObject({ code: 0, err: '' })
     expect(r.out).toStartWith(`${path}: 2 classifications\n\nname      polarity  threshold  description\n`)

@@ -6,36 +6,19 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
-import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { BUDGET_SPENT_STATUS } from '../../../core/commit-status.ts'
 import { appError } from '../../../core/errors.ts'
 import { renderNoVerdictBody } from '../../../core/review-body.ts'
-import { CONTROLLER_TOKEN_SECRET, SERVICE_TOKEN } from '../../../core/service-account.ts'
-import { type Controller, createController } from '../../../entrypoints/controller/service.ts'
+import type { Controller } from '../../../entrypoints/controller/service.ts'
 import { signedDelivery } from '../../support/webhook.ts'
-import { approveAll, createWorld, REPO, SERVICE_ACCOUNT_TOKEN, until, type World } from './review-world.ts'
+import { aController } from './controller-world.ts'
+import { approveAll, createWorld, REPO, until } from './review-world.ts'
+import { aTryOutBody, postTryOut } from './try-out-world.ts'
 
 const SECRET = 'budget-hook-secret-7c1d'
 const REFUSAL =
   "today's budget of $0.50 (UTC) is spent ($0.60 so far), so no run starts: request it again after 00:00 UTC, " +
   'or an admin raises budget.daily_usd in the settings'
-
-function aController(world: World, connected = true, buckets = createMemoryKv()): Controller {
-  return createController({
-    forge: { api: world.forge, webUrl: 'https://forge.example', noreplyDomain: 'forge.example' },
-    queue: { link: { connected: () => connected }, runQueue: world.queue, buckets },
-    secrets: createMemorySecretStore({
-      [CONTROLLER_TOKEN_SECRET.path]: { [CONTROLLER_TOKEN_SECRET.field]: 'admin-token' },
-      [SERVICE_TOKEN.secret.path]: { [SERVICE_TOKEN.secret.field]: SERVICE_ACCOUNT_TOKEN },
-    }),
-    clock: world.clock,
-    ids: world.deps.ids,
-    logger: world.logger,
-    webhookSecret: SECRET,
-    runTimeoutMs: 5_000,
-    drainTimeoutMs: 1_000,
-  })
-}
 
 function put(controller: Controller, body: unknown): Promise<Response> {
   return controller.app.handle(
@@ -48,19 +31,7 @@ function put(controller: Controller, body: unknown): Promise<Response> {
 }
 
 function tryOut(controller: Controller): Promise<Response> {
-  return controller.app.handle(
-    new Request('http://localhost/api/review-classifier/try-out', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'Remote-User': 'alice' },
-      body: JSON.stringify({
-        repo: 'acme/widgets',
-        pr: 42,
-        classifications: [
-          { name: 'datetime', description: 'All datetimes carry a zone.', threshold: 80, polarity: 'positive' },
-        ],
-      }),
-    }),
-  )
+  return controller.app.handle(postTryOut(aTryOutBody()))
 }
 
 async function detailOf(answer: Response): Promise<string> {
@@ -74,7 +45,7 @@ async function spend(controller: Controller): Promise<Response> {
 
 describe('the daily budget', () => {
   it('refuses a budget of 0 with a 400 naming budget.daily_usd', async () => {
-    const controller = aController(createWorld())
+    const controller = aController(createWorld(), { webhookSecret: SECRET })
     const answer = await put(controller, { budget: { daily_usd: 0 } })
     expect(answer.status).toBe(400)
     expect(answer.headers.get('content-type')).toContain('application/problem+json')
@@ -85,7 +56,7 @@ describe('the daily budget', () => {
     const world = createWorld()
     // The first run costs more than the whole day's budget: it started under it, so it finishes.
     await world.serve((request) => ({ ...approveAll(request), cost_usd: 0.6 }))
-    const controller = aController(world)
+    const controller = aController(world, { webhookSecret: SECRET })
     expect((await put(controller, { budget: { daily_usd: 0.5 } })).status).toBe(200)
 
     expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
@@ -138,7 +109,7 @@ describe('the daily budget', () => {
     const world = createWorld()
     await world.serve(approveAll)
     const buckets = createMemoryKv()
-    const controller = aController(world, true, buckets)
+    const controller = aController(world, { webhookSecret: SECRET, buckets })
     expect((await put(controller, { budget: { daily_usd: 1 } })).status).toBe(200)
     buckets.simulateFailure(appError('timeout', 'the queue did not answer'))
     expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
@@ -150,7 +121,9 @@ describe('the daily budget', () => {
   })
 
   it('documents the spend route and its body in the OpenAPI document', async () => {
-    const answer = await aController(createWorld()).app.handle(new Request('http://localhost/openapi/json'))
+    const answer = await aController(createWorld(), { webhookSecret: SECRET }).app.handle(
+      new Request('http://localhost/openapi/json'),
+    )
     const document: { paths: Record<string, { get?: { responses?: Record<string, unknown> } }> } = JSON.parse(
       await answer.text(),
     )
@@ -161,7 +134,7 @@ describe('the daily budget', () => {
   })
 
   it('answers the spend route with 503 without a connected queue', async () => {
-    const answer = await spend(aController(createWorld(), false))
+    const answer = await spend(aController(createWorld(), { webhookSecret: SECRET, connected: false }))
     expect(answer.status).toBe(503)
     expect(await detailOf(answer)).toBe('the swarm queue is not connected')
   })

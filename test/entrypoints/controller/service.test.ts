@@ -1,35 +1,16 @@
 import { describe, expect, it } from 'bun:test'
-import { createMemoryKv } from '../../../adapters/memory/kv.ts'
-import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
-import { CONTROLLER_TOKEN_SECRET, SERVICE_TOKEN } from '../../../core/service-account.ts'
-import { type Controller, createController } from '../../../entrypoints/controller/service.ts'
 import { signedDelivery } from '../../support/webhook.ts'
-import { approveAll, createWorld, REPO, SERVICE_ACCOUNT_TOKEN, type World } from './review-world.ts'
+import { aController } from './controller-world.ts'
+import { approveAll, createWorld, REPO } from './review-world.ts'
+import { aTryOutBody, postTryOut } from './try-out-world.ts'
 
 const SECRET = 'service-hook-secret-5e0a'
-
-function aController(world: World): Controller {
-  return createController({
-    forge: { api: world.forge, webUrl: 'https://forge.example', noreplyDomain: 'forge.example' },
-    queue: { link: { connected: () => true }, runQueue: world.queue, buckets: createMemoryKv() },
-    secrets: createMemorySecretStore({
-      [CONTROLLER_TOKEN_SECRET.path]: { [CONTROLLER_TOKEN_SECRET.field]: 'admin-token' },
-      [SERVICE_TOKEN.secret.path]: { [SERVICE_TOKEN.secret.field]: SERVICE_ACCOUNT_TOKEN },
-    }),
-    clock: world.clock,
-    ids: world.deps.ids,
-    logger: world.logger,
-    webhookSecret: SECRET,
-    runTimeoutMs: 5_000,
-    drainTimeoutMs: 1_000,
-  })
-}
 
 describe('createController, draining', () => {
   it('answers a delivery the closing server let in with stopping, posts its comment before it ends, and refuses a try-out with 503', async () => {
     const world = createWorld()
     await world.serve(approveAll)
-    const controller = aController(world)
+    const controller = aController(world, { webhookSecret: SECRET })
     const late: Response[] = []
     const report = await controller.drain(async () => {
       late.push(await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 })))
@@ -43,19 +24,7 @@ describe('createController, draining', () => {
     expect(world.forge.reviews(REPO, 42).map((r) => r.event)).toEqual(['COMMENT'])
     expect(world.requests).toEqual([])
 
-    const tryOut = await controller.app.handle(
-      new Request('http://localhost/api/review-classifier/try-out', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'Remote-User': 'alice' },
-        body: JSON.stringify({
-          repo: 'acme/widgets',
-          pr: 42,
-          classifications: [
-            { name: 'datetime', description: 'All datetimes carry a zone.', threshold: 80, polarity: 'positive' },
-          ],
-        }),
-      }),
-    )
+    const tryOut = await controller.app.handle(postTryOut(aTryOutBody()))
     expect(tryOut.status).toBe(503)
     expect(await tryOut.text()).toContain('the controller is stopping')
     expect(world.requests).toEqual([])

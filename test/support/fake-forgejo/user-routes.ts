@@ -1,6 +1,6 @@
 /** The fake forge's account routes: version, users, admin user create/edit, access tokens (docs/forgejo.md §3.12–3.14, §3.16). */
 import { randomBytes } from 'node:crypto'
-import type { TokenState, UserState } from '../../../adapters/memory/forge-state.ts'
+import { KNOWN_TOKEN_SCOPES, type TokenState, type UserState } from '../../../adapters/memory/forge-state.ts'
 import {
   apiError,
   bodyObject,
@@ -14,18 +14,6 @@ import {
 } from './context.ts'
 import { tokenJson } from './render.ts'
 
-const SCOPE_NAMES = [
-  'activitypub',
-  'admin',
-  'misc',
-  'notification',
-  'organization',
-  'package',
-  'issue',
-  'repository',
-  'user',
-]
-const KNOWN_SCOPES = new Set(['all', 'public-only', ...SCOPE_NAMES.flatMap((n) => [`read:${n}`, `write:${n}`])])
 const USER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,38}[A-Za-z0-9])?$/
 const EMAIL = /^[^@\s]+@[^@\s]+$/
 const MIN_PASSWORD_LENGTH = 8
@@ -53,7 +41,8 @@ function mint(context: RouteContext, user: UserState): Response {
   const scopes = Array.isArray(rawScopes) ? rawScopes.filter((s): s is string => typeof s === 'string') : []
   if (user.tokens.some((t) => t.name === name)) return apiError(context, 400, 'access token name has been used already')
   if (scopes.length === 0) return apiError(context, 400, 'access token must have a scope')
-  if (scopes.some((s) => !KNOWN_SCOPES.has(s))) return apiError(context, 400, `invalid access token scope provided`)
+  if (scopes.some((s) => !KNOWN_TOKEN_SCOPES.has(s)))
+    return apiError(context, 400, `invalid access token scope provided`)
   const token: TokenState = { id: nextTokenId(context), name, token: randomBytes(20).toString('hex'), scopes }
   user.tokens.push(token)
   return json(tokenJson(token, true), 201)

@@ -8,12 +8,9 @@
  * `allowedHosts`, another `Host` is a 421 on every route.
  */
 import { describe, expect, it } from 'bun:test'
-import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
-import { createMemorySecretStore } from '../../../../adapters/memory/secret-store.ts'
-import { CONTROLLER_TOKEN_SECRET, SERVICE_TOKEN } from '../../../../core/service-account.ts'
-import { createController } from '../../../../entrypoints/controller/service.ts'
 import { deliveryHeaders, goJson, reviewRequestPayload } from '../../../support/webhook.ts'
-import { approveAll, createWorld, REPO, SERVICE_ACCOUNT_TOKEN, type World } from '../review-world.ts'
+import { aController } from '../controller-world.ts'
+import { approveAll, createWorld, REPO, type World } from '../review-world.ts'
 import { aTryOutBody } from '../try-out-world.ts'
 import { aRequest, expectProblem } from './http-support.ts'
 
@@ -74,27 +71,13 @@ const ROUTES: Route[] = [
   },
 ]
 
-async function aController(allowedHosts: readonly string[] | null = null): Promise<{
+async function aServedController(allowedHosts: readonly string[] | null = null): Promise<{
   world: World
   handle: (request: Request) => Promise<Response>
 }> {
   const world = createWorld()
   await world.serve(approveAll)
-  const controller = createController({
-    forge: { api: world.forge, webUrl: 'https://forge.example', noreplyDomain: 'forge.example' },
-    queue: { link: { connected: () => true }, runQueue: world.queue, buckets: createMemoryKv() },
-    secrets: createMemorySecretStore({
-      [CONTROLLER_TOKEN_SECRET.path]: { [CONTROLLER_TOKEN_SECRET.field]: 'admin-token' },
-      [SERVICE_TOKEN.secret.path]: { [SERVICE_TOKEN.secret.field]: SERVICE_ACCOUNT_TOKEN },
-    }),
-    clock: world.clock,
-    ids: world.deps.ids,
-    logger: world.logger,
-    webhookSecret: SECRET,
-    runTimeoutMs: 5_000,
-    drainTimeoutMs: 1_000,
-    allowedHosts,
-  })
+  const controller = aController(world, { webhookSecret: SECRET, allowedHosts })
   return { world, handle: (request) => controller.app.handle(request) }
 }
 
@@ -113,7 +96,7 @@ async function expectNothingHappened(world: World, handle: (request: Request) =>
 describe('a state-changing request from another site, or with a body that is not JSON', () => {
   for (const route of ROUTES) {
     it(`is refused on ${route.name}: 415 without application/json, 403 from a foreign Origin, and nothing happens`, async () => {
-      const { world, handle } = await aController()
+      const { world, handle } = await aServedController()
       for (const contentType of [null, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']) {
         const headers: Record<string, string> = contentType === null ? {} : { 'content-type': contentType }
         await expectProblem(
@@ -148,14 +131,14 @@ describe('a state-changing request from another site, or with a body that is not
         // The launcher's proxy: the controller's own Host, the page's in X-Forwarded-Host.
         { 'content-type': 'application/json', origin: 'http://127.0.0.1:8081', 'x-forwarded-host': '127.0.0.1:8081' },
       ]) {
-        const { handle } = await aController()
+        const { handle } = await aServedController()
         expect((await handle(send(route, headers))).status).toBe(route.taken)
       }
     })
   }
 
   it('leaves the reads alone, whatever their Origin, and an unknown route is still a 404', async () => {
-    const { handle } = await aController()
+    const { handle } = await aServedController()
     const read = await handle(aRequest(SETTINGS, { headers: { origin: 'https://evil.example' } }))
     expect(read.status).toBe(200)
     await expectProblem(
@@ -167,7 +150,7 @@ describe('a state-changing request from another site, or with a body that is not
 
 describe('with allowed hosts', () => {
   it('answers a request addressed to one of them, and 421 to any other Host, on every route', async () => {
-    const { world, handle } = await aController(['127.0.0.1', 'localhost', '[::1]'])
+    const { world, handle } = await aServedController(['127.0.0.1', 'localhost', '[::1]'])
     expect((await handle(aRequest('/healthz'))).status).toBe(200)
     expect((await handle(new Request('http://[::1]:8080/healthz'))).status).toBe(200)
     for (const url of ['http://evil.example:8080/healthz', `http://evil.example:8080${SETTINGS}`]) {

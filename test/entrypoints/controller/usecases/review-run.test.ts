@@ -7,7 +7,7 @@ import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../../core/rules-file.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN, serviceAccountStopped } from '../../../../core/service-account.ts'
 import { createReviewRunner, QUEUE_FULL_REASON } from '../../../../entrypoints/controller/usecases/review-run.ts'
 import { createServiceAccountProvisioner } from '../../../../entrypoints/controller/usecases/service-account.ts'
-import { aSeedRepo } from '../../../support/builders.ts'
+import { aSeedRepo, TWO_RULES_YAML } from '../../../support/builders.ts'
 import {
   answeredRow,
   approveAll,
@@ -19,19 +19,6 @@ import {
   until,
   type World,
 } from '../review-world.ts'
-
-const TWO_RULES_YML = [
-  'classifications:',
-  '  - name: datetime',
-  '    description: All datetimes carry time zone information.',
-  '    polarity: positive',
-  '    threshold: 80',
-  '  - name: no-ads',
-  '    description: A commit message advertises an AI model.',
-  '    polarity: negative',
-  '    threshold: 90',
-  '',
-].join('\n')
 
 function seedWith(files: Record<string, string>, extra: Partial<Parameters<typeof aSeedRepo>[0]> = {}) {
   return {
@@ -118,7 +105,7 @@ describe('createReviewRunner: verdicts', () => {
   })
 
   it('requests changes from its own check of the rows, whatever overall the reply claims', async () => {
-    const world = createWorld({ seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YML }) })
+    const world = createWorld({ seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YAML }) })
     await world.serve((request) => ({
       id: request.id,
       ok: true,
@@ -219,7 +206,7 @@ describe('createReviewRunner: verdicts', () => {
 
   it('reads the rules from the default branch on every run, with no cache', async () => {
     const world = createWorld({
-      seed: seedWith({}, { defaultBranch: 'trunk', branches: { main: { [RULES_YML_PATH]: TWO_RULES_YML } } }),
+      seed: seedWith({}, { defaultBranch: 'trunk', branches: { main: { [RULES_YML_PATH]: TWO_RULES_YAML } } }),
     })
     world.forge.changeFile(
       REPO,
@@ -300,7 +287,7 @@ describe('createReviewRunner: no verdict', () => {
   })
 
   it('comments with the table when the reply answers a different number of classifications', async () => {
-    const world = createWorld({ seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YML }) })
+    const world = createWorld({ seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YAML }) })
     await world.serve((request) => ({
       id: request.id,
       ok: true,
@@ -315,7 +302,7 @@ describe('createReviewRunner: no verdict', () => {
   })
 
   it('comments, never approves, when any classification has no answer', async () => {
-    const world = createWorld({ seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YML }) })
+    const world = createWorld({ seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YAML }) })
     await world.serve((request) => ({
       id: request.id,
       ok: true,
@@ -391,7 +378,7 @@ describe('createReviewRunner: no verdict', () => {
 
   it('comments naming both files when the default branch holds both', async () => {
     const world = createWorld({
-      seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YML, [RULES_JSON_PATH]: '{"classifications": []}' }),
+      seed: seedWith({ [RULES_YML_PATH]: TWO_RULES_YAML, [RULES_JSON_PATH]: '{"classifications": []}' }),
     })
     await world.serve(approveAll)
     await run(world)
@@ -410,7 +397,7 @@ describe('createReviewRunner: no verdict', () => {
   })
 
   it("comments naming the file and its problems when the rules don't load", async () => {
-    const broken = TWO_RULES_YML.replace('threshold: 90', 'threshold: 190').replace(
+    const broken = TWO_RULES_YAML.replace('threshold: 90', 'threshold: 190').replace(
       'polarity: positive',
       'polarity: postive',
     )

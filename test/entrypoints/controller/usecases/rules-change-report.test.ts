@@ -10,20 +10,11 @@ import { renderReviewBody } from '../../../../core/review-body.ts'
 import { RULES_YML_PATH } from '../../../../core/rules-file.ts'
 import type { RunReply, RunRequest, Settings, Verdict } from '../../../../core/types.ts'
 import { createReviewRunner } from '../../../../entrypoints/controller/usecases/review-run.ts'
-import { aNumberedPull, aSeedRepo, headOf } from '../../../support/builders.ts'
+import { aNumberedPull, aSeedRepo, headOf, TWO_RULES_YAML } from '../../../support/builders.ts'
 import { startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
 import { answeredRow, createWorld, REPO, requestFor, SERVICE_ACCOUNT_TOKEN, type World } from '../review-world.ts'
 
-const BASE_RULES = `classifications:
-  - name: datetime
-    description: All datetimes carry time zone information.
-    polarity: positive
-    threshold: 80
-  - name: no-ads
-    description: A commit message advertises an AI model.
-    polarity: negative
-    threshold: 90
-`
+const BASE_RULES = TWO_RULES_YAML
 // The PR rewords datetime, drops no-ads and adds tests.
 const PR_RULES = `classifications:
   - name: datetime

@@ -11,22 +11,13 @@ import { describeNoRules, describeRulesRefusal, RULES_PROBLEMS_SHOWN } from '../
 import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../../core/rules-file.ts'
 import type { RepoRef } from '../../../../core/types.ts'
 import { loadDefaultBranchRules, type RulesReader } from '../../../../entrypoints/controller/usecases/rules-loader.ts'
+import { TWO_RULES_YAML } from '../../../support/builders.ts'
 import { type ForgejoHarness, startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
 import { failureOf } from '../http/http-support.ts'
 
 setDefaultTimeout(30_000)
 
-const YML = `# the team's rules
-classifications:
-  - name: datetime
-    description: All datetimes carry time zone information.
-    polarity: positive
-    threshold: 80
-  - name: no-ads
-    description: A commit message advertises an AI model.
-    polarity: negative
-    threshold: 90
-`
+const YML = `# the team's rules\n${TWO_RULES_YAML}`
 const JSON_RULES = JSON.stringify({
   classifications: [
     { name: 'zeta', description: 'Comes first in the file.', threshold: 10, polarity: 'positive' },
