@@ -32,21 +32,6 @@ describe('createController, draining', () => {
 })
 
 describe('createController, refusing try-outs while it stops', () => {
-  /** The POST of a try-out of the given kind for acme/widgets. */
-  function tryOutPost(kind: Record<string, unknown>): Request {
-    return new Request('http://localhost/api/review-classifier/try-out', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'Remote-User': 'alice' },
-      body: JSON.stringify({
-        repo: 'acme/widgets',
-        ...kind,
-        classifications: [
-          { name: 'datetime', description: 'All datetimes carry a zone.', threshold: 80, polarity: 'positive' },
-        ],
-      }),
-    })
-  }
-
   it('refuses a replay, a repeat and a run on the examples with 503, before any forge read', async () => {
     const world = createWorld()
     await world.serve(approveAll)
@@ -59,11 +44,12 @@ describe('createController, refusing try-outs while it stops', () => {
         return value.apply(world.forge, args)
       }
     }
-    const controller = aController(world)
+    const controller = aController(world, { webhookSecret: SECRET })
     await controller.drain()
     calls.length = 0
+    const { pr: _pr, ...onRepo } = aTryOutBody()
     for (const kind of [{ replay: 3 }, { pr: 42, repeat: 2 }, { examples: true }]) {
-      const answer = await controller.app.handle(tryOutPost(kind))
+      const answer = await controller.app.handle(postTryOut({ ...onRepo, ...kind }))
       expect({ kind, status: answer.status }).toEqual({ kind, status: 503 })
       expect(await answer.text()).toContain('the controller is stopping')
     }
