@@ -5,9 +5,9 @@
  * Content-Security-Policy, and none of it in the OpenAPI document.
  */
 import { describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { createFixedClock } from '../../../../adapters/memory/clock.ts'
 import { createMemoryForge } from '../../../../adapters/memory/forge.ts'
 import { createSequenceIds } from '../../../../adapters/memory/ids.ts'
@@ -20,6 +20,7 @@ import {
   buildUiAssets,
   UI_CONTENT_SECURITY_POLICY,
   UI_SOURCE_DIR,
+  UI_STYLE_PARTS,
   uiRoutes,
 } from '../../../../entrypoints/controller/http/routes/ui.ts'
 import { createController } from '../../../../entrypoints/controller/service.ts'
@@ -116,7 +117,10 @@ describe('the operator pages, served by the controller', () => {
   it('answers a problem, and logs why, when the client does not build', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rc-ui-'))
     try {
-      for (const name of ['index.html', 'styles.css', 'icon.svg']) writeFileSync(join(dir, name), 'x')
+      for (const name of ['index.html', ...UI_STYLE_PARTS, 'icon.svg']) {
+        mkdirSync(dirname(join(dir, name)), { recursive: true })
+        writeFileSync(join(dir, name), 'x')
+      }
       writeFileSync(join(dir, 'main.ts'), "import { nothing } from './missing.ts'\nnothing()\n")
       const logger = createRecordingLogger()
       const app = createControllerApp({
