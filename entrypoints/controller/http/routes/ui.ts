@@ -67,16 +67,15 @@ export const UI_STYLE_PARTS = [
   'styles/tables.css',
   'styles/try-out.css',
   'styles/narrow.css',
-  'styles/hidden.css',
   'styles/try-out-bench.css',
   'styles/change-marks.css',
   'styles/matrix.css',
   'styles/dark.css',
-  'styles/matrix-rule.css',
   'styles/run-cards.css',
-  'styles/results-one-column.css',
   'styles/reliability.css',
   'styles/replay-labels.css',
+  // Last, so that `[hidden]` wins over any class that sets a display.
+  'styles/hidden.css',
 ] as const
 
 export type UiAssets = { html: string; script: string; css: string; icon: string }
