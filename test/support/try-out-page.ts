@@ -6,6 +6,7 @@
  */
 import type { Locator, Page } from 'playwright-core'
 import type { UiWorld } from './ui-world.ts'
+import { ROOMY_DEADLINE_MS } from './waits.ts'
 
 /** Headless chromium paints a resized page a frame late: wait for two frames before a measure or a screenshot. */
 export async function painted(page: Page): Promise<void> {
@@ -47,7 +48,7 @@ export async function loadRules(page: Page): Promise<void> {
 /** Attempt `number` once it has ended; `latest` only while it is the newest, shown in full. */
 export async function attemptDone(page: Page, number: number, latest = false): Promise<Locator> {
   const attempt = page.locator(`.attempt${latest ? '.attempt--latest' : ''}[data-attempt="${number}"]`)
-  await attempt.locator('.status--done, .status--failed').waitFor({ timeout: 60_000 })
+  await attempt.locator('.status--done, .status--failed').waitFor({ timeout: ROOMY_DEADLINE_MS })
   return attempt
 }
 

@@ -171,7 +171,9 @@ export async function startUiWorld(options: { examples?: string } = {}): Promise
       SWARM: swarm,
       SECRETS_DIR: secretsDir,
       ANTHROPIC_BASE_URL: ai.url,
-      CLASSIFICATION_TIMEOUT_S: '30',
+      // Roomy, as everywhere the pages are the subject and the deadlines aren't: under two suites at
+      // once, ten questions of a replay took over a minute.
+      CLASSIFICATION_TIMEOUT_S: '60',
     })
     controller = startServiceProcess('controller', {
       PORT: '0',
@@ -180,7 +182,7 @@ export async function startUiWorld(options: { examples?: string } = {}): Promise
       SECRETS_DIR: secretsDir,
       FORGE_URL: forge.url,
       FORGE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      RUN_TIMEOUT_S: '60',
+      RUN_TIMEOUT_S: '120',
     })
     await classifier.waitForLine('review classifier listening')
     const listening = JSON.parse(await controller.waitForLine('controller listening')) as { port: number }

@@ -20,9 +20,9 @@ import {
   replayWidgets,
 } from '../support/try-out-page.ts'
 import { type AnswerScript, DEFAULT_SCRIPT, startUiWorld, type UiWorld } from '../support/ui-world.ts'
-import { expectNothingFor } from '../support/waits.ts'
+import { expectNothingFor, ROOMY_DEADLINE_MS } from '../support/waits.ts'
 
-setDefaultTimeout(120_000)
+setDefaultTimeout(240_000)
 
 const ARTIFACTS = join(import.meta.dir, '../artifacts')
 mkdirSync(ARTIFACTS, { recursive: true })
@@ -113,7 +113,7 @@ describe('accessibility', () => {
     })
     const { page, errors } = await world.newPage()
     await page.goto(`${world.url}/ui/#runs`)
-    await page.waitForSelector(`.card[data-run-id="${id}"]`, { timeout: 60_000 })
+    await page.waitForSelector(`.card[data-run-id="${id}"]`, { timeout: ROOMY_DEADLINE_MS })
     await page.evaluate(`(() => {
       window.__said = []
       new MutationObserver(() => window.__said.push(document.getElementById('runs-status').textContent))
@@ -150,14 +150,14 @@ describe('accessibility', () => {
     try {
       await page.click('#try-run')
       const attempt = page.locator('.attempt[data-attempt="1"]')
-      await attempt.locator('table.rows tbody tr:not(.row--pending)').first().waitFor({ timeout: 60_000 })
+      await attempt.locator('table.rows tbody tr:not(.row--pending)').first().waitFor({ timeout: ROOMY_DEADLINE_MS })
       const link = attempt.locator('.attempt-target a').first()
       await link.focus()
       await link.evaluate((node) => {
         Object.assign(node, { __mark: true })
       })
       release()
-      await attempt.locator('.status--done').waitFor({ timeout: 60_000 })
+      await attempt.locator('.status--done').waitFor({ timeout: ROOMY_DEADLINE_MS })
     } finally {
       release()
       world.ai.setHold(null)
@@ -505,7 +505,7 @@ describe('recent runs, denser', () => {
     await page.goto(`${world.url}/ui/`)
     await page.evaluate('localStorage.clear()')
     const card = page.locator(`.card[data-run-id="${id}"]`)
-    await card.waitFor({ timeout: 60_000 })
+    await card.waitFor({ timeout: ROOMY_DEADLINE_MS })
     expect(await card.locator('.card-failing').textContent()).toBe(
       'Fails: ads-check. 1 rule not counted (open the rows for why).',
     )
@@ -523,14 +523,14 @@ describe('recent runs, denser', () => {
     expect(new URL(page.url()).hash).toBe('#runs?trigger=review')
     expect(await card.isHidden()).toBe(true)
     await page.reload()
-    await page.locator('.card').first().waitFor({ state: 'attached', timeout: 60_000 })
+    await page.locator('.card').first().waitFor({ state: 'attached', timeout: ROOMY_DEADLINE_MS })
     expect(await page.inputValue('#runs-trigger')).toBe('review')
     expect(await page.locator(`.card[data-run-id="${id}"]`).isHidden()).toBe(true)
 
     await page.goto(`${world.url}/ui/#runs/${id}`)
     await page.reload()
     const linked = page.locator(`.card[data-run-id="${id}"]`)
-    await linked.locator('.card-toggle[aria-expanded="true"]').waitFor({ timeout: 60_000 })
+    await linked.locator('.card-toggle[aria-expanded="true"]').waitFor({ timeout: ROOMY_DEADLINE_MS })
     expect(await page.evaluate('document.activeElement.closest(".card")?.getAttribute("data-run-id")')).toBe(id)
     expect(await linked.locator('.run-link').getAttribute('href')).toBe(`#runs/${id}`)
 

@@ -28,9 +28,9 @@ import {
   replayWidgets,
 } from '../support/try-out-page.ts'
 import { type AnswerScript, DEFAULT_SCRIPT, startUiWorld, type UiWorld } from '../support/ui-world.ts'
-import { expectNothingFor } from '../support/waits.ts'
+import { expectNothingFor, ROOMY_DEADLINE_MS } from '../support/waits.ts'
 
-setDefaultTimeout(120_000)
+setDefaultTimeout(240_000)
 
 const ARTIFACTS = join(import.meta.dir, '../artifacts')
 mkdirSync(ARTIFACTS, { recursive: true })
@@ -230,7 +230,7 @@ describe('recent runs', () => {
         { name: 'datetime', description: 'All datetimes carry zones.', threshold: 80, polarity: 'positive' },
       ],
     })
-    await page.waitForSelector(`.card[data-run-id="${id}"]`, { timeout: 60_000 })
+    await page.waitForSelector(`.card[data-run-id="${id}"]`, { timeout: ROOMY_DEADLINE_MS })
     expect(await page.$eval('.card', (card) => card.getAttribute('data-run-id'))).toBe(id)
     expect(await page.locator(`.card[data-run-id="${id}"] .badge--new`).count()).toBe(1)
     expect(await page.evaluate('window.__same')).toBe(true)
@@ -425,11 +425,11 @@ describe('try-out', () => {
     try {
       await page.click('#try-run')
       const attempt = page.locator('.attempt--latest[data-attempt="1"]')
-      await attempt.locator('table.rows tbody tr:not(.row--pending)').first().waitFor({ timeout: 60_000 })
+      await attempt.locator('table.rows tbody tr:not(.row--pending)').first().waitFor({ timeout: ROOMY_DEADLINE_MS })
       expect(await attempt.locator('.row--pending').count()).toBe(1)
       expect(await attempt.locator('.status--running').textContent()).toContain('1 of 2 classifications finished')
       release()
-      await attempt.locator('.status--done').waitFor({ timeout: 60_000 })
+      await attempt.locator('.status--done').waitFor({ timeout: ROOMY_DEADLINE_MS })
       expect(await attempt.locator('.row--pending').count()).toBe(0)
     } finally {
       release()

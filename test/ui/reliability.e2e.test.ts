@@ -15,7 +15,7 @@ import { attemptDone, loadRules, openTryOut } from '../support/try-out-page.ts'
 import { type AnswerScript, DEFAULT_SCRIPT, startUiWorld, type UiWorld } from '../support/ui-world.ts'
 import { expectNothingFor } from '../support/waits.ts'
 
-setDefaultTimeout(120_000)
+setDefaultTimeout(240_000)
 
 const ARTIFACTS = join(import.meta.dir, '../artifacts')
 mkdirSync(ARTIFACTS, { recursive: true })
