@@ -100,32 +100,20 @@ export function createController(deps: ControllerDeps): Controller {
   const exchange = { runTimeoutMs: deps.runTimeoutMs }
   const api = forge?.api ?? null
 
-  const tryOuts = createTryOuts({ queue: runQueue, runs, clock, ids, logger, exchange })
   let stopping = false
   // A try-out of any kind started now would be dropped with the process: refuse it, and the page can
-  // try again. `checkRoom` comes first in the POST, so a refused one costs no forge read.
-  const refuseWhileStopping = () => {
-    if (stopping) throw new HttpProblem(503, 'the controller is stopping (a restart or shutdown): try again shortly')
-  }
-  const tryOutsWhileUp: TryOuts = {
-    ...tryOuts,
-    checkRoom() {
-      refuseWhileStopping()
-      tryOuts.checkRoom()
+  // try again. The POST asks before its forge reads, so a refused one costs none.
+  const tryOuts = createTryOuts({
+    queue: runQueue,
+    runs,
+    clock,
+    ids,
+    logger,
+    exchange,
+    admit() {
+      if (stopping) throw new HttpProblem(503, 'the controller is stopping (a restart or shutdown): try again shortly')
     },
-    start(input) {
-      refuseWhileStopping()
-      return tryOuts.start(input)
-    },
-    startReplay(input) {
-      refuseWhileStopping()
-      return tryOuts.startReplay(input)
-    },
-    startExamples(input) {
-      refuseWhileStopping()
-      return tryOuts.startExamples(input)
-    },
-  }
+  })
   const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })
   // Nothing is posted or pushed as an account an admin stopped (service-account.ts).
   const serviceAccount = provisioner === null ? {} : { serviceAccount: provisioner }
@@ -148,7 +136,7 @@ export function createController(deps: ControllerDeps): Controller {
   const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger, ...serviceAccount })
 
   const routes: AnyElysia[] = [
-    tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts: tryOutsWhileUp, logger, spend }),
+    tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts, logger, spend }),
     spendRoutes({ queue: queue.link, spend, logger }),
     rulesRoutes({ forge: api, logger }),
     examplesRoutes({ forge: api, logger }),

@@ -66,6 +66,8 @@ export type TryOutsDeps = {
   maxKept?: number
   /** Defaults to {@link TRY_OUTS_RUNNING_MAX}. */
   maxRunning?: number
+  /** Asked before any other check of a new try-out; throws to refuse it (the controller, while it stops). */
+  admit?: () => void
 }
 
 export type TryOuts = {
@@ -75,7 +77,7 @@ export type TryOuts = {
   startReplay(input: ReplayInput): string
   /** Starts the runs on the labelled PRs in the background and answers its id at once; {@link TryOutsFullError} at the bound. */
   startExamples(input: ExamplesInput): string
-  /** Throws {@link TryOutsFullError} when a new try-out would be refused now (the POST asks before its forge reads). */
+  /** Throws {@link TryOutsFullError} (or what `admit` throws) when a new try-out would be refused now (the POST asks before its forge reads). */
   checkRoom(): void
   /** The result by id, or null for an unknown, evicted or expired one. */
   get(id: string): TryOutView | null
@@ -94,10 +96,15 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
     maxRunning: deps.maxRunning ?? TRY_OUTS_RUNNING_MAX,
   })
   const ask = createRunAsker(deps)
+  // Every new try-out, of any kind, and the POST's question before its forge reads pass here.
+  const checkRoom = () => {
+    deps.admit?.()
+    results.checkRoom()
+  }
 
   return {
     start(input) {
-      results.checkRoom()
+      checkRoom()
       const startedMs = deps.clock.nowMs()
       const id = deps.ids.runId()
       const slots = Array.from({ length: Math.max(1, input.repeat ?? 1) }, () =>
@@ -115,7 +122,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       return id
     },
     startReplay(input) {
-      results.checkRoom()
+      checkRoom()
       const id = deps.ids.runId()
       const lines = input.pulls.map((pull) => ({ pull, slot: newSlot(pull.headSha === '' ? null : pull.headSha) }))
       const entry: TryOutEntry = { view: () => replayView(id, input, lines), finishedMs: null }
@@ -126,7 +133,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       return id
     },
     startExamples(input) {
-      results.checkRoom()
+      checkRoom()
       const startedMs = deps.clock.nowMs()
       const id = deps.ids.runId()
       const lines = examplesLines(input, () => newSlot(null))
@@ -147,7 +154,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       })
       return id
     },
-    checkRoom: () => results.checkRoom(),
+    checkRoom,
     get: (id) => results.get(id),
     idle: () => results.idle(),
     size: () => results.size(),
