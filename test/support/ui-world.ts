@@ -22,7 +22,7 @@ import { type FakeAnthropic, startFakeAnthropic } from './fake-anthropic.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from './fake-forgejo/harness.ts'
 import { createFakeForgejo, type FakeForgejo } from './fake-forgejo.ts'
 import { type NatsServer, startNatsServer } from './nats-server.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess } from './service-process.ts'
+import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from './service-process.ts'
 import { deliveryHeaders, goJson, reviewRequestPayload } from './webhook.ts'
 
 export const UI_USER = 'ann'
@@ -102,20 +102,13 @@ export async function startUiWorld(options: { examples?: string } = {}): Promise
   let proxy: IdentityProxy | undefined
   let browser: BrowserContext | undefined
   let profileDir: string | undefined
-  const stopProcess = (proc: ServiceProcess | undefined) =>
-    proc === undefined
-      ? null
-      : async () => {
-          proc.kill('SIGTERM')
-          await proc.exited
-        }
   const stop = () =>
     cleanUp(
       browser === undefined ? null : () => browser?.close(),
       profileDir === undefined ? null : () => rmSync(profileDir ?? '', { recursive: true, force: true }),
       proxy === undefined ? null : () => proxy?.stop(),
-      stopProcess(controller),
-      stopProcess(classifier),
+      stopStep(controller),
+      stopStep(classifier),
       ai === undefined ? null : () => ai?.stop(),
       forge === undefined ? null : () => forge?.stop(),
       nats === undefined ? null : () => nats?.cleanup(),
