@@ -25,6 +25,8 @@ const MATCH = '{"verdict":"match","certainty":95,"reason":"The rule holds."}'
 const NO_ADS = '{"verdict":"no-match","certainty":97,"reason":"No commit advertises anything."}'
 const NO_ADS_RULE = 'A commit message advertises an AI model.'
 const ACP_MODEL = 'fake-model'
+/** An API key in the classifier's own environment, which no runtime may use. */
+const STRAY_KEY = 'sk-ant-stray-environment-key-09d1'
 
 let ai: FakeAnthropic
 let provider: FakeOpenAI
@@ -62,6 +64,8 @@ beforeAll(async () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       ACP_BASE_URLS: provider.url,
       LOG_LEVEL: 'info',
+      // Never passed on: each runtime's key comes from the secret store alone.
+      ANTHROPIC_API_KEY: STRAY_KEY,
     },
     repos: [
       {
@@ -129,6 +133,7 @@ describe('a review on each runtime, with the real binaries', () => {
       [`Bearer ${RUNTIME_KEYS.subscription}`, undefined],
     ])
     expect(calls[0]?.headers['anthropic-beta']?.split(',')).toContain('oauth-2025-04-20')
+    expect(JSON.stringify(ai.requests())).not.toContain(STRAY_KEY)
   })
 
   it('on the ACP runtime: opencode on the ACP key, its cost and tokens exported as counters', async () => {

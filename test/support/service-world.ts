@@ -39,8 +39,8 @@ export type ServiceWorldOptions = {
   repos?: SeedRepo[] | null
   /** The forge's users beside its admin; default just `alice`. */
   users?: SeedUser[]
-  /** `scripted` (the default): the classifier on the test's model; `real`: on `claude` and `opencode`; `null`: none. */
-  classifier?: 'scripted' | 'real' | null
+  /** The classifier started with the world: `scripted` (the default) on the test's model; `real` on `claude` and `opencode`; `null`: none. */
+  classifier?: ClassifierKind | null
   /** The classifier's environment beside NATS, swarm and secrets. */
   classifierEnv?: Record<string, string>
   /** The controller's environment beside port, NATS, swarm, secrets and forge; `null`: no controller. */
@@ -50,6 +50,8 @@ export type ServiceWorldOptions = {
   /** Called with the forge before the controller starts (to hold its first mint, say). */
   beforeController?: (forge: FakeForgejo) => void
 }
+
+export type ClassifierKind = 'scripted' | 'real'
 
 export type DeliverOptions = { repo?: string; headSha?: string; signature?: string }
 
@@ -71,16 +73,18 @@ export type ServiceWorld = {
   /** The fake forge; throws for a world without one. */
   readonly forge: FakeForgejo
   readonly secretsDir: string
-  /** The test's model, for a scripted classifier; throws otherwise. */
+  /** The test's model, which every scripted classifier of the world asks. */
   readonly model: ScriptedModel
   /** The controller's root URL. */
   readonly base: string
   readonly controller: ServiceProcess
-  /** The classifier now running, if any. */
+  /** The classifier started last, if any. */
   readonly classifier: ServiceProcess | null
   readonly webhookSecret: string
-  /** Starts a classifier (the world's kind) with `env` beside the world's, once it listens. */
-  startClassifier(env?: Record<string, string>): Promise<ServiceProcess>
+  /** NATS, swarm and secrets, as every service of the world gets them. */
+  readonly env: Record<string, string>
+  /** Starts a classifier (default the world's kind, else scripted) with `env` beside the world's, once it listens; stopped with the world. */
+  startClassifier(env?: Record<string, string>, kind?: ClassifierKind): Promise<ServiceProcess>
   /** Starts another controller on the world's NATS with `env` beside NATS, swarm and secrets; stopped with the world. */
   startController(env: Record<string, string>): Promise<{ process: ServiceProcess; host: string; port: number }>
   /** A signed review request for acme/`repo` (default `widgets`) PR `pr`, at the head aNumberedPull gives it. */
@@ -115,19 +119,19 @@ async function stopNow(proc: ServiceProcess | null): Promise<void> {
 const OWNER = 'acme'
 
 export async function startServiceWorld(options: ServiceWorldOptions): Promise<ServiceWorld> {
-  const kind = options.classifier === undefined ? 'scripted' : options.classifier
+  const first = options.classifier === undefined ? 'scripted' : options.classifier
   let nats: NatsServer | undefined
   let forge: FakeForgejo | undefined
   let model: ScriptedModel | undefined
   let secretsDir: string | undefined
   let controller: ServiceProcess | undefined
-  let classifier: ServiceProcess | null = null
+  const classifiers: ServiceProcess[] = []
   const others: ServiceProcess[] = []
   const stop = () =>
     cleanUp(
       stopStep(controller),
       ...others.map((other) => stopStep(other)),
-      classifier === null ? null : () => stopNow(classifier),
+      ...classifiers.map((classifier) => () => stopNow(classifier)),
       model === undefined ? null : () => model?.stop(),
       forge === undefined ? null : () => forge?.stop(),
       nats === undefined ? null : () => nats?.cleanup(),
@@ -158,15 +162,15 @@ export async function startServiceWorld(options: ServiceWorldOptions): Promise<S
       ...options.secrets,
     })
     secretsDir = dir
-    if (kind === 'scripted') model = await startScriptedModel(server.url, options.swarm)
+    const scriptedModel = await startScriptedModel(server.url, options.swarm)
+    model = scriptedModel
     const common = { NATS_URL: server.url, SWARM: options.swarm, SECRETS_DIR: dir }
 
-    const startClassifier = async (env: Record<string, string> = {}) => {
-      if (kind === null) throw new Error('this world has no classifier')
+    const startClassifier = async (env: Record<string, string> = {}, kind = first ?? 'scripted') => {
       const scripted = kind === 'scripted' ? { SCRIPTED_MODEL_SUBJECT: modelSubject(options.swarm) } : {}
       const name = kind === 'scripted' ? 'scripted-classifier' : 'classifier'
       const started = startServiceProcess(name, { ...common, ...scripted, ...options.classifierEnv, ...env })
-      classifier = started
+      classifiers.push(started)
       await started.waitForLine('review classifier listening')
       return started
     }
@@ -177,7 +181,7 @@ export async function startServiceWorld(options: ServiceWorldOptions): Promise<S
       return { process: started, host: listening.host, port: listening.port }
     }
 
-    const classifierUp = kind === null ? null : startClassifier()
+    const classifierUp = first === null ? null : startClassifier()
     // Awaited below, once the controller is up; a failure meanwhile is not left unhandled.
     void classifierUp?.catch(() => undefined)
     let base = ''
@@ -207,17 +211,16 @@ export async function startServiceWorld(options: ServiceWorldOptions): Promise<S
         return the(forge, 'forge')
       },
       secretsDir: dir,
-      get model() {
-        return the(model, 'scripted model')
-      },
+      model: scriptedModel,
       base,
       get controller() {
         return the(controller, 'controller')
       },
       get classifier() {
-        return classifier
+        return classifiers.at(-1) ?? null
       },
       webhookSecret: WEBHOOK_SECRET,
+      env: common,
       startClassifier,
       startController,
       async deliver(pr, deliver = {}) {
