@@ -1,12 +1,15 @@
 /**
- * The model of the end-to-end tests whose subject is not a runtime (the
- * pages, the controller's routes, try-outs, drain, budget): the classifier
- * runs as its own process (scripted-classifier.ts) on the in-memory model
- * runtime, and that runtime's script asks the test for each answer over the
- * same NATS the run came on. So the controller, the queue, the classifier's
- * scheduling, deadlines and drain are the real ones, and only the model is
- * the test's: answers, failures, hangs and holds decided per question, with
- * no `claude` or `opencode` started.
+ * The model of the tests whose subject is not a runtime (the pages, the
+ * controller's routes, try-outs, drain, budget, `check`'s own logic): the
+ * in-memory model runtime, whose script is the test's. The end-to-end tests
+ * run the classifier as its own process (scripted-classifier.ts), and its
+ * runtime asks the test for each answer over the same NATS the run came on
+ * (`scriptedRuntimes` there, `startScriptedModel` here); a test of `check`
+ * hands `localScriptedModel().runtimes` to the command in its own process.
+ * Either way the controller, the queue, the classifier's scheduling,
+ * deadlines and drain are the real ones, and only the model is the test's:
+ * answers, failures, hangs and holds decided per question, with no `claude`
+ * or `opencode` started.
  *
  * Honest because the in-memory runtime keeps the contract the real runtimes
  * keep (test/ports/model-runtime.contract.ts): deadlines from the ask, aborts,
@@ -17,6 +20,7 @@ import {
   answered,
   createScriptedModelRuntime,
   failed,
+  hang,
   type ScriptedModelRuntime,
 } from '../../adapters/memory/model-runtime.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
@@ -59,56 +63,6 @@ export type ModelScript = (asked: Asked) => ModelReply | Promise<ModelReply>
 export const SCRIPTED_USAGE: Usage = { input: 120, output: 30, cache_read: 1_800, cache_write: 0 }
 export const SCRIPTED_COST_USD = 0.0015
 
-type WireReply =
-  | { ok: true; text: string; usage: Usage; cost_usd?: number }
-  | { ok: false; kind: ModelFailure['kind']; detail: string }
-
-function decodeReply(text: string): ClassifyResult {
-  const reply = JSON.parse(text) as WireReply
-  if (!reply.ok) return failed(reply.kind, reply.detail)
-  return reply.cost_usd === undefined
-    ? answered(reply.text, reply.usage)
-    : { ok: true, value: { text: reply.text, usage: reply.usage, costUsd: reply.cost_usd } }
-}
-
-/**
- * The classifier side: the three runtimes, each the in-memory one, whose script sends the question to
- * `subject` and answers with what comes back. The connection is made at the first question.
- */
-export function scriptedRuntimes(natsUrl: string, subject: string): Record<Runtime, ScriptedModelRuntime> {
-  let client: Promise<NatsClient> | undefined
-  const connection = () => {
-    client ??= connectNats({
-      url: natsUrl,
-      name: 'scripted-model',
-      firstConnectTimeoutMs: 10_000,
-      reconnectTimeWaitMs: 100,
-      logger: createRecordingLogger(),
-    })
-    return client
-  }
-  const make = (runtime: Runtime) =>
-    createScriptedModelRuntime(async (input: ClassifyInput) => {
-      const nats = await connection()
-      const { system: _system, signal: _signal, labels, ...rest } = input
-      const body = JSON.stringify({ ...rest, runtime, repo: labels.repo, pr: labels.pr })
-      // The deadline or an abort settles the ask first; the request's own timeout only frees it after.
-      const reply = await nats.connection.request(subject, body, { timeout: input.deadlineMs + 60_000 })
-      return decodeReply(reply.string())
-    })
-  return { 'api-key': make('api-key'), subscription: make('subscription'), acp: make('acp') }
-}
-
-export type ScriptedModel = {
-  /** Every question asked so far, in the order they came. */
-  readonly asked: Asked[]
-  /** Replaces the script. */
-  script(next: ModelScript): void
-  /** Holds the answers to the questions `which` picks until the returned function is called; calling it again does nothing. */
-  hold(which: (asked: Asked) => boolean): () => void
-  stop(): Promise<void>
-}
-
 /** Every rule matches at 95 but `no-ads`, which doesn't at 97: a PR that passes both of TWO_RULES_YAML. */
 export function passingVerdict(rule: string): Verdict {
   return rule === 'no-ads'
@@ -118,49 +72,22 @@ export function passingVerdict(rule: string): Verdict {
 
 export const PASSING: ModelScript = ({ rule }) => passingVerdict(rule)
 
-function wireReply(reply: Exclude<ModelReply, 'hang'>, runtime: Runtime): WireReply {
-  if ('failure' in reply) return { ok: false, kind: reply.failure, detail: reply.detail }
-  const text = 'text' in reply ? reply.text : JSON.stringify(reply)
-  // The ACP runtime reports no cost of its own: the budget prices its usage.
-  return runtime === 'acp'
-    ? { ok: true, text, usage: SCRIPTED_USAGE }
-    : { ok: true, text, usage: SCRIPTED_USAGE, cost_usd: SCRIPTED_COST_USD }
+/** The test's side of the model, wherever the runtime runs. */
+export type ModelControl = {
+  /** Every question asked so far, in the order they came. */
+  readonly asked: Asked[]
+  /** Replaces the script. */
+  script(next: ModelScript): void
+  /** Holds the answers to the questions `which` picks until the returned function is called; calling it again does nothing. */
+  hold(which: (asked: Asked) => boolean): () => void
 }
 
-const line = (text: string, label: string) => new RegExp(`^${label}: (.*)$`, 'm').exec(text)?.[1] ?? ''
+type Answerer = ModelControl & { answer(asked: Asked): Promise<ModelReply> }
 
-/** The test side: answers the questions of `swarm`'s scripted classifier on the NATS at `natsUrl`. */
-export async function startScriptedModel(natsUrl: string, swarm: string, first = PASSING): Promise<ScriptedModel> {
-  const client = await connectNats({
-    url: natsUrl,
-    name: 'scripted-model-test',
-    firstConnectTimeoutMs: 10_000,
-    reconnectTimeWaitMs: 100,
-    logger: createRecordingLogger(),
-  })
+function createAnswerer(first: ModelScript): Answerer {
   let current = first
   const asked: Asked[] = []
   const holds = new Set<{ which: (asked: Asked) => boolean; released: Promise<void> }>()
-  const subscription = client.connection.subscribe(modelSubject(swarm), {
-    callback(error, msg) {
-      if (error !== null) return
-      const wire = JSON.parse(msg.string()) as Omit<Asked, 'rule' | 'description'>
-      const one: Asked = {
-        ...wire,
-        rule: line(wire.question, 'Name'),
-        description: line(wire.question, 'Description'),
-      }
-      asked.push(one)
-      const held = [...holds].filter((hold) => hold.which(one)).map((hold) => hold.released)
-      void (async () => {
-        await Promise.all(held)
-        const reply = await current(one)
-        if (reply === 'hang') return
-        msg.respond(JSON.stringify(wireReply(reply, one.runtime)))
-      })()
-    },
-  })
-  await client.connection.flush()
   return {
     asked,
     script(next) {
@@ -180,6 +107,127 @@ export async function startScriptedModel(natsUrl: string, swarm: string, first =
         release()
       }
     },
+    async answer(one) {
+      asked.push(one)
+      await Promise.all([...holds].filter((hold) => hold.which(one)).map((hold) => hold.released))
+      return current(one)
+    },
+  }
+}
+
+const line = (text: string, label: string) => new RegExp(`^${label}: (.*)$`, 'm').exec(text)?.[1] ?? ''
+
+/** The question as a script sees it. */
+function askedOf(runtime: Runtime, input: ClassifyInput): Asked {
+  const { system: _system, signal: _signal, labels, ...rest } = input
+  return {
+    ...rest,
+    runtime,
+    repo: labels.repo,
+    pr: labels.pr,
+    rule: line(input.question, 'Name'),
+    description: line(input.question, 'Description'),
+  }
+}
+
+type WireReply =
+  | { ok: true; text: string; usage: Usage; cost_usd?: number }
+  | { ok: false; kind: ModelFailure['kind']; detail: string }
+
+function wireReply(reply: Exclude<ModelReply, 'hang'>, runtime: Runtime): WireReply {
+  if ('failure' in reply) return { ok: false, kind: reply.failure, detail: reply.detail }
+  const text = 'text' in reply ? reply.text : JSON.stringify(reply)
+  // The ACP runtime reports no cost of its own: the budget prices its usage.
+  return runtime === 'acp'
+    ? { ok: true, text, usage: SCRIPTED_USAGE }
+    : { ok: true, text, usage: SCRIPTED_USAGE, cost_usd: SCRIPTED_COST_USD }
+}
+
+function resultOf(reply: WireReply): ClassifyResult {
+  if (!reply.ok) return failed(reply.kind, reply.detail)
+  return reply.cost_usd === undefined
+    ? answered(reply.text, reply.usage)
+    : { ok: true, value: { text: reply.text, usage: reply.usage, costUsd: reply.cost_usd } }
+}
+
+function runtimesFrom(ask: (runtime: Runtime, input: ClassifyInput) => Promise<ClassifyResult>) {
+  const make = (runtime: Runtime) => createScriptedModelRuntime((input) => ask(runtime, input))
+  return { 'api-key': make('api-key'), subscription: make('subscription'), acp: make('acp') } satisfies Record<
+    Runtime,
+    ScriptedModelRuntime
+  >
+}
+
+/** The model in this process: the runtimes to hand the code under test, and the test's side. */
+export function localScriptedModel(
+  first = PASSING,
+): ModelControl & { runtimes: Record<Runtime, ScriptedModelRuntime> } {
+  const answerer = createAnswerer(first)
+  const runtimes = runtimesFrom(async (runtime, input) => {
+    const reply = await answerer.answer(askedOf(runtime, input))
+    return reply === 'hang' ? hang() : resultOf(wireReply(reply, runtime))
+  })
+  return { asked: answerer.asked, script: answerer.script, hold: answerer.hold, runtimes }
+}
+
+/**
+ * The classifier process's side: the three runtimes, each the in-memory one, whose script sends the
+ * question to `subject` and answers with what comes back. The connection is made at the first question.
+ */
+export function scriptedRuntimes(natsUrl: string, subject: string): Record<Runtime, ScriptedModelRuntime> {
+  let client: Promise<NatsClient> | undefined
+  const connection = () => {
+    client ??= connectNats({
+      url: natsUrl,
+      name: 'scripted-model',
+      firstConnectTimeoutMs: 10_000,
+      reconnectTimeWaitMs: 100,
+      logger: createRecordingLogger(),
+    })
+    return client
+  }
+  return runtimesFrom(async (runtime, input) => {
+    const nats = await connection()
+    // The deadline or an abort settles the ask first; the request's own timeout only frees it after.
+    const reply = await nats.connection.request(subject, JSON.stringify(askedOf(runtime, input)), {
+      timeout: input.deadlineMs + 60_000,
+    })
+    return resultOf(JSON.parse(reply.string()) as WireReply)
+  })
+}
+
+export type ScriptedModel = ModelControl & { stop(): Promise<void> }
+
+/** The test's side over NATS: answers the questions of `swarm`'s scripted classifiers on the NATS at `natsUrl`. */
+export async function startScriptedModel(natsUrl: string, swarm: string, first = PASSING): Promise<ScriptedModel> {
+  const client = await connectNats({
+    url: natsUrl,
+    name: 'scripted-model-test',
+    firstConnectTimeoutMs: 10_000,
+    reconnectTimeWaitMs: 100,
+    logger: createRecordingLogger(),
+  })
+  const answerer = createAnswerer(first)
+  const subscription = client.connection.subscribe(modelSubject(swarm), {
+    callback(error, msg) {
+      if (error !== null) return
+      const one = JSON.parse(msg.string()) as Asked
+      // A script that throws answers as a runtime failure, as the in-memory runtime turns one.
+      void answerer.answer(one).then(
+        (reply) => {
+          if (reply !== 'hang') msg.respond(JSON.stringify(wireReply(reply, one.runtime)))
+        },
+        (error: unknown) => {
+          msg.respond(JSON.stringify({ ok: false, kind: 'runtime', detail: String(error) } satisfies WireReply))
+        },
+      )
+    },
+  })
+  await client.connection.flush()
+  return {
+    asked: answerer.asked,
+    script: answerer.script,
+    hold: answerer.hold,
     async stop() {
       subscription.unsubscribe()
       await client.close()
