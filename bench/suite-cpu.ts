@@ -11,6 +11,7 @@
  *   npx bun run bench/suite-cpu.ts                        # the whole suite
  *   npx bun run bench/suite-cpu.ts --no-write test/ui     # some files, nothing written
  *   npx bun run bench/suite-cpu.ts --out bench/results/suite-cpu-before.md
+ *   npx bun run bench/suite-cpu.ts --refresh-timings      # and write test/timings.json anew
  *
  * Two totals, each short of the truth in its own way: the kernel's (it adds
  * each reaped child's user and system time to its parent's, and so to ours
@@ -123,19 +124,26 @@ function startSampler(rootPid: number, intervalMs = 100) {
 const SLOWEST = 15
 
 const parsed = parseArgs({
-  options: { 'no-write': { type: 'boolean' }, out: { type: 'string' } },
+  options: { 'no-write': { type: 'boolean' }, out: { type: 'string' }, 'refresh-timings': { type: 'boolean' } },
   allowPositionals: true,
 })
 const files = parsed.positionals
 const outPath = resolve(ROOT, parsed.values.out ?? 'bench/results/suite-cpu.md')
-// Bun writes each file's duration here after the run (`--update-timings`); it starts empty, so the order is bun's own.
+// The files start in the order of test/timings.json, slowest first, as the test command starts them.
+// Bun writes each file's measured duration to the first --timings file (`--update-timings`): a
+// temporary one, or with --refresh-timings test/timings.json itself, for the next runs' order.
+const ORDER_FILE = join(ROOT, 'test/timings.json')
 const timingsDir = await mkdtemp(join(tmpdir(), 'suite-cpu-'))
-const timingsFile = join(timingsDir, 'timings.json')
-await writeFile(timingsFile, JSON.stringify({ version: 1, files: {} }))
+const refresh = parsed.values['refresh-timings'] === true
+const timingsFile = refresh ? ORDER_FILE : join(timingsDir, 'timings.json')
+// A run of some files only orders by nothing: bun would merge the order file's other files into what it writes.
+const orderFiles = files.length === 0 && !refresh && (await Bun.file(ORDER_FILE).exists()) ? [ORDER_FILE] : []
+if (!(await Bun.file(timingsFile).exists())) await writeFile(timingsFile, JSON.stringify({ version: 1, files: {} }))
 const loadBefore = loadText()
 const cpuBefore = childCpuSeconds()
 const started = performance.now()
-const testArgs = ['test', '--timeout', '60000', '--parallel', '--timings', timingsFile, '--update-timings', ...files]
+const timingArgs = [timingsFile, ...orderFiles].flatMap((file) => ['--timings', file])
+const testArgs = ['test', '--timeout', '60000', '--parallel', ...timingArgs, '--update-timings', ...files]
 const run = Bun.spawn([join(ROOT, 'node_modules/.bin/bun'), ...testArgs], {
   cwd: ROOT,
   stdout: 'pipe',
