@@ -24,7 +24,6 @@ import { cleanUp } from '../support/cleanup.ts'
 import type { Verdict } from '../support/scripted-model.ts'
 import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
 import { RUNTIME_KEYS, type ServiceWorld, startServiceWorld } from '../support/service-world.ts'
-import { waitFor } from '../support/waits.ts'
 
 setDefaultTimeout(120_000)
 
@@ -136,7 +135,7 @@ describe('classifier process', () => {
     const release = world.model.hold(() => true)
     const asked = world.model.asked.length
     const pending = ask(aRunRequest({ id: 'e2e-drain' }))
-    await waitFor(() => world.model.asked.length > asked, "the run's question at the model", 60_000)
+    await world.waitFor(() => world.model.asked.length > asked, "the run's question at the model", 60_000)
     proc.kill('SIGTERM')
     await proc.waitForLine('review classifier draining').finally(release)
     const reply = await pending.catch((error: unknown) => {
@@ -158,7 +157,7 @@ describe('classifier process', () => {
       (error: unknown) => ({ error }),
     )
     // Mid-run: the worker took the run and its question is at the model.
-    await waitFor(() => world.model.asked.length > asked, "the run's question at the model", 60_000)
+    await world.waitFor(() => world.model.asked.length > asked, "the run's question at the model", 60_000)
     proc.kill('SIGKILL')
     expect(await pending).toMatchObject({ error: { code: 'timeout' } })
     world.model.script(() => MATCH)
@@ -174,7 +173,7 @@ describe('classifier process', () => {
       (reply) => ({ reply }),
       (error: unknown) => ({ error }),
     )
-    await waitFor(() => world.model.asked.length > asked, "the run's question at the model", 60_000)
+    await world.waitFor(() => world.model.asked.length > asked, "the run's question at the model", 60_000)
     await world.nats.restart()
     release()
     // The run in flight either gets its reply after both sides reconnect or

@@ -23,7 +23,6 @@ import { aNumberedPull, headOf } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import type { FakeForgejo } from '../support/fake-forgejo.ts'
 import { type ServiceWorld, startServiceWorld } from '../support/service-world.ts'
-import { waitFor } from '../support/waits.ts'
 
 setDefaultTimeout(90_000)
 
@@ -79,7 +78,7 @@ afterAll(async () => {
 describe('a controller stopped with SIGTERM', () => {
   it('comments on the running review at the bound and on a delivery meanwhile, drops the waiting one naming it, records what it posted, and exits 0', async () => {
     expect((await deliver(1)).status).toBe(202)
-    await waitFor(() => taken().includes(1), 'the run of PR 1 at the classifier', 30_000)
+    await world.waitFor(() => taken().includes(1), 'the run of PR 1 at the classifier', 30_000)
     expect(await (await deliver(2)).json()).toEqual({ status: 'waiting' })
 
     const controller = world.controller

@@ -15,7 +15,6 @@ import { aNumberedPull } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import type { FakeForgejo } from '../support/fake-forgejo.ts'
 import { type ListedRun, type ServiceWorld, startServiceWorld } from '../support/service-world.ts'
-import { waitFor } from '../support/waits.ts'
 
 setDefaultTimeout(90_000)
 
@@ -92,7 +91,7 @@ describe('a rules file of 40,000 keys', () => {
     const before = contentsRead()
     const rules = timed(`${base}/api/review-classifier/rules?repo=acme/huge`)
     // Once the forge has been asked for the file, the controller is about to read it.
-    await waitFor(() => contentsRead() > before, 'the controller asking the forge for the rules file')
+    await world.waitFor(() => contentsRead() > before, 'the controller asking the forge for the rules file')
     const health = await timed(`${base}/healthz`)
     const refused = await rules
     expect(refused.status).toBe(422)

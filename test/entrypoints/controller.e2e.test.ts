@@ -18,7 +18,6 @@ import type { FakeForgejo } from '../support/fake-forgejo.ts'
 import { type Asked, type ModelReply, PASSING } from '../support/scripted-model.ts'
 import { aSecretPr, leaksSecret } from '../support/secret-pr.ts'
 import { type ServiceWorld, startServiceWorld } from '../support/service-world.ts'
-import { waitFor } from '../support/waits.ts'
 
 setDefaultTimeout(120_000)
 
@@ -143,7 +142,7 @@ describe('a review request end to end', () => {
     const [first, second] = await Promise.all([deliver(4), deliver(4)]).finally(released)
     expect([first.status, second.status].sort()).toEqual([200, 202])
     // Admission decides before the delivery is answered and logs what it decided: one run, one duplicate.
-    await waitFor(() => admissionsOf(4).length === 2, "both deliveries' admission lines")
+    await world.waitFor(() => admissionsOf(4).length === 2, "both deliveries' admission lines")
     expect(admissionsOf(4).sort()).toEqual(['duplicate', 'started'])
     await reviewsOf(4)
     const run = await runOf(4)
@@ -156,7 +155,7 @@ describe('a review request end to end', () => {
     expect(response.status).toBe(401)
     expect(response.headers.get('content-type')).toContain('application/problem+json')
     // Refused before admission: nothing was taken in, so nothing can be posted later.
-    await waitFor(() => world.logged('review request delivery refused').length > 0, 'the refusal')
+    await world.waitFor(() => world.logged('review request delivery refused').length > 0, 'the refusal')
     expect(admissionsOf(5)).toEqual([])
     expect(forge.reviews(REPO, 5)).toHaveLength(0)
   })
@@ -186,7 +185,7 @@ describe('a review request end to end', () => {
     expect(answers.every((r) => r.status === 202)).toBe(true)
     // Nine runs one after another, then the tenth's comment.
     const reviews = () => prs.flatMap((pr) => forge.reviews(REPO, pr))
-    await waitFor(() => reviews().length >= 10, 'ten reviews', 60_000)
+    await world.waitFor(() => reviews().length >= 10, 'ten reviews', 60_000)
     expect(reviews()).toHaveLength(10)
     const turnedAway = reviews().filter((r) => r.body.includes('waiting places'))
     expect(turnedAway).toHaveLength(1)
@@ -214,7 +213,7 @@ describe('a review request end to end', () => {
     world.model.script(exceptFor(25, 'hang'))
     await deliver(25)
     // The classifier has taken the run once its first question reached the model.
-    await waitFor(() => world.model.asked.some((asked) => asked.pr === 25), 'the first question of PR 25', 30_000)
+    await world.waitFor(() => world.model.asked.some((asked) => asked.pr === 25), 'the first question of PR 25', 30_000)
     const classifier = world.classifier
     classifier?.kill('SIGKILL')
     await classifier?.exited

@@ -177,12 +177,16 @@ export function localScriptedModel(
 export function scriptedRuntimes(natsUrl: string, subject: string): Record<Runtime, ScriptedModelRuntime> {
   let client: Promise<NatsClient> | undefined
   const connection = () => {
+    // A failed connect fails that question (a runtime failure in its row), and the next one tries again.
     client ??= connectNats({
       url: natsUrl,
       name: 'scripted-model',
       firstConnectTimeoutMs: 10_000,
       reconnectTimeWaitMs: 100,
       logger: createRecordingLogger(),
+    }).catch((error: unknown) => {
+      client = undefined
+      throw error
     })
     return client
   }

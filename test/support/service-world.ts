@@ -19,6 +19,14 @@ import { type NatsServer, startNatsServer } from './nats-server.ts'
 import { modelSubject, type ScriptedModel, startScriptedModel } from './scripted-model.ts'
 import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from './service-process.ts'
 import { waitFor } from './waits.ts'
+
+/** The last lines of each process, for a failure's message: what the services were doing when a wait ran out. */
+function tails(processes: Array<[string, ServiceProcess | undefined]>, count = 30): string {
+  return processes
+    .flatMap(([name, proc]) => (proc === undefined ? [] : [`--- ${name}:`, ...proc.lines.slice(-count)]))
+    .join('\n')
+}
+
 import { signedDelivery } from './webhook.ts'
 
 type ForgeSeed = NonNullable<NonNullable<Parameters<typeof createFakeForgejo>[0]>['seed']>
@@ -97,6 +105,8 @@ export type ServiceWorld = {
   putSettings(body: Record<string, unknown>): Promise<Response>
   /** The controller's log lines with `msg`, parsed. */
   logged(msg: string): Record<string, unknown>[]
+  /** waits.ts's waitFor, whose failure ends with the last log lines of every process of the world. */
+  waitFor(condition: () => boolean, what: string, timeoutMs?: number): Promise<void>
   stop(): Promise<void>
 }
 
@@ -200,6 +210,18 @@ export async function startServiceWorld(options: ServiceWorldOptions): Promise<S
       if (value === undefined) throw new Error(`this world has no ${what}`)
       return value
     }
+    const withLogs = (message: string) => {
+      const named: Array<[string, ServiceProcess | undefined]> = [
+        ['controller', controller],
+        ...classifiers.map((proc, i): [string, ServiceProcess] => [`classifier ${i + 1}`, proc]),
+      ]
+      return new Error(`${message}\n${tails(named)}`)
+    }
+    const waitLogged = async (condition: () => boolean, what: string, timeoutMs?: number) => {
+      await waitFor(condition, what, timeoutMs).catch((error: unknown) => {
+        throw withLogs(String(error))
+      })
+    }
     const runs = async (): Promise<ListedRun[]> => {
       const response = await fetch(`${base}/api/review-classifier/runs`)
       return response.ok ? ((await response.json()) as ListedRun[]) : []
@@ -238,7 +260,7 @@ export async function startServiceWorld(options: ServiceWorldOptions): Promise<S
         const fake = the(forge, 'forge')
         const repo = { owner: OWNER, name: wanted.repo ?? 'widgets' }
         const count = wanted.count ?? 1
-        await waitFor(
+        await waitLogged(
           () => fake.reviews(repo, pr).length >= count,
           `${count} review(s) of PR ${pr}`,
           wanted.timeoutMs ?? 60_000,
@@ -253,7 +275,7 @@ export async function startServiceWorld(options: ServiceWorldOptions): Promise<S
         for (;;) {
           const found = (await runs()).find(matches)
           if (found !== undefined) return found
-          if (Date.now() > until) throw new Error(`no recorded run for ${repo} PR ${pr} (${wanted.outcome ?? 'any'})`)
+          if (Date.now() > until) throw withLogs(`no recorded run for ${repo} PR ${pr} (${wanted.outcome ?? 'any'})`)
           await Bun.sleep(50)
         }
       },
@@ -264,6 +286,7 @@ export async function startServiceWorld(options: ServiceWorldOptions): Promise<S
           body: JSON.stringify(body),
         })
       },
+      waitFor: waitLogged,
       logged(msg) {
         return the(controller, 'controller')
           .lines.filter((line) => line.includes(`"${msg}"`))
