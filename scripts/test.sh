@@ -9,8 +9,15 @@ biome check .
 echo "== nix (parse only, when nix is installed)"
 bash scripts/check-nix.sh
 echo "== typecheck"
-tsc --noEmit
-tsc --noEmit -p ui/tsconfig.json
+# The two projects at once, one a core: neither waits on the other, and the suite waits on both.
+tsc --noEmit &
+server=$!
+tsc --noEmit -p ui/tsconfig.json &
+ui=$!
+status=0
+wait "$server" || status=$?
+wait "$ui" || status=$?
+if [ "$status" -ne 0 ]; then exit "$status"; fi
 echo "== tests"
 # Suites that start real processes (nats-server, claude, opencode) need more than the 5 s default;
 # bun 1.4 does not read a test timeout from bunfig.toml, so it is set here. The files run in one
