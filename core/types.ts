@@ -101,7 +101,7 @@ export type CommitMessage = Static<typeof CommitMessageSchema>
 export type RunRequestOnTheWire = Static<typeof RunRequestSchema>
 
 /** The settings a run request carries to the classifier. */
-export type RunRequestSettings = Pick<Settings, 'runtime' | 'model' | 'effort' | 'acp'>
+export type RunRequestSettings = Pick<Settings, 'runtime' | 'model' | 'effort' | 'acp' | 'max_output_tokens'>
 
 /** A run request once decoded: the runtime fields filled in with their defaults. */
 export type RunRequest = Omit<RunRequestOnTheWire, keyof RunRequestSettings> & RunRequestSettings

@@ -124,6 +124,7 @@ export function aSettings(overrides: Partial<Settings> = {}): Settings {
     repo_runtimes: {},
     budget: null,
     rules_change_report: true,
+    max_output_tokens: 1024,
     ...overrides,
   }
 }
@@ -142,6 +143,7 @@ export function aRunRequest(overrides: Partial<RunRequest> = {}): RunRequest {
     model: 'haiku',
     effort: null,
     acp: null,
+    max_output_tokens: 1024,
     ...overrides,
   }
 }
