@@ -102,6 +102,7 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
             model: spec.model,
             system: spec.system,
             effort: spec.effort,
+            maxOutputTokens: spec.maxOutputTokens,
           }),
           apiKey: spec.apiKey,
           ...(config.records === undefined ? {} : { records: config.records }),

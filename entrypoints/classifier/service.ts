@@ -124,6 +124,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
         system: SYSTEM_PROMPT,
         model: request.runtime === 'acp' && request.acp !== null ? request.acp.model : request.model,
         effort: request.effort,
+        maxOutputTokens: request.max_output_tokens,
         acp: request.acp,
         apiKey: key.key,
         labels: { repo: request.repo, pr: request.pr },

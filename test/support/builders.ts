@@ -269,6 +269,7 @@ export function aClassifyInput(overrides: Partial<ClassifyInput> = {}): Classify
     question: 'All datetimes carry time zone information.',
     model: 'haiku',
     effort: null,
+    maxOutputTokens: 1024,
     acp: null,
     apiKey: 'sk-test-not-a-real-key',
     deadlineMs: 1000,

@@ -162,6 +162,22 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
     expect(field(withoutEffort?.body, 'output_config', 'effort') ?? 'medium').toBe('medium')
   })
 
+  it('caps every request at max_output_tokens, thinking included', async () => {
+    const asked = (model: string, maxOutputTokens: number) =>
+      classifyOnce(harness.runtime, aClassifyInput({ model, maxOutputTokens, deadlineMs: ROOMY_DEADLINE_MS }))
+    // Adaptive thinking (haiku 5.5): thinking counts toward max_tokens. Haiku 4.5 takes a budget of its own.
+    await asked('haiku', 1024)
+    await asked('claude-haiku-4-5', 1024)
+    await asked('claude-haiku-4-5', 4096)
+    const [adaptive, small, large] = messageCalls(harness.fake).map((request) => request.body)
+    expect(field(adaptive, 'max_tokens')).toBe(1024)
+    expect(field(adaptive, 'thinking', 'type')).toBe('adaptive')
+    expect(field(small, 'max_tokens')).toBe(1024)
+    expect(field(small, 'thinking')).toEqual({ type: 'disabled' })
+    expect(field(large, 'max_tokens')).toBe(4096)
+    expect(field(large, 'thinking', 'budget_tokens')).toBe(3584)
+  })
+
   it('talks to the provider only: no preflight, no other path', async () => {
     await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS }))
     expect(harness.fake.requests().map((request) => `${request.method} ${request.path}`)).toEqual(['POST /v1/messages'])

@@ -137,6 +137,15 @@ describe('createOpencodeRuntime', () => {
     ).toEqual(['medium'])
   })
 
+  it('asks the provider for at most max_output_tokens', async () => {
+    // A run of its own: the cap is in the config its process starts with.
+    const before = harness.fake.requests().length
+    const result = await harness.classify({ apiKey: API_KEY, maxOutputTokens: 700 }, { kind: 'answer', text: ANSWER })
+    expect(result.ok ? 'ok' : result.error).toBe('ok')
+    const sent = harness.fake.requests().slice(before)
+    expect(sent.map((request) => Reflect.get(Object(request.body), 'max_tokens'))).toEqual([700])
+  })
+
   it('fails without a provider in the request, starting nothing', async () => {
     const started = harness.logger.withMessage('opencode session starting').length
     const result = await classifyOnce(harness.runtime, aClassifyInput({ acp: null }))
