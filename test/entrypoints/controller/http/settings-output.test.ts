@@ -54,7 +54,11 @@ describe('max_output_tokens on the settings routes', () => {
       )
     }
     for (const value of [1024.5, '1024', null]) {
-      await expectProblem(await app.handle(put({ max_output_tokens: value })), 400, /^max_output_tokens must be a whole/)
+      await expectProblem(
+        await app.handle(put({ max_output_tokens: value })),
+        400,
+        /^max_output_tokens must be a whole/,
+      )
     }
     expect(await stored(app)).toEqual(aSettings())
   })
