@@ -135,6 +135,16 @@ export const RunRequestSchema = Type.Object({
   max_output_tokens: Type.Optional(MaxOutputTokensSchema),
 })
 
+/**
+ * Controller → every classifier, on `<SWARM>.review-classifier.cancel`: the
+ * controller stopped waiting for the run with this id (its deadline, a
+ * silent classifier, the drain, a try-out dropped), so whichever classifier
+ * holds it ends its model processes.
+ */
+export const RunCancelSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: RUN_ID_MAX_CHARS, description: 'The run request id to stop.' }),
+})
+
 /** Classifier → controller: the run's rows and overall verdict, or why it failed as a whole. */
 export const RunReplySchema = Type.Object({
   id: Type.String({ description: "The request's id, echoed." }),

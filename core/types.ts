@@ -29,6 +29,7 @@ import type {
   RepoRuntimeSchema,
   RowErrorSchema,
   RowSchema,
+  RunCancelSchema,
   RunProgressSchema,
   RunReplySchema,
   RunRequestSchema,
@@ -107,6 +108,9 @@ export type RunRequestSettings = Pick<Settings, 'runtime' | 'model' | 'effort' |
 export type RunRequest = Omit<RunRequestOnTheWire, keyof RunRequestSettings> & RunRequestSettings
 
 export type RunReply = Static<typeof RunReplySchema>
+
+/** The controller's word that it stopped waiting for a run. */
+export type RunCancel = Static<typeof RunCancelSchema>
 
 /** What a run's redaction took out (counts and places, never a value), as the reply carries it. */
 export type RedactionSummary = Static<typeof RedactionSchema>

@@ -9,9 +9,9 @@ import { Type } from '@sinclair/typebox'
 import { decodeWith, isRecord, parseJsonText } from './decode.ts'
 import { err, ok, type Result } from './result.ts'
 import { formatRulesProblems, validateClassifications } from './rules-file.ts'
-import { RunProgressSchema, RunReplySchema, RunRequestSchema } from './schemas.ts'
+import { RunCancelSchema, RunProgressSchema, RunReplySchema, RunRequestSchema } from './schemas.ts'
 import { readSettingsLeniently } from './settings.ts'
-import type { RunProgress, RunReply, RunRequest } from './types.ts'
+import type { RunCancel, RunProgress, RunReply, RunRequest } from './types.ts'
 
 /**
  * The request's shape without the classifications and the runtime fields:
@@ -61,4 +61,11 @@ export function decodeRunProgress(text: string): Result<RunProgress, string> {
   const json = parseJsonText(text, 'run progress')
   if (!json.ok) return json
   return decodeWith(RunProgressSchema, json.value, 'run progress')
+}
+
+/** A cancel from the queue; one that doesn't decode is the caller's to drop. */
+export function decodeRunCancel(text: string): Result<RunCancel, string> {
+  const json = parseJsonText(text, 'run cancel')
+  if (!json.ok) return json
+  return decodeWith(RunCancelSchema, json.value, 'run cancel')
 }

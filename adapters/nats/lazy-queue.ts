@@ -46,7 +46,7 @@ export function connectLazily(config: {
           logger: config.logger,
         })
         buckets = createNatsKvBuckets(client)
-        runQueue = createNatsRunQueue(client, { subject: config.subject })
+        runQueue = createNatsRunQueue(client, { subject: config.subject, logger: config.logger })
         return
       } catch {
         // connectNats logged why; try again.

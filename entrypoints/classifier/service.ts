@@ -65,6 +65,12 @@ export type Classifier = {
   /** Stops every session in hand (shutdown past its grace): their rows fail, their runs still answer. */
   abortAll(): void
   /**
+   * The requester stopped waiting for the run with this id (a cancel on the
+   * queue): its sessions end at once, their processes with them, and it
+   * answers as cancelled. An id not in hand is ignored.
+   */
+  cancel(id: string): void
+  /**
    * On SIGTERM: `subscription` takes no new run and lets the runs in hand
    * answer; past `graceMs` (default {@link DRAIN_GRACE_MS}) their sessions
    * are stopped as by `abortAll`, and the runs still answer. Resolves once
@@ -72,6 +78,11 @@ export type Classifier = {
    */
   drain(subscription: RunSubscription, graceMs?: number): Promise<void>
 }
+
+/** Why a cancelled run's sessions are stopped. */
+const CANCELLED_BECAUSE = 'the controller stopped waiting for this run'
+/** A cancelled run's reply error. */
+export const CANCELLED_REASON = `cancelled: ${CANCELLED_BECAUSE}`
 
 function failedReply(id: string, error: string, rows: Row[] = [], redaction?: RedactionSummary): RunReply {
   return { id, ok: false, error, rows, overall: 'no-verdict', ...(redaction === undefined ? {} : { redaction }) }
@@ -91,13 +102,20 @@ function idOf(text: string): string {
 export function createClassifier(deps: ClassifierDeps): Classifier {
   const shutdown = new AbortController()
   let runsHandled = 0
+  /** The runs in hand by request id, each with its cancel (two requests may share an id). */
+  const inHandById = new Map<string, Set<AbortController>>()
   const schedule: ScheduleDeps = {
     schedule: deps.schedule ?? 'warm-first',
     limiter: deps.limiter,
     ask: createQuestionAsker(deps),
   }
 
-  async function run(request: RunRequest, tell: RunTell, spend: { usd: number }): Promise<RunReply> {
+  async function run(
+    request: RunRequest,
+    tell: RunTell,
+    spend: { usd: number },
+    cancelled: AbortSignal,
+  ): Promise<RunReply> {
     // Where the ACP key would go is checked before the key is even read.
     if (request.runtime === 'acp' && !acpBaseUrlAllowed(deps.acpBaseUrls ?? null, request.acp?.base_url ?? '')) {
       return failedReply(
@@ -115,7 +133,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     runsHandled += 1
     const runKey = `${request.id}#${runsHandled}`
     const stopRun = new AbortController()
-    const signal = AbortSignal.any([shutdown.signal, stopRun.signal])
+    const signal = AbortSignal.any([shutdown.signal, stopRun.signal, cancelled])
     const inHand: RunInHand = {
       request,
       runtime: deps.runtimes[request.runtime],
@@ -189,25 +207,44 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     let reply: RunReply
     // Filled in by each question as it ends, so a failed run's reply still carries what its answers cost.
     const spend = { usd: 0 }
+    // Held from here, before anything is awaited, so a cancel that follows the request finds it.
+    const { id } = decoded.value
+    const cancel = new AbortController()
+    const sameId = inHandById.get(id) ?? new Set<AbortController>()
+    sameId.add(cancel)
+    inHandById.set(id, sameId)
     try {
-      reply = await run(decoded.value, tell, spend)
+      reply = await run(decoded.value, tell, spend, cancel.signal)
     } catch (error) {
       // Nothing above should throw; if it does, the run still gets an answer.
-      deps.logger.error('review classifier run crashed', { id: decoded.value.id, error })
-      reply = failedReply(decoded.value.id, 'the classifier failed unexpectedly; see its log')
+      deps.logger.error('review classifier run crashed', { id, error })
+      reply = failedReply(id, 'the classifier failed unexpectedly; see its log')
+    } finally {
+      sameId.delete(cancel)
+      if (sameId.size === 0) inHandById.delete(id)
     }
+    // Nobody waits for it any more: it says why it stopped, with the rows it got.
+    if (cancel.signal.aborted) reply = failedReply(id, CANCELLED_REASON, reply.rows, reply.redaction)
     reply = { ...reply, cost_usd: spend.usd }
     logReply(deps.logger, decoded.value, reply, deps.clock.nowMs() - startedMs)
     return reply
   }
 
   function abortAll(): void {
-    shutdown.abort(new Error('shutting down'))
+    shutdown.abort(new Error('the classifier is shutting down'))
+  }
+
+  function cancel(id: string): void {
+    const runs = inHandById.get(id)
+    if (runs === undefined) return
+    deps.logger.info('review classifier run cancelled', { id })
+    for (const controller of runs) controller.abort(new Error(CANCELLED_BECAUSE))
   }
 
   return {
     handle,
     abortAll,
+    cancel,
     async drain(subscription, graceMs = DRAIN_GRACE_MS) {
       const grace = setTimeout(abortAll, graceMs)
       try {

@@ -13,7 +13,7 @@ import { modelRuntimeContract } from '../../ports/model-runtime.contract.ts'
 import { aClassification, aClassifyInput, aRunRequest } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
 import { type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../../support/fake-anthropic.ts'
-import { ROOMY_DEADLINE_MS } from '../../support/waits.ts'
+import { ROOMY_DEADLINE_MS, waitFor } from '../../support/waits.ts'
 import { aWorkDir, CLAUDE_BIN, groupAlive, SECRET_KEY, startedPids } from './support.ts'
 
 // bun 1.4.5 does not apply bunfig's [test] timeout; a loaded machine's starts need more than its 5 s default.
@@ -236,6 +236,25 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
     const pids = startedPids(harness.logger)
     expect(pids).toHaveLength(1)
     expect(await Promise.all(pids.map(groupAlive))).toEqual([false])
+    expect(await readdir(harness.workDir)).toEqual(['cwd'])
+  })
+
+  it('ends the process group within 5 s of a cancel (its signal) while the provider is still answering', async () => {
+    harness.fake.setMode({ mode: 'hang' })
+    const cancel = new AbortController()
+    const { context, question, ...spec } = aClassifyInput({ signal: cancel.signal, deadlineMs: ROOMY_DEADLINE_MS })
+    const session = harness.runtime.open(spec)
+    const asking = session.ask({ context, question, deadlineMs: ROOMY_DEADLINE_MS })
+    await waitFor(() => messageCalls(harness.fake).length === 1, 'the request to reach the provider', ROOMY_DEADLINE_MS)
+    const [pid] = startedPids(harness.logger)
+    if (pid === undefined) throw new Error('no claude started')
+    expect(await groupAlive(pid)).toBe(true)
+    const cancelledAt = performance.now()
+    cancel.abort(new Error('the controller stopped waiting for this run'))
+    expect(await asking).toEqual({ ok: false, error: { kind: 'runtime', detail: 'cancelled' } })
+    await session.close()
+    expect(await groupAlive(pid)).toBe(false)
+    expect(performance.now() - cancelledAt).toBeLessThan(5_000)
     expect(await readdir(harness.workDir)).toEqual(['cwd'])
   })
 

@@ -260,6 +260,37 @@ describe('createOpencodeRuntime', () => {
     }
   })
 
+  it("ends the run's process within 5 s of a cancel (its sessions' signal) while the provider is still answering", async () => {
+    const runId = 'cancelled-run'
+    harness.fake.setMode({ kind: 'hang' })
+    const before = harness.fake.requests().length
+    const cancel = new AbortController()
+    const { context, question, ...spec } = aClassifyInput({ runId, apiKey: API_KEY, signal: cancel.signal })
+    const session = harness.pointed.open(spec)
+    try {
+      const asking = session.ask({ context, question, deadlineMs: ROOMY_DEADLINE_MS })
+      await waitFor(
+        () => harness.fake.requests().length > before,
+        'the prompt to reach the provider',
+        ROOMY_DEADLINE_MS,
+      )
+      const pid = Number(startedFor(runId)[0]?.fields.pid)
+      expect(existsSync(`/proc/${pid}`)).toBe(true)
+      const cancelledAt = performance.now()
+      cancel.abort(new Error('the controller stopped waiting for this run'))
+      expect(await asking).toEqual({ ok: false, error: { kind: 'runtime', detail: 'cancelled' } })
+      // As the classifier does once a run's sessions have ended.
+      await session.close()
+      await harness.runtime.endRun(runId)
+      await waitFor(() => !existsSync(`/proc/${pid}`), 'the process to be gone', 5_000)
+      expect(performance.now() - cancelledAt).toBeLessThan(5_000)
+    } finally {
+      harness.fake.setMode({ kind: 'answer', text: ANSWER })
+      await session.close()
+      await harness.runtime.endRun(runId)
+    }
+  })
+
   it("cancels a session at its deadline and leaves the run's process to its other session", async () => {
     const runId = 'deadline-run'
     harness.fake.setMode({ kind: 'answer', text: ANSWER })
