@@ -30,12 +30,22 @@ import { uiRoutes } from './http/routes/ui.ts'
 import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
 import { createOpenPr } from './usecases/open-pr.ts'
 import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/readiness.ts'
-import { createReviewPipeline, type DrainReport, type ReviewPipeline } from './usecases/review-pipeline.ts'
+import {
+  createReviewPipeline,
+  DRAIN_POST_MARGIN_MS,
+  type DrainReport,
+  type ReviewPipeline,
+  settlesWithin,
+} from './usecases/review-pipeline.ts'
 import { createKvRunStore } from './usecases/run-store.ts'
 import { createServiceAccountProvisioner } from './usecases/service-account.ts'
 import { createKvSettingsStore } from './usecases/settings-store.ts'
 import { createSpendLedger, spendCountingQueue } from './usecases/spend-ledger.ts'
 import { createTryOuts, type TryOuts } from './usecases/try-outs.ts'
+
+/** A try-out in hand when the controller stops: its runs are cancelled, and it ends failed with this. */
+export const TRY_OUT_STOPPED_REASON =
+  'the controller was stopping (restarted or shut down), so this try-out was stopped and its runs cancelled'
 
 export type ControllerDeps = {
   /** The forge on the controller's own token, with its web root and noreply domain; `null` without `FORGE_URL`. */
@@ -189,6 +199,8 @@ export function createController(deps: ControllerDeps): Controller {
       schedule?.stop()
       schedule = null
       stopping = true
+      // Dropped with the process anyway: stopped now, each run in hand is cancelled at the classifier.
+      tryOuts.stop(new Error(TRY_OUT_STOPPED_REASON))
       const report =
         pipeline === null
           ? null
@@ -199,6 +211,8 @@ export function createController(deps: ControllerDeps): Controller {
       await closeHttp?.()
       // What came in while the server closed: the pipeline bounds it like the rest of the drain's comments.
       await pipeline?.settle()
+      // The stopped try-outs' records, bounded as the comments are.
+      await settlesWithin(tryOuts.idle(), deps.drainPostMarginMs ?? DRAIN_POST_MARGIN_MS)
       return report
     },
   }

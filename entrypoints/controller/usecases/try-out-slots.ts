@@ -158,6 +158,8 @@ export type RunAsker = (slot: Slot, request: RunRequest) => Promise<Ending>
 export function createRunAsker(deps: {
   queue: RunQueue
   exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
+  /** Once aborted, a run in hand stops waiting (its cancel goes to the classifier) and none is sent; its reason is the detail. */
+  signal?: AbortSignal
 }): RunAsker {
   return async (slot, request) => {
     const sent = request.classifications
@@ -165,6 +167,7 @@ export function createRunAsker(deps: {
     let listening = true
     const reply = await sendRunRequest(deps.queue, request, {
       ...deps.exchange,
+      ...(deps.signal === undefined ? {} : { signal: deps.signal }),
       onRow(row) {
         // A row can cross the reply (they travel on different subjects): once the reply is in, it counts.
         if (!listening) return
