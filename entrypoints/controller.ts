@@ -48,7 +48,8 @@ async function main(): Promise<void> {
             webUrl: config.forgeUrl,
             noreplyDomain: config.noreplyDomain,
           },
-    queue,
+    // Its link is also the watch a review waits on when it can't reach the queue.
+    queue: { link: queue.link, runQueue: queue.runQueue, buckets: queue.buckets, watch: queue.link },
     secrets,
     clock: createSystemClock(),
     ids: createRandomIds(),

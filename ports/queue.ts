@@ -17,6 +17,17 @@ export type QueueLink = {
   connected(): boolean
 }
 
+/** The connection to the queue, for what waits for it to come (back). */
+export type QueueWatch = QueueLink & {
+  /**
+   * Resolves `true` once connected: at once when it is, else on the
+   * connection's own event (its first connect, a reconnect), never by
+   * polling; `false` when `signal` aborts first or the connection closes
+   * for good.
+   */
+  untilConnected(signal?: AbortSignal): Promise<boolean>
+}
+
 export type RunRequestOptions = {
   /**
    * Hears what the classifier says of the run while it works on it (taken,

@@ -16,7 +16,7 @@ import type { Ids } from '../../ports/ids.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
-import type { QueueLink, RunQueue } from '../../ports/queue.ts'
+import type { QueueLink, QueueWatch, RunQueue } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { createControllerApp } from './http/app.ts'
 import { HttpProblem, problemResponse } from './http/problem.ts'
@@ -50,8 +50,11 @@ export const TRY_OUT_STOPPED_REASON =
 export type ControllerDeps = {
   /** The forge on the controller's own token, with its web root and noreply domain; `null` without `FORGE_URL`. */
   forge: { api: Forge; webUrl: string; noreplyDomain: string } | null
-  /** The swarm queue: its connection state, the run queue and the KV buckets. */
-  queue: { link: QueueLink; runQueue: RunQueue; buckets: KvBuckets }
+  /**
+   * The swarm queue: its connection state, the run queue and the KV buckets;
+   * with `watch`, a review that can't reach it waits for it (up to `RUN_TIMEOUT_S`).
+   */
+  queue: { link: QueueLink; runQueue: RunQueue; buckets: KvBuckets; watch?: QueueWatch }
   secrets: SecretStore
   clock: Clock
   ids: Ids
@@ -142,6 +145,7 @@ export function createController(deps: ControllerDeps): Controller {
           exchange,
           spend,
           ...serviceAccount,
+          ...(queue.watch === undefined ? {} : { queueWatch: queue.watch }),
         })
   const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger, ...serviceAccount })
 

@@ -22,7 +22,7 @@ import {
   type StatusText,
   verdictStatus,
 } from '../../../core/commit-status.ts'
-import { describeError } from '../../../core/errors.ts'
+import { describeError, isAppError } from '../../../core/errors.ts'
 import { WAITING_PLACES } from '../../../core/limits.ts'
 import { repoName } from '../../../core/repo.ts'
 import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.ts'
@@ -35,9 +35,10 @@ import type { Clock } from '../../../ports/clock.ts'
 import type { Forge } from '../../../ports/forge.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
-import type { RunQueue } from '../../../ports/queue.ts'
+import type { QueueWatch, RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
+import { createQueueReach, type QueueReach } from './queue-reach.ts'
 import { createReviewActs } from './review-acts.ts'
 import {
   type Conclusion,
@@ -58,6 +59,12 @@ import type { SettingsStore } from './settings-store.ts'
 import type { SpendLedger } from './spend-ledger.ts'
 
 export { ReviewStopped } from './review-conclusion.ts'
+
+/** A failure that says the queue can't be reached now (not connected, or not answering), not that the read failed. */
+function queueTrouble(error: unknown): boolean {
+  return isAppError(error, 'unavailable') || isAppError(error, 'timeout')
+}
+
 // The names the pipeline and the tests use, beside the runner they belong to.
 export { LEFT_PENDING_MESSAGE } from './review-record.ts'
 
@@ -95,7 +102,16 @@ export type ReviewRunDeps = {
   spend?: Pick<SpendLedger, 'whyNoRun'>
   /** Why the budget refuses the rules-change report's runs now; none: no budget (rules-change-report.ts). */
   spendRefusal?: RulesChangeReportDeps['spendRefusal']
+  /**
+   * The queue's connection, waited for when a review can't reach the queue,
+   * the settings or the ledger (queue-reach.ts), up to `RUN_TIMEOUT_S`;
+   * none: such a review posts its no-verdict at once.
+   */
+  queueWatch?: QueueWatch
 }
+
+/** Why the budget lets no run start: the no-verdict's reason and the status it sets. */
+type BudgetRefusal = { reason: string; status: StatusText }
 
 export type ReviewOptions = {
   /**
@@ -169,16 +185,31 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     }
   }
 
-  async function readSettings(): Promise<Result<Settings, string>> {
+  async function readSettings(reach: QueueReach): Promise<Result<Settings, string>> {
     try {
-      return ok(await deps.settings.read())
+      return ok(await reach(() => deps.settings.read()))
     } catch (error) {
       return err(`the settings couldn't be read: ${describeError(error)}`)
     }
   }
 
-  function requestRun(request: RunRequest, signal: AbortSignal | undefined): Promise<Result<string, string>> {
-    return sendRunRequest(deps.queue, request, signal === undefined ? deps.exchange : { ...deps.exchange, signal })
+  function requestRun(
+    request: RunRequest,
+    queue: RunQueue,
+    signal: AbortSignal | undefined,
+  ): Promise<Result<string, string>> {
+    return sendRunRequest(queue, request, signal === undefined ? deps.exchange : { ...deps.exchange, signal })
+  }
+
+  /** What one review reaches the queue through: waiting for it with a watch, at once without. */
+  function reachFor(signal: AbortSignal | undefined): { reach: QueueReach; queue: RunQueue } {
+    if (deps.queueWatch === undefined) return { reach: (step) => step(), queue: deps.queue }
+    const reachable = createQueueReach({
+      watch: deps.queueWatch,
+      boundMs: deps.exchange.runTimeoutMs,
+      ...(signal === undefined ? {} : { signal }),
+    })
+    return { reach: reachable.reach, queue: reachable.runQueue(deps.queue) }
   }
 
   async function conclude(
@@ -186,10 +217,11 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     request: ReviewRequest,
     progress: ReviewProgress,
     signal: AbortSignal | undefined,
+    waiting: { reach: QueueReach; queue: RunQueue; budget: Promise<BudgetRefusal | null> },
   ): Promise<Conclusion> {
     // The settings and the rules don't depend on the PR: all three are read at once. None of the
     // reads rejects, so one that isn't awaited after a failure above it is simply dropped.
-    const settingsRead = readSettings()
+    const settingsRead = readSettings(waiting.reach)
     const rulesRead = readRules(request.repo)
     const read = await readPull(request, progress)
     if (!read.ok) return noVerdict(read.error)
@@ -227,9 +259,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       settings: settings.value,
       runtime: resolved.runtime,
     }
+    // The budget that couldn't be read before the PR was: the run goes only once it says so.
+    const refused = await waiting.budget
+    if (refused !== null) return noVerdict(refused.reason, null, refused.status)
     // A review stopped while it read sends no run: the classifier would work for nobody.
     if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
-    const reply = await requestRun(runRequest, signal)
+    const reply = await requestRun(runRequest, waiting.queue, signal)
     if (!reply.ok) return noVerdict(reply.error)
     return concludeReply(id, rules.value.classifications, reply.value, progress)
   }
@@ -244,21 +279,31 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     request: ReviewRequest,
     progress: ReviewProgress,
     signal: AbortSignal | undefined,
+    waiting: Parameters<typeof conclude>[4],
   ): Promise<{ conclusion: Conclusion; progress: ReviewProgress }> {
-    const running = conclude(id, request, progress, signal).then((conclusion) => ({ conclusion, progress }))
+    const running = conclude(id, request, progress, signal, waiting).then((conclusion) => ({ conclusion, progress }))
     return raceAbort(running, signal, (reason) => ({
       conclusion: noVerdict(stoppedReason(reason)),
       progress: { ...progress },
     }))
   }
 
-  /** Why the budget lets no run start now, or null; a budget that can't be checked starts none either. */
-  async function budgetRefusal(request: ReviewRequest): Promise<{ reason: string; status: StatusText } | null> {
+  /**
+   * Why the budget lets no run start now, or null; a budget that can't be
+   * checked starts none either. `unreachable` (with a watch only): the queue
+   * can't be reached now, and the review waits for it.
+   */
+  async function budgetRefusal(
+    request: ReviewRequest,
+    reach: QueueReach | null,
+  ): Promise<BudgetRefusal | null | 'unreachable'> {
     if (deps.spend === undefined) return null
+    const { spend } = deps
     try {
-      const reason = await deps.spend.whyNoRun(request.repo)
+      const reason = await (reach ?? ((step) => step()))(() => spend.whyNoRun(request.repo))
       return reason === null ? null : { reason, status: BUDGET_SPENT_STATUS }
     } catch (error) {
+      if (reach === null && deps.queueWatch !== undefined && queueTrouble(error)) return 'unreachable'
       const reason = `today's spend against the budget couldn't be read: ${describeError(error)}`
       return { reason, status: verdictStatus('no-verdict', null) }
     }
@@ -290,14 +335,22 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
           progress,
         })
       }
-      // Spent: nothing is read or run, as for a full queue.
-      const refused = await budgetRefusal(request)
-      if (refused !== null) return noRun(request, refused.reason, refused.status)
+      // Spent: nothing is read or run, as for a full queue. A ledger out of reach is waited for while the
+      // PR is read and its pending status set; the run goes only once the budget lets it (queue-reach.ts).
+      const { reach, queue } = reachFor(options.signal)
+      const refused = await budgetRefusal(request, null)
+      if (refused !== null && refused !== 'unreachable') return noRun(request, refused.reason, refused.status)
+      const budget = refused === 'unreachable' ? budgetRefusal(request, reach) : Promise.resolve(null)
       const { conclusion, progress } = await concludeUnlessStopped(
         base.id,
         request,
         newProgress(request),
         options.signal,
+        {
+          reach,
+          queue,
+          budget: budget.then((answer) => (answer === 'unreachable' ? null : answer)),
+        },
       )
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
