@@ -27,8 +27,8 @@ export const RESUBSCRIBE_GRACE_MS = 15_000
 /** Tries `step` until it gets through or the reach's bound passes; its last failure is then thrown, saying so. */
 export type QueueReach = <T>(step: () => Promise<T>) => Promise<T>
 
-/** A failure that says the queue isn't reachable now, rather than that the step itself failed. */
-function unreachable(error: unknown): boolean {
+/** A failure that says the queue isn't reachable now (not connected, not answering), rather than that the step failed. */
+export function isQueueUnreachable(error: unknown): boolean {
   return isAppError(error, 'unavailable') || isAppError(error, 'timeout')
 }
 
@@ -87,7 +87,7 @@ export function createQueueReach(options: QueueReachOptions): {
     await pause(QUEUE_RETRY_MS, signal)
   }
 
-  async function reach<T>(step: () => Promise<T>, retryable = unreachable): Promise<T> {
+  async function reach<T>(step: () => Promise<T>, retryable = isQueueUnreachable): Promise<T> {
     for (;;) {
       try {
         return await step()

@@ -22,7 +22,7 @@ import {
   type StatusText,
   verdictStatus,
 } from '../../../core/commit-status.ts'
-import { describeError, isAppError } from '../../../core/errors.ts'
+import { describeError } from '../../../core/errors.ts'
 import { WAITING_PLACES } from '../../../core/limits.ts'
 import { repoName } from '../../../core/repo.ts'
 import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.ts'
@@ -38,7 +38,7 @@ import type { Logger } from '../../../ports/logger.ts'
 import type { QueueWatch, RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
-import { createQueueReach, type QueueReach } from './queue-reach.ts'
+import { createQueueReach, isQueueUnreachable, type QueueReach } from './queue-reach.ts'
 import { createReviewActs } from './review-acts.ts'
 import {
   type Conclusion,
@@ -59,11 +59,6 @@ import type { SettingsStore } from './settings-store.ts'
 import type { SpendLedger } from './spend-ledger.ts'
 
 export { ReviewStopped } from './review-conclusion.ts'
-
-/** A failure that says the queue can't be reached now (not connected, or not answering), not that the read failed. */
-function queueTrouble(error: unknown): boolean {
-  return isAppError(error, 'unavailable') || isAppError(error, 'timeout')
-}
 
 // The names the pipeline and the tests use, beside the runner they belong to.
 export { LEFT_PENDING_MESSAGE } from './review-record.ts'
@@ -303,7 +298,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       const reason = await (reach ?? ((step) => step()))(() => spend.whyNoRun(request.repo))
       return reason === null ? null : { reason, status: BUDGET_SPENT_STATUS }
     } catch (error) {
-      if (reach === null && deps.queueWatch !== undefined && queueTrouble(error)) return 'unreachable'
+      if (reach === null && deps.queueWatch !== undefined && isQueueUnreachable(error)) return 'unreachable'
       const reason = `today's spend against the budget couldn't be read: ${describeError(error)}`
       return { reason, status: verdictStatus('no-verdict', null) }
     }
@@ -337,7 +332,11 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       }
       // Spent: nothing is read or run, as for a full queue. A ledger out of reach is waited for while the
       // PR is read and its pending status set; the run goes only once the budget lets it (queue-reach.ts).
-      const { reach, queue } = reachFor(options.signal)
+      // Its waits for the queue end with the review's conclusion: a budget look still waiting then is moot.
+      const concluded = new AbortController()
+      const { reach, queue } = reachFor(
+        options.signal === undefined ? concluded.signal : AbortSignal.any([options.signal, concluded.signal]),
+      )
       const refused = await budgetRefusal(request, null)
       if (refused !== null && refused !== 'unreachable') return noRun(request, refused.reason, refused.status)
       const budget = refused === 'unreachable' ? budgetRefusal(request, reach) : Promise.resolve(null)
@@ -352,6 +351,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
           budget: budget.then((answer) => (answer === 'unreachable' ? null : answer)),
         },
       )
+      concluded.abort()
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
