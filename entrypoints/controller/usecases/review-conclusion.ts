@@ -4,6 +4,7 @@
  * the classifier answered; what the run learnt along the way; and the
  * review that conclusion posts. A run with no clean verdict never approves.
  */
+import type { StatusText } from '../../../core/commit-status.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../core/review-body.ts'
 import { readRunReply } from '../../../core/run-reply.ts'
 import type { Classification, Overall, RedactionSummary, Row } from '../../../core/types.ts'
@@ -16,7 +17,13 @@ export type Table = { rows: Row[]; overall: Overall }
 /** How the run ended before anything is posted. */
 export type Conclusion =
   | { kind: 'verdict'; overall: 'approve' | 'request-changes'; rows: Row[] }
-  | { kind: 'no-verdict'; reason: string; table: Table | null }
+  | {
+      kind: 'no-verdict'
+      reason: string
+      table: Table | null
+      /** The commit status it sets, when not the no-verdict's own (a spent budget). */
+      status?: StatusText
+    }
 
 /**
  * What the run learnt along the way, for the post, the commit status and the
@@ -43,8 +50,8 @@ export class ReviewStopped extends Error {
   override readonly name = 'ReviewStopped'
 }
 
-export function noVerdict(reason: string, table: Table | null = null): Conclusion {
-  return { kind: 'no-verdict', reason, table }
+export function noVerdict(reason: string, table: Table | null = null, status?: StatusText): Conclusion {
+  return status === undefined ? { kind: 'no-verdict', reason, table } : { kind: 'no-verdict', reason, table, status }
 }
 
 /** The no-verdict's reason for a review stopped with `reason` (its signal's). */

@@ -34,10 +34,12 @@ import { runsAtOnce } from '../../../core/try-out-runs.ts'
 import type { Classification, Example, RepoRef, Runtime, Settings } from '../../../core/types.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
+import { sendBudgetedRun } from './budgeted-run.ts'
 import { loadExamplesAt } from './examples-loader.ts'
 import { type PullRead, type PullReader, readPullAtOneHead, runRequestFor } from './pull-read.ts'
 import { loadRulesAt, type RulesReader } from './rules-loader.ts'
-import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
+import type { RunExchangeOptions } from './run-exchange.ts'
+import type { SpendLedger } from './spend-ledger.ts'
 import { eachAtMost } from './try-out-slots.ts'
 
 export type RulesChangeReportDeps = {
@@ -45,8 +47,8 @@ export type RulesChangeReportDeps = {
   queue: RunQueue
   logger: Logger
   exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
-  /** Why the budget says no to the report's runs now (`null`: it may run); none: no budget. */
-  spendRefusal?: (repo: RepoRef) => Promise<string | null>
+  /** The daily budget: asked before the report's first read, and reserved by each of its runs; none: no budget. */
+  spend?: Pick<SpendLedger, 'whyNoRun' | 'reserve'>
 }
 
 /** What the review already read: the PR, the default branch's rules and where they were read, the settings. */
@@ -94,7 +96,7 @@ async function build(
   touched: { rules: boolean; examples: boolean },
   signal: AbortSignal | undefined,
 ): Promise<string> {
-  const refusal = (await deps.spendRefusal?.(basis.repo)) ?? null
+  const refusal = await budgetRefusal(deps, basis.repo)
   if (refusal !== null) throw new Skipped(refusal)
   const { forge } = deps
   const { repo, read, rules } = basis
@@ -126,6 +128,14 @@ async function build(
   return renderRulesChangeReport(compareRules(before, after, answers), touched.examples)
 }
 
+async function budgetRefusal(deps: RulesChangeReportDeps, repo: RepoRef): Promise<string | null> {
+  try {
+    return (await deps.spend?.whyNoRun(repo)) ?? null
+  } catch {
+    return "the daily budget couldn't be read, so the report's runs didn't start"
+  }
+}
+
 /** Each PR read once and asked each non-empty question set once; a PR or run that fails leaves its answers out. */
 async function askAll(
   deps: RulesChangeReportDeps,
@@ -137,11 +147,15 @@ async function askAll(
   const asked = sets.filter((set) => set.length > 0)
   const byPr = new Map<number, Map<string, ScoredAnswer>>(prs.map((pr) => [pr, new Map()]))
   const most = Math.max(1, ...asked.map((set) => set.length))
+  // Once the budget refuses a run, no more are sent: the answers so far are the report.
+  let budgetSpent = false
   await eachAtMost(prs, runsAtOnce(most), async (pr) => {
+    if (budgetSpent) return
     const answers = byPr.get(pr) ?? new Map()
     const read = await readPullAtOneHead(deps.forge, basis.repo, pr, { headSha: null })
     if (!read.ok || signal?.aborted) return
     for (const [index, classifications] of asked.entries()) {
+      if (budgetSpent) return
       const id = `${basis.id}-rc${pr}${index === 0 ? '' : `-${index + 1}`}`
       const request = runRequestFor({
         id,
@@ -153,13 +167,17 @@ async function askAll(
         settings: basis.settings,
         runtime: basis.runtime,
       })
-      const reply = await sendRunRequest(
-        deps.queue,
+      const sent = await sendBudgetedRun(
+        deps,
         request,
         signal === undefined ? deps.exchange : { ...deps.exchange, signal },
       )
-      if (!reply.ok) continue
-      const reading = readRunReply(id, request.classifications, reply.value)
+      if (sent.kind === 'refused') {
+        budgetSpent = true
+        return
+      }
+      if (!sent.reply.ok) continue
+      const reading = readRunReply(id, request.classifications, sent.reply.value)
       if (reading.kind !== 'answered') continue
       for (const row of reading.checked.rows) {
         const rule = classifications.find((candidate) => candidate.name === row.name)

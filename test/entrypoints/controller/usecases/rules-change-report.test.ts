@@ -10,6 +10,7 @@ import { renderReviewBody } from '../../../../core/review-body.ts'
 import { RULES_YML_PATH } from '../../../../core/rules-file.ts'
 import type { RunReply, RunRequest, Settings, Verdict } from '../../../../core/types.ts'
 import { createReviewRunner } from '../../../../entrypoints/controller/usecases/review-run.ts'
+import type { RunBudget } from '../../../../entrypoints/controller/usecases/spend-ledger.ts'
 import { aNumberedPull, aSeedRepo, headOf, TWO_RULES_YAML } from '../../../support/builders.ts'
 import { startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
 import { answeredRow, createWorld, REPO, requestFor, SERVICE_ACCOUNT_TOKEN, type World } from '../review-world.ts'
@@ -90,6 +91,28 @@ async function review(world: World, deps: Partial<Parameters<typeof createReview
   return posted
 }
 
+/** A budget that answers `whyNoRun` from `answers` in turn (null once they run out) and `reserve` as `reserve` says. */
+function aSpend(answers: Array<string | null | Error>, reserve: RunBudgetAnswer = () => null) {
+  let runs = 0
+  return {
+    async whyNoRun() {
+      const next = answers.shift() ?? null
+      if (next instanceof Error) throw next
+      return next
+    },
+    async reserve(): Promise<RunBudget> {
+      runs += 1
+      const refusal = reserve(runs)
+      return refusal === null
+        ? { kind: 'granted', settle: async () => undefined }
+        : { kind: 'refused', reason: refusal }
+    },
+  }
+}
+
+/** The refusal for the n-th run reserved, or null to grant it. */
+type RunBudgetAnswer = (run: number) => string | null
+
 function reviewRequests(world: World): RunRequest[] {
   return world.requests.filter((request) => request.pr === 42)
 }
@@ -153,14 +176,7 @@ describe('a review of a PR that changes the rules', () => {
       "**Rules change report**: skipped, on the default branch, the examples file .hyperhive/review-classifier.examples.yml doesn't load:",
     )
     const refused = worldWith()
-    let asked = ''
-    const posted = await review(refused, {
-      spendRefusal: async (repo) => {
-        asked = `${repo.owner}/${repo.name}`
-        return "today's budget for acme/widgets is spent"
-      },
-    })
-    expect(asked).toBe('acme/widgets')
+    const posted = await review(refused, { spend: aSpend([null, "today's budget for acme/widgets is spent"]) })
     expect(posted.body).toContain("**Rules change report**: skipped, today's budget for acme/widgets is spent")
     for (const world of [none, broken, refused]) {
       expect(world.requests).toHaveLength(1)
@@ -170,7 +186,7 @@ describe('a review of a PR that changes the rules', () => {
   it("asks the review's own budget, and skips on its words once it is spent or can't be read", async () => {
     const spentLater = worldWith()
     const answers = [null, "today's budget of $5.00 (UTC) is spent"]
-    const posted = await review(spentLater, { spend: { whyNoRun: async () => answers.shift() ?? null } })
+    const posted = await review(spentLater, { spend: aSpend(answers) })
     expect(answers).toEqual([])
     expect(posted.event).toBe('APPROVED')
     // Escaped like the table: the budget's words are text, not Markdown.
@@ -180,15 +196,19 @@ describe('a review of a PR that changes the rules', () => {
     expect(spentLater.requests).toHaveLength(1)
 
     const unreadable = worldWith()
-    let calls = 0
-    const failing = async () => {
-      calls += 1
-      if (calls === 1) return null
-      throw new Error('ledger down')
-    }
-    const body = (await review(unreadable, { spend: { whyNoRun: failing } })).body
+    const body = (await review(unreadable, { spend: aSpend([null, new Error('ledger down')]) })).body
     expect(body).toContain("**Rules change report**: skipped, the daily budget couldn't be read")
     expect(unreadable.requests).toHaveLength(1)
+  })
+
+  it('reserves every one of its runs, and sends none after the first the budget refuses', async () => {
+    const world = worldWith()
+    // The review's own run is the first reserved; the report's first run the second, then the budget is spent.
+    const spend = aSpend([], (run) => (run <= 2 ? null : "today's budget of $1.00 (UTC) is spent"))
+    const posted = await review(world, { spend })
+    expect(posted.event).toBe('APPROVED')
+    expect(posted.body).toContain('| datetime |')
+    expect(world.requests.filter((request) => request.pr !== 42)).toHaveLength(1)
   })
 
   it("sends the report's runs to the runtime the review resolved for the repo", async () => {
