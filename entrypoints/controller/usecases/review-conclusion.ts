@@ -80,26 +80,20 @@ export function concludeReply(id: string, sent: Classification[], text: string, 
 
 /**
  * The review a conclusion posts on `commitId`: the verdict's table, or the
- * no-verdict's comment; either says what was redacted, and a rules-change
- * `report` goes below the table.
+ * no-verdict's comment; either says what was redacted. A rules-change
+ * report is a post of its own, after this one (report-job.ts).
  */
 export function newReview(
   conclusion: Conclusion,
   commitId: string,
   redaction: RedactionSummary | null = null,
-  report: string | null = null,
 ): NewReview {
   if (conclusion.kind === 'verdict') {
-    const body = renderReviewBody(conclusion.rows, conclusion.overall, redaction)
     return {
       event: reviewEvent(conclusion.overall),
-      body: report === null ? body : `${body}\n\n${report}`,
+      body: renderReviewBody(conclusion.rows, conclusion.overall, redaction),
       commitId,
     }
   }
-  return {
-    event: 'COMMENT',
-    body: renderNoVerdictBody(conclusion.reason, conclusion.table, redaction, report),
-    commitId,
-  }
+  return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table, redaction), commitId }
 }

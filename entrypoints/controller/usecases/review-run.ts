@@ -39,6 +39,7 @@ import type { RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { sendBudgetedRun } from './budgeted-run.ts'
 import { type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
+import { type ReportJob, reportJob } from './report-job.ts'
 import { createReviewActs } from './review-acts.ts'
 import {
   type Conclusion,
@@ -50,7 +51,7 @@ import {
 } from './review-conclusion.ts'
 import { recordReview } from './review-record.ts'
 import { conclusionStatus, statusTarget } from './review-status.ts'
-import { type ReportBasis, type RulesChangeReportDeps, rulesChangeReport } from './rules-change-report.ts'
+import type { ReportBasis, RulesChangeReportDeps } from './rules-change-report.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
 import type { RunExchangeOptions } from './run-exchange.ts'
 import type { RunStore } from './run-store.ts'
@@ -73,6 +74,7 @@ export type ReviewRunDeps = {
     | 'listPullCommits'
     | 'getPullDiff'
     | 'getFileContent'
+    | 'getRepoPermission'
     | 'forAccount'
   >
   queue: RunQueue
@@ -108,6 +110,12 @@ export type ReviewOptions = {
    * have concluded. A verdict already being posted is posted.
    */
   signal?: AbortSignal
+  /**
+   * Takes the rules-change report, once the verdict is posted, to run
+   * outside the review's place (the pipeline's report-runs.ts); none: the
+   * review makes and posts it itself before it resolves.
+   */
+  report?: (job: ReportJob) => void
 }
 
 export type ReviewRunner = {
@@ -305,20 +313,28 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
-      // Below a table only, and after the verdict: the report never changes it.
-      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
-      const report =
-        hasTable && progress.basis !== null && options.signal?.aborted !== true
-          ? await rulesChangeReport(reportDeps, progress.basis, options.signal)
-          : null
-      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction, report))
+      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction))
       // The status goes where the review went, and says the verdict even when the post failed.
       await progress.acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, progress))
-      if (conclusion.kind === 'verdict') {
-        const outcome = conclusion.overall === 'approve' ? 'approved' : 'changes-requested'
-        return recordReview(deps, { base, request, outcome, posted, reason: null, progress })
+      const outcome =
+        conclusion.kind === 'no-verdict'
+          ? 'no-verdict'
+          : conclusion.overall === 'approve'
+            ? 'approved'
+            : 'changes-requested'
+      const reason = conclusion.kind === 'no-verdict' ? conclusion.reason : null
+      const record = await recordReview(deps, { base, request, outcome, posted, reason, progress })
+      // After the verdict and its status, as a post of its own, and only for a run the classifier answered.
+      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
+      const job =
+        hasTable && posted.ok && progress.basis !== null
+          ? reportJob(reportDeps, request, progress.basis, commitId, progress.acts)
+          : null
+      if (job !== null) {
+        if (options.report === undefined) await job.run(options.signal)
+        else options.report(job)
       }
-      return recordReview(deps, { base, request, outcome: 'no-verdict', posted, reason: conclusion.reason, progress })
+      return record
     },
 
     async queueFull(request) {
