@@ -18,13 +18,15 @@ import { redactionSummary } from '../../core/redaction-report.ts'
 import type { Overall, RedactionSummary, Row, RunReply, RunRequest, Runtime } from '../../core/types.ts'
 import { decodeRunRequest } from '../../core/wire-decode.ts'
 import type { Clock } from '../../ports/clock.ts'
+import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
 import type { ModelRuntime } from '../../ports/model-runtime.ts'
 import type { RunSubscription, RunTell } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
+import { createSessionCostRecorder } from '../controller/usecases/spend-writes.ts'
 import { createQuestionAsker } from './question.ts'
-import { endSession, openNow, type RunInHand } from './run-in-hand.ts'
+import { endSession, openNow, type RunInHand, type RunSpend } from './run-in-hand.ts'
 import { logReply } from './run-log.ts'
 import { readRuntimeKey } from './runtime-key.ts'
 import { classifyAll, type Schedule, type ScheduleDeps } from './schedule.ts'
@@ -41,6 +43,12 @@ export type ClassifierDeps = {
   classificationTimeoutMs: number
   /** The shared context's size budget in bytes. */
   contextBudgetBytes: number
+  /**
+   * The queue's KV buckets: each session's cost is written to the daily
+   * budget's ledger (`review-classifier-spend`) as it ends, whether or not
+   * anyone still waits for the run. None (the local check): nothing is written.
+   */
+  buckets?: KvBuckets
   /** `ACP_BASE_URLS`, normalised (core/acp-base-urls.ts): an ACP run naming another fails before its key is read; null or absent allows any. */
   acpBaseUrls?: readonly string[] | null
   /**
@@ -94,10 +102,15 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   const schedule: ScheduleDeps = {
     schedule: deps.schedule ?? 'warm-first',
     limiter: deps.limiter,
-    ask: createQuestionAsker(deps),
+    ask: createQuestionAsker({
+      ...deps,
+      ...(deps.buckets === undefined
+        ? {}
+        : { recordCost: createSessionCostRecorder({ buckets: deps.buckets, clock: deps.clock, logger: deps.logger }) }),
+    }),
   }
 
-  async function run(request: RunRequest, tell: RunTell, spend: { usd: number }): Promise<RunReply> {
+  async function run(request: RunRequest, tell: RunTell, spend: RunSpend): Promise<RunReply> {
     // Where the ACP key would go is checked before the key is even read.
     if (request.runtime === 'acp' && !acpBaseUrlAllowed(deps.acpBaseUrls ?? null, request.acp?.base_url ?? '')) {
       return failedReply(
@@ -187,7 +200,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     tell({ kind: 'taken', id: decoded.value.id, total: decoded.value.classifications.length })
     let reply: RunReply
     // Filled in by each question as it ends, so a failed run's reply still carries what its answers cost.
-    const spend = { usd: 0 }
+    const spend: RunSpend = { usd: 0, recordedUsd: 0, writes: [] }
     try {
       reply = await run(decoded.value, tell, spend)
     } catch (error) {
@@ -195,7 +208,13 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       deps.logger.error('review classifier run crashed', { id: decoded.value.id, error })
       reply = failedReply(decoded.value.id, 'the classifier failed unexpectedly; see its log')
     }
-    reply = { ...reply, cost_usd: spend.usd }
+    // The ledger has every session's cost before the reply settles the run's reservation.
+    await Promise.all(spend.writes)
+    reply = {
+      ...reply,
+      cost_usd: spend.usd,
+      ...(deps.buckets === undefined ? {} : { cost_recorded_usd: spend.recordedUsd }),
+    }
     logReply(deps.logger, decoded.value, reply, deps.clock.nowMs() - startedMs)
     return reply
   }

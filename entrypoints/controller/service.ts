@@ -31,10 +31,11 @@ import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
 import { createOpenPr } from './usecases/open-pr.ts'
 import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/readiness.ts'
 import { createReviewPipeline, type DrainReport, type ReviewPipeline } from './usecases/review-pipeline.ts'
+import { RUN_REPLY_MARGIN_MS } from './usecases/run-exchange.ts'
 import { createKvRunStore } from './usecases/run-store.ts'
 import { createServiceAccountProvisioner } from './usecases/service-account.ts'
 import { createKvSettingsStore } from './usecases/settings-store.ts'
-import { createSpendLedger, spendCountingQueue } from './usecases/spend-ledger.ts'
+import { createSpendLedger, RESERVATION_GRACE_MS } from './usecases/spend-ledger.ts'
 import { createTryOuts, type TryOuts } from './usecases/try-outs.ts'
 
 export type ControllerDeps = {
@@ -93,10 +94,12 @@ export function createController(deps: ControllerDeps): Controller {
     settings,
     clock,
     logger,
+    // Held while the controller waits for the reply, and a while after for a classifier still ending the run.
+    reservationTtlMs: deps.runTimeoutMs + RUN_REPLY_MARGIN_MS + RESERVATION_GRACE_MS,
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   })
-  // Every run's reply adds its cost to the day's spend before a review or try-out reads it.
-  const runQueue = spendCountingQueue(queue.runQueue, spend, logger)
+  // Every run, of every kind, reserves its cost in the ledger before it starts (budgeted-run.ts).
+  const runQueue = queue.runQueue
   const exchange = { runTimeoutMs: deps.runTimeoutMs }
   const api = forge?.api ?? null
 
@@ -110,6 +113,7 @@ export function createController(deps: ControllerDeps): Controller {
     ids,
     logger,
     exchange,
+    spend,
     admit() {
       if (stopping) throw new HttpProblem(503, 'the controller is stopping (a restart or shutdown): try again shortly')
     },

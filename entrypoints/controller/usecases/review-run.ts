@@ -37,7 +37,9 @@ import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
+import { sendBudgetedRun } from './budgeted-run.ts'
 import { type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
+import { type ReportJob, reportJob } from './report-job.ts'
 import { createReviewActs } from './review-acts.ts'
 import {
   type Conclusion,
@@ -49,9 +51,9 @@ import {
 } from './review-conclusion.ts'
 import { recordReview } from './review-record.ts'
 import { conclusionStatus, statusTarget } from './review-status.ts'
-import { type ReportBasis, type RulesChangeReportDeps, rulesChangeReport } from './rules-change-report.ts'
+import type { ReportBasis, RulesChangeReportDeps } from './rules-change-report.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
-import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
+import type { RunExchangeOptions } from './run-exchange.ts'
 import type { RunStore } from './run-store.ts'
 import type { ServiceAccountGate } from './service-token.ts'
 import type { SettingsStore } from './settings-store.ts'
@@ -72,6 +74,7 @@ export type ReviewRunDeps = {
     | 'listPullCommits'
     | 'getPullDiff'
     | 'getFileContent'
+    | 'getRepoPermission'
     | 'forAccount'
   >
   queue: RunQueue
@@ -91,10 +94,12 @@ export type ReviewRunDeps = {
   serviceAccount?: ServiceAccountGate
   /** How long a review's post and statuses wait for a token being minted; default the forge's bound for a call. */
   tokenWaitMs?: number
-  /** The daily budget: a review once it is spent starts no run (docs/behaviour.md, "Daily budget"); none: no budget. */
-  spend?: Pick<SpendLedger, 'whyNoRun'>
-  /** Why the budget refuses the rules-change report's runs now; none: no budget (rules-change-report.ts). */
-  spendRefusal?: RulesChangeReportDeps['spendRefusal']
+  /**
+   * The daily budget (docs/behaviour.md, "Daily budget"): a review once it
+   * is spent starts no run, and every run, the report's too, reserves its
+   * cost before it starts; none: no budget.
+   */
+  spend?: Pick<SpendLedger, 'whyNoRun' | 'reserve'>
 }
 
 export type ReviewOptions = {
@@ -105,6 +110,12 @@ export type ReviewOptions = {
    * have concluded. A verdict already being posted is posted.
    */
   signal?: AbortSignal
+  /**
+   * Takes the rules-change report, once the verdict is posted, to run
+   * outside the review's place (the pipeline's report-runs.ts); none: the
+   * review makes and posts it itself before it resolves.
+   */
+  report?: (job: ReportJob) => void
 }
 
 export type ReviewRunner = {
@@ -118,18 +129,13 @@ export type ReviewRunner = {
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   const { forge } = deps
+  // The report answers to the review's own budget, and its runs go through the same queue.
   const reportDeps: RulesChangeReportDeps = {
     forge,
     queue: deps.queue,
     logger: deps.logger,
     exchange: deps.exchange,
-    ...(deps.spendRefusal === undefined ? {} : { spendRefusal: deps.spendRefusal }),
-  }
-  const { spend } = deps
-  if (reportDeps.spendRefusal === undefined && spend !== undefined) {
-    // The budget the review itself answers to says whether the report's runs may go too.
-    reportDeps.spendRefusal = (repo) =>
-      spend.whyNoRun(repo).catch(() => "the daily budget couldn't be read, so the report's runs didn't start")
+    ...(deps.spend === undefined ? {} : { spend: deps.spend }),
   }
 
   function newProgress(request: ReviewRequest): ReviewProgress {
@@ -177,8 +183,13 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     }
   }
 
-  function requestRun(request: RunRequest, signal: AbortSignal | undefined): Promise<Result<string, string>> {
-    return sendRunRequest(deps.queue, request, signal === undefined ? deps.exchange : { ...deps.exchange, signal })
+  /** The run sent within the budget; a refused one is the conclusion (no run started). */
+  async function requestRun(request: RunRequest, signal: AbortSignal | undefined): Promise<Result<string, Conclusion>> {
+    const options = signal === undefined ? deps.exchange : { ...deps.exchange, signal }
+    const sent = await sendBudgetedRun(deps, request, options)
+    if (sent.kind === 'sent') return sent.reply.ok ? sent.reply : err(noVerdict(sent.reply.error))
+    const status = sent.why === 'spent' ? BUDGET_SPENT_STATUS : verdictStatus('no-verdict', null)
+    return err(noVerdict(sent.reason, null, status))
   }
 
   async function conclude(
@@ -230,7 +241,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     // A review stopped while it read sends no run: the classifier would work for nobody.
     if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
     const reply = await requestRun(runRequest, signal)
-    if (!reply.ok) return noVerdict(reply.error)
+    if (!reply.ok) return reply.error
     return concludeReply(id, rules.value.classifications, reply.value, progress)
   }
 
@@ -302,20 +313,28 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
-      // Below a table only, and after the verdict: the report never changes it.
-      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
-      const report =
-        hasTable && progress.basis !== null && options.signal?.aborted !== true
-          ? await rulesChangeReport(reportDeps, progress.basis, options.signal)
-          : null
-      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction, report))
+      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction))
       // The status goes where the review went, and says the verdict even when the post failed.
       await progress.acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, progress))
-      if (conclusion.kind === 'verdict') {
-        const outcome = conclusion.overall === 'approve' ? 'approved' : 'changes-requested'
-        return recordReview(deps, { base, request, outcome, posted, reason: null, progress })
+      const outcome =
+        conclusion.kind === 'no-verdict'
+          ? 'no-verdict'
+          : conclusion.overall === 'approve'
+            ? 'approved'
+            : 'changes-requested'
+      const reason = conclusion.kind === 'no-verdict' ? conclusion.reason : null
+      const record = await recordReview(deps, { base, request, outcome, posted, reason, progress })
+      // After the verdict and its status, as a post of its own, and only for a run the classifier answered.
+      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
+      const job =
+        hasTable && posted.ok && progress.basis !== null
+          ? reportJob(reportDeps, request, progress.basis, commitId, progress.acts)
+          : null
+      if (job !== null) {
+        if (options.report === undefined) await job.run(options.signal)
+        else options.report(job)
       }
-      return recordReview(deps, { base, request, outcome: 'no-verdict', posted, reason: conclusion.reason, progress })
+      return record
     },
 
     async queueFull(request) {
