@@ -160,12 +160,29 @@ export const RunReplySchema = Type.Object({
         "What the run's classifications cost as the budget counts it; absent from a classifier older than the budget.",
     }),
   ),
+  cost_recorded_usd: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      description:
+        'The part of cost_usd the classifier wrote to the ledger itself, session by session; the controller adds only the rest. Absent from an older classifier, which wrote none.',
+    }),
+  ),
 })
 
 /** `GET /api/review-classifier/spend`: today's spend (UTC) against the budget, and the days kept, newest first. */
 export const SpendViewSchema = Type.Object({
   day: Type.String({ description: 'Today, UTC, as YYYY-MM-DD.' }),
   spent_usd: Type.Number({ minimum: 0 }),
+  estimated_usd: Type.Number({
+    minimum: 0,
+    description:
+      'The part of spent_usd that is estimated: sessions with no cost figure (stopped at their deadline, failed), at their input tokens at the input price.',
+  }),
+  reserved_usd: Type.Number({
+    minimum: 0,
+    description:
+      'What the runs under way reserved and have not spent yet; a new run starts only while spent + reserved is under the budget.',
+  }),
   budget_usd: Type.Union([Type.Number(), Type.Null()], { description: 'budget.daily_usd; null: no limit.' }),
   by_repo: Type.Record(Type.String(), Type.Number(), { description: "Today's spend by owner/name." }),
   days: Type.Array(Type.Object({ day: Type.String(), spent_usd: Type.Number({ minimum: 0 }) }), {

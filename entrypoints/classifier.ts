@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path'
 import { type ClaudeRuntimeConfig, createClaudeRuntime } from '../adapters/claude/runtime.ts'
 import { ensurePrivateDir } from '../adapters/fs/private-dir.ts'
 import { connectNats } from '../adapters/nats/connection.ts'
+import { createNatsKvBuckets } from '../adapters/nats/kv.ts'
 import { createNatsRunResponder, runSubject } from '../adapters/nats/queue.ts'
 import { createOpencodeRuntime } from '../adapters/opencode/runtime.ts'
 import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
@@ -54,6 +55,21 @@ async function main(): Promise<void> {
     { endpoint: config.otlpEndpoint ?? undefined, serviceName: 'review-classifier' },
     { logger },
   )
+  // Connected before the classifier is built: it writes each session's cost to the ledger on the queue's KV.
+  let nats: Awaited<ReturnType<typeof connectNats>>
+  try {
+    nats = await connectNats({
+      url: config.natsUrl,
+      auth: config.natsAuth,
+      name: 'review-classifier',
+      firstConnectTimeoutMs: FIRST_CONNECT_TIMEOUT_MS,
+      logger,
+    })
+  } catch (error) {
+    logger.error('cannot connect to the queue; exiting', { error })
+    await metrics.shutdown()
+    process.exit(1)
+  }
   const claude: ClaudeRuntimeConfig = {
     claudeBin: config.claudeBin,
     workDir: join(instance.dir, 'claude'),
@@ -86,22 +102,9 @@ async function main(): Promise<void> {
     classificationTimeoutMs: config.classificationTimeoutMs,
     contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
     acpBaseUrls: config.acpBaseUrls,
+    buckets: createNatsKvBuckets(nats),
   })
 
-  let nats: Awaited<ReturnType<typeof connectNats>>
-  try {
-    nats = await connectNats({
-      url: config.natsUrl,
-      auth: config.natsAuth,
-      name: 'review-classifier',
-      firstConnectTimeoutMs: FIRST_CONNECT_TIMEOUT_MS,
-      logger,
-    })
-  } catch (error) {
-    logger.error('cannot connect to the queue; exiting', { error })
-    await metrics.shutdown()
-    process.exit(1)
-  }
   const subject = runSubject(config.swarm)
   // Every classifier hears every cancel: the run it names may be in any one's hands.
   const subscription = await createNatsRunResponder(nats, { subject }, { logger }).serve(

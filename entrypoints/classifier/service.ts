@@ -18,13 +18,15 @@ import { redactionSummary } from '../../core/redaction-report.ts'
 import type { Overall, RedactionSummary, Row, RunReply, RunRequest, Runtime } from '../../core/types.ts'
 import { decodeRunRequest } from '../../core/wire-decode.ts'
 import type { Clock } from '../../ports/clock.ts'
+import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
 import type { ModelRuntime } from '../../ports/model-runtime.ts'
 import type { RunSubscription, RunTell } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
+import { createSessionCostRecorder } from '../controller/usecases/spend-writes.ts'
 import { createQuestionAsker } from './question.ts'
-import { endSession, openNow, type RunInHand } from './run-in-hand.ts'
+import { endSession, openNow, type RunInHand, type RunSpend } from './run-in-hand.ts'
 import { logReply } from './run-log.ts'
 import { readRuntimeKey } from './runtime-key.ts'
 import { classifyAll, type Schedule, type ScheduleDeps } from './schedule.ts'
@@ -41,6 +43,12 @@ export type ClassifierDeps = {
   classificationTimeoutMs: number
   /** The shared context's size budget in bytes. */
   contextBudgetBytes: number
+  /**
+   * The queue's KV buckets: each session's cost is written to the daily
+   * budget's ledger (`review-classifier-spend`) as it ends, whether or not
+   * anyone still waits for the run. None (the local check): nothing is written.
+   */
+  buckets?: KvBuckets
   /** `ACP_BASE_URLS`, normalised (core/acp-base-urls.ts): an ACP run naming another fails before its key is read; null or absent allows any. */
   acpBaseUrls?: readonly string[] | null
   /**
@@ -107,15 +115,15 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   const schedule: ScheduleDeps = {
     schedule: deps.schedule ?? 'warm-first',
     limiter: deps.limiter,
-    ask: createQuestionAsker(deps),
+    ask: createQuestionAsker({
+      ...deps,
+      ...(deps.buckets === undefined
+        ? {}
+        : { recordCost: createSessionCostRecorder({ buckets: deps.buckets, clock: deps.clock, logger: deps.logger }) }),
+    }),
   }
 
-  async function run(
-    request: RunRequest,
-    tell: RunTell,
-    spend: { usd: number },
-    cancelled: AbortSignal,
-  ): Promise<RunReply> {
+  async function run(request: RunRequest, tell: RunTell, spend: RunSpend, cancelled: AbortSignal): Promise<RunReply> {
     // Where the ACP key would go is checked before the key is even read.
     if (request.runtime === 'acp' && !acpBaseUrlAllowed(deps.acpBaseUrls ?? null, request.acp?.base_url ?? '')) {
       return failedReply(
@@ -206,7 +214,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     tell({ kind: 'taken', id: decoded.value.id, total: decoded.value.classifications.length })
     let reply: RunReply
     // Filled in by each question as it ends, so a failed run's reply still carries what its answers cost.
-    const spend = { usd: 0 }
+    const spend: RunSpend = { usd: 0, recordedUsd: 0, writes: [] }
     // Held from here, before anything is awaited, so a cancel that follows the request finds it.
     const { id } = decoded.value
     const cancel = new AbortController()
@@ -225,7 +233,14 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     }
     // Nobody waits for it any more: it says why it stopped, with the rows it got.
     if (cancel.signal.aborted) reply = failedReply(id, CANCELLED_REASON, reply.rows, reply.redaction)
-    reply = { ...reply, cost_usd: spend.usd }
+    // The ledger has every session's cost before the reply settles the run's
+    // reservation, a cancelled run's too: the provider billed what it asked.
+    await Promise.all(spend.writes)
+    reply = {
+      ...reply,
+      cost_usd: spend.usd,
+      ...(deps.buckets === undefined ? {} : { cost_recorded_usd: spend.recordedUsd }),
+    }
     logReply(deps.logger, decoded.value, reply, deps.clock.nowMs() - startedMs)
     return reply
   }

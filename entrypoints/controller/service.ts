@@ -37,10 +37,11 @@ import {
   type ReviewPipeline,
   settlesWithin,
 } from './usecases/review-pipeline.ts'
+import { RUN_REPLY_MARGIN_MS } from './usecases/run-exchange.ts'
 import { createKvRunStore } from './usecases/run-store.ts'
 import { createServiceAccountProvisioner } from './usecases/service-account.ts'
 import { createKvSettingsStore } from './usecases/settings-store.ts'
-import { createSpendLedger, spendCountingQueue } from './usecases/spend-ledger.ts'
+import { createSpendLedger, RESERVATION_GRACE_MS } from './usecases/spend-ledger.ts'
 import { createTryOuts, type TryOuts } from './usecases/try-outs.ts'
 
 /** A try-out in hand when the controller stops: its runs are cancelled, and it ends failed with this. */
@@ -89,9 +90,12 @@ export type Controller = {
    * starts; the running reviews get `drainTimeoutMs` to finish, and those
    * still running then post a no-verdict comment; the waiting ones are
    * dropped, each named in the log; a delivery meanwhile gets the stopping
-   * comment. Try-outs in hand are dropped: they post nothing, and their
-   * result lives only in this process. `closeHttp` stops the server once the
-   * reviews are done, and a delivery it let in still gets its comment.
+   * comment. The rules-change reports under way stop at once and post what
+   * they had. Try-outs in hand are stopped: each run still waiting is
+   * cancelled at the classifier, none more is sent, and each ends `failed`
+   * and is recorded within the comments' margin (their result lives only in
+   * this process). `closeHttp` stops the server once the reviews are done,
+   * and a delivery it let in still gets its comment.
    * `null` without a forge (no reviews to drain).
    */
   drain(closeHttp?: () => Promise<unknown>): Promise<DrainReport | null>
@@ -106,10 +110,12 @@ export function createController(deps: ControllerDeps): Controller {
     settings,
     clock,
     logger,
+    // Held while the controller waits for the reply, and a while after for a classifier still ending the run.
+    reservationTtlMs: deps.runTimeoutMs + RUN_REPLY_MARGIN_MS + RESERVATION_GRACE_MS,
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   })
-  // Every run's reply adds its cost to the day's spend before a review or try-out reads it.
-  const runQueue = spendCountingQueue(queue.runQueue, spend, logger)
+  // Every run, of every kind, reserves its cost in the ledger before it starts (budgeted-run.ts).
+  const runQueue = queue.runQueue
   const exchange = { runTimeoutMs: deps.runTimeoutMs }
   const api = forge?.api ?? null
 
@@ -123,6 +129,7 @@ export function createController(deps: ControllerDeps): Controller {
     ids,
     logger,
     exchange,
+    spend,
     admit() {
       if (stopping) throw new HttpProblem(503, 'the controller is stopping (a restart or shutdown): try again shortly')
     },

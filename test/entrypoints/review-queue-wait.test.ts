@@ -74,7 +74,7 @@ function aPipeline(forge: MemoryForge, queue: LazyQueue): ReviewPipeline {
     ids: createSequenceIds(),
     logger,
     exchange: { runTimeoutMs: 60_000 },
-    spend: createSpendLedger({ buckets: queue.buckets, settings, clock, logger }),
+    spend: createSpendLedger({ buckets: queue.buckets, settings, clock, logger, reservationTtlMs: 120_000 }),
     queueWatch: queue.link,
   })
 }

@@ -21,7 +21,7 @@ export type Conclusion =
       kind: 'no-verdict'
       reason: string
       table: Table | null
-      /** The commit status it sets, when not the one its table makes (the budget's own words). */
+      /** The commit status it sets, when not the one its table makes (a spent budget, an unreadable ledger). */
       status?: StatusText
     }
 
@@ -51,7 +51,7 @@ export class ReviewStopped extends Error {
 }
 
 export function noVerdict(reason: string, table: Table | null = null, status?: StatusText): Conclusion {
-  return { kind: 'no-verdict', reason, table, ...(status === undefined ? {} : { status }) }
+  return status === undefined ? { kind: 'no-verdict', reason, table } : { kind: 'no-verdict', reason, table, status }
 }
 
 /** The no-verdict's reason for a review stopped with `reason` (its signal's). */
@@ -80,26 +80,20 @@ export function concludeReply(id: string, sent: Classification[], text: string, 
 
 /**
  * The review a conclusion posts on `commitId`: the verdict's table, or the
- * no-verdict's comment; either says what was redacted, and a rules-change
- * `report` goes below the table.
+ * no-verdict's comment; either says what was redacted. A rules-change
+ * report is a post of its own, after this one (report-job.ts).
  */
 export function newReview(
   conclusion: Conclusion,
   commitId: string,
   redaction: RedactionSummary | null = null,
-  report: string | null = null,
 ): NewReview {
   if (conclusion.kind === 'verdict') {
-    const body = renderReviewBody(conclusion.rows, conclusion.overall, redaction)
     return {
       event: reviewEvent(conclusion.overall),
-      body: report === null ? body : `${body}\n\n${report}`,
+      body: renderReviewBody(conclusion.rows, conclusion.overall, redaction),
       commitId,
     }
   }
-  return {
-    event: 'COMMENT',
-    body: renderNoVerdictBody(conclusion.reason, conclusion.table, redaction, report),
-    commitId,
-  }
+  return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table, redaction), commitId }
 }

@@ -15,13 +15,7 @@
  */
 
 import { raceAbort } from '../../../core/abort.ts'
-import {
-  BUDGET_SPENT_STATUS,
-  QUEUE_FULL_STATUS,
-  STOPPING_STATUS,
-  type StatusText,
-  verdictStatus,
-} from '../../../core/commit-status.ts'
+import { QUEUE_FULL_STATUS, STOPPING_STATUS, type StatusText } from '../../../core/commit-status.ts'
 import { describeError } from '../../../core/errors.ts'
 import { WAITING_PLACES } from '../../../core/limits.ts'
 import { repoName } from '../../../core/repo.ts'
@@ -29,7 +23,7 @@ import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.
 import { noRuntimeReason, resolveRepoRuntime } from '../../../core/repo-runtimes.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import type { RunRecord } from '../../../core/run-record.ts'
-import type { RepoRef, RunRequest, Settings } from '../../../core/types.ts'
+import type { RepoRef, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
 import type { Clock } from '../../../ports/clock.ts'
 import type { Forge } from '../../../ports/forge.ts'
@@ -38,8 +32,10 @@ import type { Logger } from '../../../ports/logger.ts'
 import type { QueueWatch, RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
-import { createQueueReach, isQueueUnreachable, type QueueReach } from './queue-reach.ts'
+import type { QueueReach } from './queue-reach.ts'
+import { type ReportJob, reportJob } from './report-job.ts'
 import { createReviewActs } from './review-acts.ts'
+import { type BudgetRefusal, budgetRefusal, type Reaching, reachFor, sendReviewRun } from './review-budget.ts'
 import {
   type Conclusion,
   concludeReply,
@@ -50,9 +46,9 @@ import {
 } from './review-conclusion.ts'
 import { recordReview } from './review-record.ts'
 import { conclusionStatus, statusTarget } from './review-status.ts'
-import { type ReportBasis, type RulesChangeReportDeps, rulesChangeReport } from './rules-change-report.ts'
+import type { ReportBasis, RulesChangeReportDeps } from './rules-change-report.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
-import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
+import type { RunExchangeOptions } from './run-exchange.ts'
 import type { RunStore } from './run-store.ts'
 import type { ServiceAccountGate } from './service-token.ts'
 import type { SettingsStore } from './settings-store.ts'
@@ -74,6 +70,7 @@ export type ReviewRunDeps = {
     | 'listPullCommits'
     | 'getPullDiff'
     | 'getFileContent'
+    | 'getRepoPermission'
     | 'forAccount'
   >
   queue: RunQueue
@@ -93,10 +90,12 @@ export type ReviewRunDeps = {
   serviceAccount?: ServiceAccountGate
   /** How long a review's post and statuses wait for a token being minted; default the forge's bound for a call. */
   tokenWaitMs?: number
-  /** The daily budget: a review once it is spent starts no run (docs/behaviour.md, "Daily budget"); none: no budget. */
-  spend?: Pick<SpendLedger, 'whyNoRun'>
-  /** Why the budget refuses the rules-change report's runs now; none: no budget (rules-change-report.ts). */
-  spendRefusal?: RulesChangeReportDeps['spendRefusal']
+  /**
+   * The daily budget (docs/behaviour.md, "Daily budget"): a review once it
+   * is spent starts no run, and every run, the report's too, reserves its
+   * cost before it starts; none: no budget.
+   */
+  spend?: Pick<SpendLedger, 'whyNoRun' | 'reserve'>
   /**
    * The queue's connection, waited for when a review can't reach the queue,
    * the settings or the ledger (queue-reach.ts), up to `RUN_TIMEOUT_S`;
@@ -104,9 +103,6 @@ export type ReviewRunDeps = {
    */
   queueWatch?: QueueWatch
 }
-
-/** Why the budget lets no run start: the no-verdict's reason and the status it sets. */
-type BudgetRefusal = { reason: string; status: StatusText }
 
 export type ReviewOptions = {
   /**
@@ -116,6 +112,12 @@ export type ReviewOptions = {
    * have concluded. A verdict already being posted is posted.
    */
   signal?: AbortSignal
+  /**
+   * Takes the rules-change report, once the verdict is posted, to run
+   * outside the review's place (the pipeline's report-runs.ts); none: the
+   * review makes and posts it itself before it resolves.
+   */
+  report?: (job: ReportJob) => void
 }
 
 export type ReviewRunner = {
@@ -129,18 +131,13 @@ export type ReviewRunner = {
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   const { forge } = deps
+  // The report answers to the review's own budget, and its runs go through the same queue.
   const reportDeps: RulesChangeReportDeps = {
     forge,
     queue: deps.queue,
     logger: deps.logger,
     exchange: deps.exchange,
-    ...(deps.spendRefusal === undefined ? {} : { spendRefusal: deps.spendRefusal }),
-  }
-  const { spend } = deps
-  if (reportDeps.spendRefusal === undefined && spend !== undefined) {
-    // The budget the review itself answers to says whether the report's runs may go too.
-    reportDeps.spendRefusal = (repo) =>
-      spend.whyNoRun(repo).catch(() => "the daily budget couldn't be read, so the report's runs didn't start")
+    ...(deps.spend === undefined ? {} : { spend: deps.spend }),
   }
 
   function newProgress(request: ReviewRequest): ReviewProgress {
@@ -188,31 +185,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     }
   }
 
-  function requestRun(
-    request: RunRequest,
-    queue: RunQueue,
-    signal: AbortSignal | undefined,
-  ): Promise<Result<string, string>> {
-    return sendRunRequest(queue, request, signal === undefined ? deps.exchange : { ...deps.exchange, signal })
-  }
-
-  /** What one review reaches the queue through: waiting for it with a watch, at once without. */
-  function reachFor(signal: AbortSignal | undefined): { reach: QueueReach; queue: RunQueue } {
-    if (deps.queueWatch === undefined) return { reach: (step) => step(), queue: deps.queue }
-    const reachable = createQueueReach({
-      watch: deps.queueWatch,
-      boundMs: deps.exchange.runTimeoutMs,
-      ...(signal === undefined ? {} : { signal }),
-    })
-    return { reach: reachable.reach, queue: reachable.runQueue(deps.queue) }
-  }
-
   async function conclude(
     id: string,
     request: ReviewRequest,
     progress: ReviewProgress,
     signal: AbortSignal | undefined,
-    waiting: { reach: QueueReach; queue: RunQueue; budget: Promise<BudgetRefusal | null> },
+    waiting: Reaching & { budget: Promise<BudgetRefusal | null> },
   ): Promise<Conclusion> {
     // The settings and the rules don't depend on the PR: all three are read at once. None of the
     // reads rejects, so one that isn't awaited after a failure above it is simply dropped.
@@ -259,8 +237,8 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     if (refused !== null) return noVerdict(refused.reason, null, refused.status)
     // A review stopped while it read sends no run: the classifier would work for nobody.
     if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
-    const reply = await requestRun(runRequest, waiting.queue, signal)
-    if (!reply.ok) return noVerdict(reply.error)
+    const reply = await sendReviewRun(deps, runRequest, waiting, signal)
+    if (!reply.ok) return reply.error
     return concludeReply(id, rules.value.classifications, reply.value, progress)
   }
 
@@ -281,27 +259,6 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       conclusion: noVerdict(stoppedReason(reason)),
       progress: { ...progress },
     }))
-  }
-
-  /**
-   * Why the budget lets no run start now, or null; a budget that can't be
-   * checked starts none either. `unreachable` (with a watch only): the queue
-   * can't be reached now, and the review waits for it.
-   */
-  async function budgetRefusal(
-    request: ReviewRequest,
-    reach: QueueReach | null,
-  ): Promise<BudgetRefusal | null | 'unreachable'> {
-    if (deps.spend === undefined) return null
-    const { spend } = deps
-    try {
-      const reason = await (reach ?? ((step) => step()))(() => spend.whyNoRun(request.repo))
-      return reason === null ? null : { reason, status: BUDGET_SPENT_STATUS }
-    } catch (error) {
-      if (reach === null && deps.queueWatch !== undefined && isQueueUnreachable(error)) return 'unreachable'
-      const reason = `today's spend against the budget couldn't be read: ${describeError(error)}`
-      return { reason, status: verdictStatus('no-verdict', null) }
-    }
   }
 
   /** A no-verdict comment with `reason` for a request that gets no run, its error status, and its record. */
@@ -335,11 +292,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       // Its waits for the queue end with the review's conclusion: a budget look still waiting then is moot.
       const concluded = new AbortController()
       const { reach, queue } = reachFor(
+        deps,
         options.signal === undefined ? concluded.signal : AbortSignal.any([options.signal, concluded.signal]),
       )
-      const refused = await budgetRefusal(request, null)
+      const refused = await budgetRefusal(deps, request.repo, null)
       if (refused !== null && refused !== 'unreachable') return noRun(request, refused.reason, refused.status)
-      const budget = refused === 'unreachable' ? budgetRefusal(request, reach) : Promise.resolve(null)
+      const budget = refused === 'unreachable' ? budgetRefusal(deps, request.repo, reach) : Promise.resolve(null)
       const { conclusion, progress } = await concludeUnlessStopped(
         base.id,
         request,
@@ -355,20 +313,28 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
-      // Below a table only, and after the verdict: the report never changes it.
-      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
-      const report =
-        hasTable && progress.basis !== null && options.signal?.aborted !== true
-          ? await rulesChangeReport(reportDeps, progress.basis, options.signal)
-          : null
-      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction, report))
+      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction))
       // The status goes where the review went, and says the verdict even when the post failed.
       await progress.acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, progress))
-      if (conclusion.kind === 'verdict') {
-        const outcome = conclusion.overall === 'approve' ? 'approved' : 'changes-requested'
-        return recordReview(deps, { base, request, outcome, posted, reason: null, progress })
+      const outcome =
+        conclusion.kind === 'no-verdict'
+          ? 'no-verdict'
+          : conclusion.overall === 'approve'
+            ? 'approved'
+            : 'changes-requested'
+      const reason = conclusion.kind === 'no-verdict' ? conclusion.reason : null
+      const record = await recordReview(deps, { base, request, outcome, posted, reason, progress })
+      // After the verdict and its status, as a post of its own, and only for a run the classifier answered.
+      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
+      const job =
+        hasTable && posted.ok && progress.basis !== null
+          ? reportJob(reportDeps, request, progress.basis, commitId, progress.acts)
+          : null
+      if (job !== null) {
+        if (options.report === undefined) await job.run(options.signal)
+        else options.report(job)
       }
-      return recordReview(deps, { base, request, outcome: 'no-verdict', posted, reason: conclusion.reason, progress })
+      return record
     },
 
     async queueFull(request) {

@@ -11,8 +11,9 @@ import type { Conclusion, ReviewProgress } from './review-conclusion.ts'
 
 /** The status the verdict makes, also when the post failed; a no-verdict's names the rows it has, if any. */
 export function conclusionStatus(conclusion: Conclusion): StatusText {
-  if (conclusion.kind === 'verdict') return verdictStatus(conclusion.overall, conclusion.rows)
-  return conclusion.status ?? verdictStatus('no-verdict', conclusion.table?.rows ?? null)
+  return conclusion.kind === 'verdict'
+    ? verdictStatus(conclusion.overall, conclusion.rows)
+    : (conclusion.status ?? verdictStatus('no-verdict', conclusion.table?.rows ?? null))
 }
 
 /** Where the status links to: the posted review, else the PR's page when it was read, else nowhere. */

@@ -81,7 +81,7 @@ async function aWorld(runTimeoutMs: number) {
     ids: createSequenceIds(),
     logger,
     exchange: { runTimeoutMs, replyMarginMs: 0 },
-    spend: createSpendLedger({ buckets: kv, settings, clock, logger }),
+    spend: createSpendLedger({ buckets: kv, settings, clock, logger, reservationTtlMs: runTimeoutMs + 60_000 }),
     queueWatch: watch,
   })
   const heads = new Map<number, string>()
