@@ -74,13 +74,20 @@ describe('the estimate', () => {
     const one = aRunRequest({ diff: 'x'.repeat(10_000) })
     const two = { ...one, classifications: [...one.classifications, { ...one.classifications[0]!, name: 'other' }] }
     const usd = estimateRunUsd(one)
-    // At least the diff's bytes / 2 tokens at haiku's $1.25 cache write, plus 1024 output tokens at $5.
+    // At least the diff's bytes / 2 tokens at haiku's $1.25 cache write, plus the default cap's 1024 output tokens at $5.
     expect(usd).toBeGreaterThan((5_000 * 1.25 + 1024 * 5) / 1_000_000)
     expect(estimateRunUsd(two)).toBeGreaterThan(1.9 * usd)
     // Past the context budget the classifier calls no model: a huge diff reserves no more than the budget's worth.
     const huge = estimateRunUsd({ ...one, diff: 'x'.repeat(5_000_000) })
     expect(huge).toBe(estimateRunUsd({ ...one, diff: 'x'.repeat(700_000) }))
     expect(estimateRunUsd({ ...one, runtime: 'subscription' })).toBe(0)
+  })
+
+  it('counts each answer at the run’s max_output_tokens, thinking included, so a higher cap reserves more', () => {
+    const at = (tokens: number) => estimateRunUsd(aRunRequest({ diff: 'x'.repeat(10_000), max_output_tokens: tokens }))
+    // haiku's output is $5 per million tokens: every extra token of cap is reserved, per classification.
+    expect(at(8192) - at(1024)).toBeCloseTo(((8192 - 1024) * 5) / 1_000_000, 12)
+    expect(at(256)).toBeLessThan(at(1024))
   })
 
   it('prices claude by family, an unknown model at the dearest, and ACP at the settings’ prices', () => {
