@@ -42,6 +42,16 @@ describe('reserveRun', () => {
     )
     expect(Object.keys(later.reservations)).toEqual(['r2'])
   })
+
+  it('replaces a reservation the same run already holds (a write tried again) rather than counting it against itself', () => {
+    // A run estimated at the whole budget: its own earlier try would refuse it.
+    const claim = { id: 'r1', repo: 'a/b', usd: 1, expiresUnix: NOW + 60 }
+    const first = granted(reserveRun(null, DAY, BUDGET, claim, NOW))
+    const again = granted(reserveRun(first, DAY, BUDGET, { ...claim, expiresUnix: NOW + 90 }, NOW + 30))
+    expect(again.reservations).toEqual({ r1: { repo: 'a/b', usd: 1, spent_usd: 0, expires_unix: NOW + 90 } })
+    // Any other run still counts it.
+    expect(reserveRun(again, DAY, BUDGET, { ...claim, id: 'r2', usd: 0.01 }, NOW + 30).kind).toBe('refused')
+  })
 })
 
 describe('recordSessionCost and settleRun', () => {
