@@ -17,7 +17,15 @@
  * they may show.
  */
 import { Type } from '@sinclair/typebox'
-import { MAX_CLASSIFICATIONS, MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS, RUN_ID_MAX_CHARS } from './limits.ts'
+import {
+  DEFAULT_OUTPUT_TOKENS,
+  MAX_CLASSIFICATIONS,
+  MAX_CONCURRENT_REVIEWS,
+  MAX_OUTPUT_TOKENS,
+  MIN_CONCURRENT_REVIEWS,
+  MIN_OUTPUT_TOKENS,
+  RUN_ID_MAX_CHARS,
+} from './limits.ts'
 import { RedactionSchema, RUN_TRIGGERS } from './page-schemas.ts'
 import { ClassificationSchema, literals, nullable, OverallSchema, RecordedRowSchema } from './row-schemas.ts'
 
@@ -65,6 +73,13 @@ export const BudgetSchema = Type.Object({
   daily_usd: Type.Number({ exclusiveMinimum: 0, description: 'USD per UTC day; runs stop starting once reached.' }),
 })
 
+/** `max_output_tokens`: what every model request may put out, thinking included. */
+export const MaxOutputTokensSchema = Type.Integer({
+  minimum: MIN_OUTPUT_TOKENS,
+  maximum: MAX_OUTPUT_TOKENS,
+  description: `The most output tokens, thinking included, any one model request may ask for; default ${DEFAULT_OUTPUT_TOKENS}.`,
+})
+
 /** The swarm-wide settings document (KV bucket `review-classifier-settings`, key `all`). */
 export const SettingsSchema = Type.Object(
   {
@@ -85,6 +100,7 @@ export const SettingsSchema = Type.Object(
     rules_change_report: Type.Boolean({
       description: 'Whether a review of a PR that changes the rules or the examples gets the rules-change report.',
     }),
+    max_output_tokens: MaxOutputTokensSchema,
   },
   { description: 'The swarm-wide review classifier settings.' },
 )
@@ -116,6 +132,17 @@ export const RunRequestSchema = Type.Object({
   model: Type.Optional(Type.String()),
   effort: Type.Optional(nullable(EffortSchema)),
   acp: Type.Optional(nullable(AcpProviderSchema)),
+  max_output_tokens: Type.Optional(MaxOutputTokensSchema),
+})
+
+/**
+ * Controller → every classifier, on `<SWARM>.review-classifier.cancel`: the
+ * controller stopped waiting for the run with this id (its deadline, a
+ * silent classifier, the drain, a try-out dropped), so whichever classifier
+ * holds it ends its model processes.
+ */
+export const RunCancelSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: RUN_ID_MAX_CHARS, description: 'The run request id to stop.' }),
 })
 
 /** Classifier → controller: the run's rows and overall verdict, or why it failed as a whole. */

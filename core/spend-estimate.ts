@@ -9,9 +9,10 @@
  * count: a token per 2 bytes of prompt (English and code run 3 to 4), every
  * input token at the price of a cache write (1.25 times input on Anthropic:
  * the dearest way to read it, where a warm run reads most of it at a tenth),
- * and each question's answer at {@link ESTIMATE_OUTPUT_TOKENS} output
- * tokens. An honest run costs a fraction of what it reserves; the excess is
- * given back the moment its reply settles the reservation.
+ * and each question's answer at the run's `max_output_tokens`, the cap every
+ * model request it makes is held to, thinking included. An honest run costs
+ * a fraction of what it reserves; the excess is given back the moment its
+ * reply settles the reservation.
  */
 import { DEFAULT_CONTEXT_BUDGET_BYTES, utf8Length } from './budget.ts'
 import { SYSTEM_PROMPT } from './prompt.ts'
@@ -19,11 +20,6 @@ import type { AcpProvider, RunRequest, Runtime } from './types.ts'
 
 /** Prompt bytes per token, as the estimate counts them: fewer than any real text needs, so it errs high. */
 export const ESTIMATE_BYTES_PER_TOKEN = 2
-/**
- * The output tokens one question is counted at: the `max_output_tokens`
- * default that caps every model request, thinking included.
- */
-export const ESTIMATE_OUTPUT_TOKENS = 1024
 /** What the runtime adds to every session's prompt of its own (claude's identity line and environment, opencode's prompt). */
 export const ESTIMATE_RUNTIME_OVERHEAD_TOKENS = 2_000
 /** Per question: its name, description and the fixed question text around them. */
@@ -68,7 +64,8 @@ function tokensOf(bytes: number): number {
  * What a run reserves: each classification's prompt (the system prompt,
  * the PR as sent, capped at the context budget past which the classifier
  * calls no model, and its question) at the cache-write price, plus its
- * answer at {@link ESTIMATE_OUTPUT_TOKENS}. 0 on the subscription.
+ * answer at the request's `max_output_tokens` (its output and thinking
+ * can't pass that cap). 0 on the subscription.
  */
 export function estimateRunUsd(request: RunRequest, contextBudgetBytes = DEFAULT_CONTEXT_BUDGET_BYTES): number {
   const prices = runtimePrices(request.runtime, request.model, request.acp)
@@ -83,7 +80,7 @@ export function estimateRunUsd(request: RunRequest, contextBudgetBytes = DEFAULT
   for (const classification of request.classifications) {
     const questionBytes = utf8Length(classification.name) + utf8Length(classification.description)
     const input = sharedTokens + tokensOf(questionBytes + QUESTION_OVERHEAD_BYTES)
-    usd += (input * prices.cacheWrite + ESTIMATE_OUTPUT_TOKENS * prices.output) / 1_000_000
+    usd += (input * prices.cacheWrite + request.max_output_tokens * prices.output) / 1_000_000
   }
   return usd
 }

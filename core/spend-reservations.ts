@@ -50,7 +50,13 @@ export function dayRefusal(day: DaySpend, budget: Budget | null, nowUnix: number
   return budgetRefusal(budget, day.spent_usd, reservedUsd(day, nowUnix))
 }
 
-/** The day with `claim` reserved, or the refusal once spend and reservations have reached the budget. */
+/**
+ * The day with `claim` reserved, or the refusal once spend and reservations
+ * have reached the budget. A reservation already held under the claim's id is
+ * the same run's earlier try (a write that landed though its answer was lost,
+ * tried again once the queue came back): it is replaced, not counted against
+ * the run itself.
+ */
 export function reserveRun(
   current: DaySpend | null,
   dayKey: string,
@@ -58,7 +64,9 @@ export function reserveRun(
   claim: RunClaim,
   nowUnix: number,
 ): ReserveOutcome {
-  const day = withoutStale(current ?? emptyDay(dayKey), nowUnix)
+  const stale = withoutStale(current ?? emptyDay(dayKey), nowUnix)
+  const { [claim.id]: _earlier, ...others } = stale.reservations
+  const day = { ...stale, reservations: others }
   const refusal = dayRefusal(day, budget, nowUnix)
   if (refusal !== null) return { kind: 'refused', reason: refusal }
   const reservation: SpendReservation = {

@@ -106,8 +106,10 @@ async function main(): Promise<void> {
   })
 
   const subject = runSubject(config.swarm)
-  const subscription = await createNatsRunResponder(nats, { subject }, { logger }).serve((text, tell) =>
-    classifier.handle(text, tell),
+  // Every classifier hears every cancel: the run it names may be in any one's hands.
+  const subscription = await createNatsRunResponder(nats, { subject }, { logger }).serve(
+    (text, tell) => classifier.handle(text, tell),
+    (id) => classifier.cancel(id),
   )
   logger.info('review classifier listening', {
     subject,

@@ -22,7 +22,7 @@ import type { SessionCostRecorder } from '../controller/usecases/spend-writes.ts
 import { recordAcpUsage } from './acp-usage.ts'
 import { endSession, type Held, type RunInHand } from './run-in-hand.ts'
 
-/** Asks `classification` on `held` (null: no session came, the classifier is shutting down) and tells its row. */
+/** Asks `classification` on `held` (null: no session came, the run was stopped first) and tells its row. */
 export type QuestionAsker = (
   run: RunInHand,
   held: Held | null,
@@ -31,9 +31,11 @@ export type QuestionAsker = (
   options?: AskOptions,
 ) => Promise<ClassificationResult>
 
-const SHUTTING_DOWN: ClassificationResult['error'] = {
-  kind: 'runtime',
-  detail: 'cancelled: the classifier is shutting down',
+/** No session came: the run was stopped first (the classifier shutting down, the run cancelled), as its signal says why. */
+function noSession(run: RunInHand): ClassificationResult['error'] {
+  const reason: unknown = run.signal.reason
+  const why = reason instanceof Error ? reason.message : 'the run was stopped'
+  return { kind: 'runtime', detail: `cancelled: ${why}, before this question had a model session` }
 }
 
 export function createQuestionAsker(deps: {
@@ -130,7 +132,7 @@ export function createQuestionAsker(deps: {
   return async (run, held, classification, context, options = {}) => {
     const result: ClassificationResult =
       held === null
-        ? { name: classification.name, answer: null, error: SHUTTING_DOWN }
+        ? { name: classification.name, answer: null, error: noSession(run) }
         : await askOne(run, held, classification, context, options)
     run.tell({
       kind: 'row',

@@ -42,6 +42,16 @@ describe('reserveRun', () => {
     )
     expect(Object.keys(later.reservations)).toEqual(['r2'])
   })
+
+  it('replaces a reservation the same run already holds (a write tried again) rather than counting it against itself', () => {
+    // A run estimated at the whole budget: its own earlier try would refuse it.
+    const claim = { id: 'r1', repo: 'a/b', usd: 1, expiresUnix: NOW + 60 }
+    const first = granted(reserveRun(null, DAY, BUDGET, claim, NOW))
+    const again = granted(reserveRun(first, DAY, BUDGET, { ...claim, expiresUnix: NOW + 90 }, NOW + 30))
+    expect(again.reservations).toEqual({ r1: { repo: 'a/b', usd: 1, spent_usd: 0, expires_unix: NOW + 90 } })
+    // Any other run still counts it.
+    expect(reserveRun(again, DAY, BUDGET, { ...claim, id: 'r2', usd: 0.01 }, NOW + 30).kind).toBe('refused')
+  })
 })
 
 describe('recordSessionCost and settleRun', () => {
@@ -74,13 +84,20 @@ describe('the estimate', () => {
     const one = aRunRequest({ diff: 'x'.repeat(10_000) })
     const two = { ...one, classifications: [...one.classifications, { ...one.classifications[0]!, name: 'other' }] }
     const usd = estimateRunUsd(one)
-    // At least the diff's bytes / 2 tokens at haiku's $1.25 cache write, plus 1024 output tokens at $5.
+    // At least the diff's bytes / 2 tokens at haiku's $1.25 cache write, plus the default cap's 1024 output tokens at $5.
     expect(usd).toBeGreaterThan((5_000 * 1.25 + 1024 * 5) / 1_000_000)
     expect(estimateRunUsd(two)).toBeGreaterThan(1.9 * usd)
     // Past the context budget the classifier calls no model: a huge diff reserves no more than the budget's worth.
     const huge = estimateRunUsd({ ...one, diff: 'x'.repeat(5_000_000) })
     expect(huge).toBe(estimateRunUsd({ ...one, diff: 'x'.repeat(700_000) }))
     expect(estimateRunUsd({ ...one, runtime: 'subscription' })).toBe(0)
+  })
+
+  it('counts each answer at the run’s max_output_tokens, thinking included, so a higher cap reserves more', () => {
+    const at = (tokens: number) => estimateRunUsd(aRunRequest({ diff: 'x'.repeat(10_000), max_output_tokens: tokens }))
+    // haiku's output is $5 per million tokens: every extra token of cap is reserved, per classification.
+    expect(at(8192) - at(1024)).toBeCloseTo(((8192 - 1024) * 5) / 1_000_000, 12)
+    expect(at(256)).toBeLessThan(at(1024))
   })
 
   it('prices claude by family, an unknown model at the dearest, and ACP at the settings’ prices', () => {

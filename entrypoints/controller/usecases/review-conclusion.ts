@@ -21,7 +21,7 @@ export type Conclusion =
       kind: 'no-verdict'
       reason: string
       table: Table | null
-      /** The commit status it sets, when not the no-verdict's own (a spent budget). */
+      /** The commit status it sets, when not the one its table makes (a spent budget, an unreadable ledger). */
       status?: StatusText
     }
 

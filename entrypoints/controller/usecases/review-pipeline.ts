@@ -97,7 +97,7 @@ export function stoppedAtBoundReason(boundMs: number): string {
 }
 
 /** Whether `work` settles within `ms`. */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const bound = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms)

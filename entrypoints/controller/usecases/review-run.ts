@@ -15,13 +15,7 @@
  */
 
 import { raceAbort } from '../../../core/abort.ts'
-import {
-  BUDGET_SPENT_STATUS,
-  QUEUE_FULL_STATUS,
-  STOPPING_STATUS,
-  type StatusText,
-  verdictStatus,
-} from '../../../core/commit-status.ts'
+import { QUEUE_FULL_STATUS, STOPPING_STATUS, type StatusText } from '../../../core/commit-status.ts'
 import { describeError } from '../../../core/errors.ts'
 import { WAITING_PLACES } from '../../../core/limits.ts'
 import { repoName } from '../../../core/repo.ts'
@@ -29,18 +23,19 @@ import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.
 import { noRuntimeReason, resolveRepoRuntime } from '../../../core/repo-runtimes.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import type { RunRecord } from '../../../core/run-record.ts'
-import type { RepoRef, RunRequest, Settings } from '../../../core/types.ts'
+import type { RepoRef, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
 import type { Clock } from '../../../ports/clock.ts'
 import type { Forge } from '../../../ports/forge.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
-import type { RunQueue } from '../../../ports/queue.ts'
+import type { QueueWatch, RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
-import { sendBudgetedRun } from './budgeted-run.ts'
 import { type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
+import type { QueueReach } from './queue-reach.ts'
 import { type ReportJob, reportJob } from './report-job.ts'
 import { createReviewActs } from './review-acts.ts'
+import { type BudgetRefusal, budgetRefusal, type Reaching, reachFor, sendReviewRun } from './review-budget.ts'
 import {
   type Conclusion,
   concludeReply,
@@ -60,6 +55,7 @@ import type { SettingsStore } from './settings-store.ts'
 import type { SpendLedger } from './spend-ledger.ts'
 
 export { ReviewStopped } from './review-conclusion.ts'
+
 // The names the pipeline and the tests use, beside the runner they belong to.
 export { LEFT_PENDING_MESSAGE } from './review-record.ts'
 
@@ -100,6 +96,12 @@ export type ReviewRunDeps = {
    * cost before it starts; none: no budget.
    */
   spend?: Pick<SpendLedger, 'whyNoRun' | 'reserve'>
+  /**
+   * The queue's connection, waited for when a review can't reach the queue,
+   * the settings or the ledger (queue-reach.ts), up to `RUN_TIMEOUT_S`;
+   * none: such a review posts its no-verdict at once.
+   */
+  queueWatch?: QueueWatch
 }
 
 export type ReviewOptions = {
@@ -175,21 +177,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     }
   }
 
-  async function readSettings(): Promise<Result<Settings, string>> {
+  async function readSettings(reach: QueueReach): Promise<Result<Settings, string>> {
     try {
-      return ok(await deps.settings.read())
+      return ok(await reach(() => deps.settings.read()))
     } catch (error) {
       return err(`the settings couldn't be read: ${describeError(error)}`)
     }
-  }
-
-  /** The run sent within the budget; a refused one is the conclusion (no run started). */
-  async function requestRun(request: RunRequest, signal: AbortSignal | undefined): Promise<Result<string, Conclusion>> {
-    const options = signal === undefined ? deps.exchange : { ...deps.exchange, signal }
-    const sent = await sendBudgetedRun(deps, request, options)
-    if (sent.kind === 'sent') return sent.reply.ok ? sent.reply : err(noVerdict(sent.reply.error))
-    const status = sent.why === 'spent' ? BUDGET_SPENT_STATUS : verdictStatus('no-verdict', null)
-    return err(noVerdict(sent.reason, null, status))
   }
 
   async function conclude(
@@ -197,10 +190,11 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     request: ReviewRequest,
     progress: ReviewProgress,
     signal: AbortSignal | undefined,
+    waiting: Reaching & { budget: Promise<BudgetRefusal | null> },
   ): Promise<Conclusion> {
     // The settings and the rules don't depend on the PR: all three are read at once. None of the
     // reads rejects, so one that isn't awaited after a failure above it is simply dropped.
-    const settingsRead = readSettings()
+    const settingsRead = readSettings(waiting.reach)
     const rulesRead = readRules(request.repo)
     const read = await readPull(request, progress)
     if (!read.ok) return noVerdict(read.error)
@@ -238,9 +232,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       settings: settings.value,
       runtime: resolved.runtime,
     }
+    // The budget that couldn't be read before the PR was: the run goes only once it says so.
+    const refused = await waiting.budget
+    if (refused !== null) return noVerdict(refused.reason, null, refused.status)
     // A review stopped while it read sends no run: the classifier would work for nobody.
     if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
-    const reply = await requestRun(runRequest, signal)
+    const reply = await sendReviewRun(deps, runRequest, waiting, signal)
     if (!reply.ok) return reply.error
     return concludeReply(id, rules.value.classifications, reply.value, progress)
   }
@@ -255,24 +252,13 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     request: ReviewRequest,
     progress: ReviewProgress,
     signal: AbortSignal | undefined,
+    waiting: Parameters<typeof conclude>[4],
   ): Promise<{ conclusion: Conclusion; progress: ReviewProgress }> {
-    const running = conclude(id, request, progress, signal).then((conclusion) => ({ conclusion, progress }))
+    const running = conclude(id, request, progress, signal, waiting).then((conclusion) => ({ conclusion, progress }))
     return raceAbort(running, signal, (reason) => ({
       conclusion: noVerdict(stoppedReason(reason)),
       progress: { ...progress },
     }))
-  }
-
-  /** Why the budget lets no run start now, or null; a budget that can't be checked starts none either. */
-  async function budgetRefusal(request: ReviewRequest): Promise<{ reason: string; status: StatusText } | null> {
-    if (deps.spend === undefined) return null
-    try {
-      const reason = await deps.spend.whyNoRun(request.repo)
-      return reason === null ? null : { reason, status: BUDGET_SPENT_STATUS }
-    } catch (error) {
-      const reason = `today's spend against the budget couldn't be read: ${describeError(error)}`
-      return { reason, status: verdictStatus('no-verdict', null) }
-    }
   }
 
   /** A no-verdict comment with `reason` for a request that gets no run, its error status, and its record. */
@@ -301,15 +287,29 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
           progress,
         })
       }
-      // Spent: nothing is read or run, as for a full queue.
-      const refused = await budgetRefusal(request)
-      if (refused !== null) return noRun(request, refused.reason, refused.status)
+      // Spent: nothing is read or run, as for a full queue. A ledger out of reach is waited for while the
+      // PR is read and its pending status set; the run goes only once the budget lets it (queue-reach.ts).
+      // Its waits for the queue end with the review's conclusion: a budget look still waiting then is moot.
+      const concluded = new AbortController()
+      const { reach, queue } = reachFor(
+        deps,
+        options.signal === undefined ? concluded.signal : AbortSignal.any([options.signal, concluded.signal]),
+      )
+      const refused = await budgetRefusal(deps, request.repo, null)
+      if (refused !== null && refused !== 'unreachable') return noRun(request, refused.reason, refused.status)
+      const budget = refused === 'unreachable' ? budgetRefusal(deps, request.repo, reach) : Promise.resolve(null)
       const { conclusion, progress } = await concludeUnlessStopped(
         base.id,
         request,
         newProgress(request),
         options.signal,
+        {
+          reach,
+          queue,
+          budget: budget.then((answer) => (answer === 'unreachable' ? null : answer)),
+        },
       )
+      concluded.abort()
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha

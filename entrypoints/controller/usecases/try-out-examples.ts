@@ -84,7 +84,7 @@ export async function runExamples(
     await guarded(deps.logger, replayRunId(id, line.pr), line.slots, async () => {
       const [first] = line.slots
       if (first === undefined) return
-      // Once the budget stopped the try-out, a PR isn't read for runs that won't be sent.
+      // Once the budget or the drain stopped the try-out, a PR isn't read for runs that won't be sent.
       const stopped = deps.ask.stopped()
       if (stopped !== null) {
         for (const slot of line.slots) endSlot(slot, stopped)

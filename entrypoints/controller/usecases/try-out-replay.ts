@@ -46,7 +46,7 @@ export async function runReplay(
     const runId = replayRunId(id, pull.number)
     const startedMs = deps.clock.nowMs()
     await guarded(deps.logger, runId, [slot], async () => {
-      // Once the budget stopped the replay, a PR isn't read for a run that won't be sent.
+      // Once the budget or the drain stopped the replay, a PR isn't read for a run that won't be sent.
       const stopped = deps.ask.stopped()
       if (stopped !== null) return endSlot(slot, stopped)
       slot.status = 'running'

@@ -6,7 +6,7 @@
  * repeat has a slot per run, a replay one per PR.
  */
 import { type Aggregate, checkProgressRow } from '../../../core/aggregate.ts'
-import { errorKind } from '../../../core/errors.ts'
+import { describeError, errorKind } from '../../../core/errors.ts'
 import type { Result } from '../../../core/result.ts'
 import type { TryOutOutcome } from '../../../core/run-record.ts'
 import { readRunReply } from '../../../core/run-reply.ts'
@@ -162,13 +162,13 @@ export function tryOutRunRequest(id: string, input: TryOutCommon, pr: number, re
 /**
  * One try-out's runs: each sends one run within the daily budget and waits
  * for it, showing each row heard before the reply; the slot ends with it.
- * Once the budget refuses a run, no later run of the try-out starts: each
- * ends at once with the same words, and `stopped` says them so a try-out
- * reads no more PRs for runs it won't send.
+ * Once the budget refuses a run, or the controller stops, no later run of
+ * the try-out starts: each ends at once with the same words, and `stopped`
+ * says them so a try-out reads no more PRs for runs it won't send.
  */
 export type RunAsker = {
   (slot: Slot, request: RunRequest): Promise<Ending>
-  /** The ending every later run gets once the budget stopped the try-out; null while runs may start. */
+  /** The ending every later run gets once the budget or the drain stopped the try-out; null while runs may start. */
   stopped(): Ending | null
 }
 
@@ -177,11 +177,21 @@ export type RunAskerDeps = {
   exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
   /** The daily budget's ledger; none: no budget. */
   spend?: Pick<SpendLedger, 'reserve'>
+  /**
+   * Once aborted (the controller stopping), a run in hand stops waiting (its
+   * cancel goes to the classifier) and none is sent or reserved; its reason
+   * is the detail, and the try-out's later runs end with it.
+   */
+  signal?: AbortSignal
 }
 
 /** A fresh asker for one try-out. */
 export function createRunAsker(deps: RunAskerDeps): RunAsker {
   let stop: Ending | null = null
+  const stopped = (): Ending | null => {
+    if (stop !== null || deps.signal?.aborted !== true) return stop
+    return failed(describeError(deps.signal.reason))
+  }
   const ask = async (slot: Slot, request: RunRequest): Promise<Ending> => {
     if (stop !== null) {
       endSlot(slot, stop)
@@ -192,6 +202,7 @@ export function createRunAsker(deps: RunAskerDeps): RunAsker {
     let listening = true
     const answer = await sendBudgetedRun(deps, request, {
       ...deps.exchange,
+      ...(deps.signal === undefined ? {} : { signal: deps.signal }),
       onRow(row) {
         // A row can cross the reply (they travel on different subjects): once the reply is in, it counts.
         if (!listening) return
@@ -210,7 +221,7 @@ export function createRunAsker(deps: RunAskerDeps): RunAsker {
     endSlot(slot, ending)
     return ending
   }
-  return Object.assign(ask, { stopped: () => stop })
+  return Object.assign(ask, { stopped })
 }
 
 /** Ends `slots` as not asked: with the budget's stop when the try-out has one, else `detail`. */

@@ -86,6 +86,13 @@ export type TryOuts = {
   get(id: string): TryOutView | null
   /** Resolves once no try-out is running or being recorded (tests, shutdown). */
   idle(): Promise<void>
+  /**
+   * Stops every try-out in hand (the controller is stopping; they would be
+   * dropped with the process): each run still waiting stops, which cancels
+   * it at the classifier, no further run is sent, and each ends `failed`
+   * with `reason`'s message. Try-outs started later are stopped at once.
+   */
+  stop(reason: Error): void
   /** How many results are held (expired ones pruned first). */
   size(): number
 }
@@ -98,8 +105,9 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
     maxKept: deps.maxKept ?? TRY_OUTS_KEPT_MAX,
     maxRunning: deps.maxRunning ?? TRY_OUTS_RUNNING_MAX,
   })
-  // One asker per try-out: the budget's stop belongs to the try-out it stopped.
-  const newAsker = () => createRunAsker(deps)
+  const stopping = new AbortController()
+  // One asker per try-out: the budget's stop belongs to the try-out it stopped; the drain's stops them all.
+  const newAsker = () => createRunAsker({ ...deps, signal: stopping.signal })
   // Every new try-out, of any kind, and the POST's question before its forge reads pass here.
   const checkRoom = () => {
     deps.admit?.()
@@ -161,6 +169,9 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
     checkRoom,
     get: (id) => results.get(id),
     idle: () => results.idle(),
+    stop(reason) {
+      stopping.abort(reason)
+    },
     size: () => results.size(),
   } satisfies TryOuts
 }

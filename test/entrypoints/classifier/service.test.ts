@@ -85,9 +85,9 @@ describe('createClassifier', () => {
     expect(claude.calls).toHaveLength(3)
   })
 
-  it('sends the runtime the same shared context for every question, the key, model, effort and deadline', async () => {
+  it('sends the runtime the same shared context for every question, the key, model, effort, output cap and deadline', async () => {
     const { handle, claude } = setup(() => answered(MATCH), { timeoutMs: 1234 })
-    await handle({ classifications: rules(3), model: 'sonnet', effort: 'high' })
+    await handle({ classifications: rules(3), model: 'sonnet', effort: 'high', max_output_tokens: 2048 })
     const contexts = new Set(claude.calls.map((c) => c.context))
     expect(contexts.size).toBe(1)
     expect(new Set(claude.calls.map((c) => c.question)).size).toBe(3)
@@ -96,6 +96,7 @@ describe('createClassifier', () => {
         apiKey: API_KEY,
         model: 'sonnet',
         effort: 'high',
+        maxOutputTokens: 2048,
         deadlineMs: 1234,
         labels: { repo: 'acme/widgets', pr: 42 },
       })

@@ -17,7 +17,7 @@ import { createMemorySecretStore } from '../../../adapters/memory/secret-store.t
 import { ok } from '../../../core/result.ts'
 import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
 import type { Classification } from '../../../core/types.ts'
-import { createClassifier } from '../../../entrypoints/classifier/service.ts'
+import { CANCELLED_REASON, createClassifier } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
 import { sendBudgetedRun } from '../../../entrypoints/controller/usecases/budgeted-run.ts'
 import { createSpendLedger } from '../../../entrypoints/controller/usecases/spend-ledger.ts'
@@ -105,5 +105,24 @@ describe('the classifier’s own ledger writes', () => {
     const view = await ledger.view()
     expect(view.spent_usd).toBe(0.4)
     expect(view.estimated_usd).toBe(0)
+  })
+
+  it('records a cancelled run’s sessions before its cancelled reply, which keeps its cost fields', async () => {
+    const { classifier, claude, ledger } = await aWorld((_input, call) => (call === 1 ? priced(0.25) : hang()), 600_000)
+    const request = aRunRequest({ id: 'run-cancelled', classifications: rules(2) })
+    // Reserved as the controller does, so the recorded costs count against it.
+    const budget = await ledger.reserve(request)
+    expect(budget.kind).toBe('granted')
+    const replying = classifier.handle(JSON.stringify(request))
+    await waitFor(() => claude.calls.length === 2, 'both sessions to be asked')
+    classifier.cancel('run-cancelled')
+    const reply = await replying
+    expect(reply).toMatchObject({ id: 'run-cancelled', ok: false, error: CANCELLED_REASON })
+    const view = await ledger.view()
+    // The answered session's figure, and the cancelled one at its input tokens, marked estimated.
+    expect(view.estimated_usd).toBeGreaterThan(0)
+    expect(view.spent_usd).toBeCloseTo(0.25 + view.estimated_usd, 12)
+    expect(reply.cost_usd).toBeCloseTo(view.spent_usd, 12)
+    expect(reply.cost_recorded_usd).toBeCloseTo(view.spent_usd, 12)
   })
 })

@@ -1,8 +1,9 @@
 /**
  * The rules-change report through the review pipeline: its runs hold no
  * review place (a review requested while one runs starts at once), one
- * report per commit at a time, and the drain stops a report, which posts
- * what it had. The classifier holds the labelled PRs' runs until a test lets
+ * report per commit at a time, and the drain or its deadline stops a
+ * report, which posts what it had and cancels its run in hand at the
+ * classifier. The classifier holds the labelled PRs' runs until a test lets
  * them go.
  */
 import { describe, expect, it } from 'bun:test'
@@ -29,8 +30,12 @@ const rulesDiff = (pr: number) =>
 
 /** PRs 42 and 43 change the rules; 44 doesn't; 12 is labelled. One review place. Alice may write. */
 function aWorld(): World {
+  return createWorld(aWorldOptions())
+}
+
+function aWorldOptions(): Parameters<typeof createWorld>[0] & object {
   const files = { [RULES_YML_PATH]: TWO_RULES_YAML, [EXAMPLES_YML_PATH]: EXAMPLES }
-  return createWorld({
+  return {
     settings: { max_concurrent_reviews: 1 },
     seed: {
       users: [{ login: 'review-classifier' }, { login: 'alice' }],
@@ -49,21 +54,25 @@ function aWorld(): World {
         }),
       ],
     },
-  })
+  }
 }
 
-/** Answers every review at once; the labelled PR's runs wait for `held` to open. */
-async function serveHolding(world: World): Promise<{ open(): void; reached: Promise<void> }> {
+/** Answers every review at once; the labelled PR's runs wait for `held` to open. `cancelled`: the run cancels heard. */
+async function serveHolding(world: World): Promise<{ open(): void; reached: Promise<void>; cancelled: string[] }> {
   const held = gate()
   const reached = gate()
-  await world.serve(async (request: RunRequest): Promise<RunReply> => {
-    if (request.pr === 12) {
-      reached.open()
-      await held.wait
-    }
-    return approveAll(request)
-  })
-  return { open: held.open, reached: reached.wait }
+  const cancelled: string[] = []
+  await world.serve(
+    async (request: RunRequest): Promise<RunReply> => {
+      if (request.pr === 12) {
+        reached.open()
+        await held.wait
+      }
+      return approveAll(request)
+    },
+    (id) => cancelled.push(id),
+  )
+  return { open: held.open, reached: reached.wait, cancelled }
 }
 
 describe('the rules-change report in the review pipeline', () => {
@@ -108,7 +117,7 @@ describe('the rules-change report in the review pipeline', () => {
     expect(world.requests.filter((request) => request.pr === 12)).toHaveLength(1)
   })
 
-  it('is stopped by the drain, and posts what it had', async () => {
+  it('is stopped by the drain, cancels its run in hand at the classifier, and posts what it had', async () => {
     const world = aWorld()
     const labelled = await serveHolding(world)
     const pipeline = createReviewPipeline(world.deps)
@@ -120,6 +129,24 @@ describe('the rules-change report in the review pipeline', () => {
     expect(posted?.body).toContain(
       'Stopped early: the controller is stopping. 0 of 1 labelled PRs were answered in full',
     )
+    // The labelled PR's run, abandoned, is cancelled like any other run; the review's own was answered.
+    const held = world.requests.filter((request) => request.pr === 12).map((request) => request.id)
+    await until(() => labelled.cancelled.length > 0, 'the report run’s cancel')
+    expect(labelled.cancelled).toEqual(held)
     labelled.open()
+  })
+
+  it('cancels its run in hand at its own deadline, RUN_TIMEOUT_S', async () => {
+    const world = createWorld({ ...aWorldOptions(), runTimeoutMs: 200 })
+    const labelled = await serveHolding(world)
+    const pipeline = createReviewPipeline(world.deps)
+    pipeline.submit(await requestFor(world, { pr: 43 }))
+    await labelled.reached
+    await until(() => world.forge.reviews(REPO, 43).length === 2, 'the stopped report')
+    expect(world.forge.reviews(REPO, 43)[1]?.body).toContain("the report's deadline, passed")
+    await until(() => labelled.cancelled.length > 0, 'the report run’s cancel')
+    expect(labelled.cancelled).toEqual(world.requests.filter((request) => request.pr === 12).map((r) => r.id))
+    labelled.open()
+    await pipeline.idle()
   })
 })
