@@ -108,6 +108,7 @@ async function startBench(): Promise<Bench & { contextBytes: number; contextToke
     runtime: 'api-key',
     model: 'haiku',
     effort: null,
+    max_output_tokens: 1024,
     acp: null,
   }
   const context = buildSharedContext(base)

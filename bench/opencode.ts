@@ -161,6 +161,7 @@ async function startBench(ticks: number): Promise<Bench> {
     model: 'haiku',
     effort: null,
     acp: { base_url: fake.url, model: MODEL, prices: { input: 0.5, output: 2 } },
+    max_output_tokens: 1024,
   }
   const context = buildSharedContext(base)
   let runs = 0

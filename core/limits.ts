@@ -28,3 +28,8 @@ export const WAITING_PLACES = 8
 
 /** A run request's `id`, in characters. */
 export const RUN_ID_MAX_CHARS = 200
+
+/** `max_output_tokens`: the fewest and the most output tokens, thinking included, a model request may ask for, and the default. */
+export const MIN_OUTPUT_TOKENS = 256
+export const MAX_OUTPUT_TOKENS = 8192
+export const DEFAULT_OUTPUT_TOKENS = 1024

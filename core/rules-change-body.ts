@@ -30,13 +30,30 @@ function cell(before: SideCounts | null, after: SideCounts | null, field: keyof 
   return `${side(before)} → ${side(after)}`
 }
 
-/** The report: the PRs it ran, a line per rule (before → after), the rules added and removed, the outcomes that change. */
-export function renderRulesChangeReport(report: RulesChangeReport, examplesChanged: boolean): string {
+/** Why a report stopped before every labelled PR was asked, and how many were answered in full by then. */
+export type ReportStop = { why: string; answered: number }
+
+/**
+ * The report: the PRs it ran, a line per rule (before → after), the rules
+ * added and removed, the outcomes that change; and, when it stopped early
+ * (its deadline, the budget, the controller stopping), a line saying so.
+ */
+export function renderRulesChangeReport(
+  report: RulesChangeReport,
+  examplesChanged: boolean,
+  stopped: ReportStop | null = null,
+): string {
   const what = examplesChanged ? "This PR's rules and examples" : "This PR's rules"
   const lines = [
     REPORT_HEADING,
     '',
-    `${what}, scored against the default branch's on the newest ${report.prs.length} labelled PRs (${report.prs.map(pr).join(', ')}), one answer each, default branch → this PR. The verdict above is the default branch's rules' alone.`,
+    `${what}, scored against the default branch's on the newest ${report.prs.length} labelled PRs (${report.prs.map(pr).join(', ')}), one answer each, default branch → this PR. The review's verdict, posted before this report, is the default branch's rules' alone.`,
+    ...(stopped === null
+      ? []
+      : [
+          '',
+          `Stopped early: ${escapeTableCell(stopped.why)}. ${stopped.answered} of ${report.prs.length} labelled PRs were answered in full; an answer missing counts as no answer.`,
+        ]),
     '',
     '| classification | labelled | agree | disagree | false passes |',
     '| --- | --- | --- | --- | --- |',

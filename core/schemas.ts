@@ -17,7 +17,15 @@
  * they may show.
  */
 import { Type } from '@sinclair/typebox'
-import { MAX_CLASSIFICATIONS, MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS, RUN_ID_MAX_CHARS } from './limits.ts'
+import {
+  DEFAULT_OUTPUT_TOKENS,
+  MAX_CLASSIFICATIONS,
+  MAX_CONCURRENT_REVIEWS,
+  MAX_OUTPUT_TOKENS,
+  MIN_CONCURRENT_REVIEWS,
+  MIN_OUTPUT_TOKENS,
+  RUN_ID_MAX_CHARS,
+} from './limits.ts'
 import { RedactionSchema, RUN_TRIGGERS } from './page-schemas.ts'
 import { ClassificationSchema, literals, nullable, OverallSchema, RecordedRowSchema } from './row-schemas.ts'
 
@@ -65,6 +73,13 @@ export const BudgetSchema = Type.Object({
   daily_usd: Type.Number({ exclusiveMinimum: 0, description: 'USD per UTC day; runs stop starting once reached.' }),
 })
 
+/** `max_output_tokens`: what every model request may put out, thinking included. */
+export const MaxOutputTokensSchema = Type.Integer({
+  minimum: MIN_OUTPUT_TOKENS,
+  maximum: MAX_OUTPUT_TOKENS,
+  description: `The most output tokens, thinking included, any one model request may ask for; default ${DEFAULT_OUTPUT_TOKENS}.`,
+})
+
 /** The swarm-wide settings document (KV bucket `review-classifier-settings`, key `all`). */
 export const SettingsSchema = Type.Object(
   {
@@ -85,6 +100,7 @@ export const SettingsSchema = Type.Object(
     rules_change_report: Type.Boolean({
       description: 'Whether a review of a PR that changes the rules or the examples gets the rules-change report.',
     }),
+    max_output_tokens: MaxOutputTokensSchema,
   },
   { description: 'The swarm-wide review classifier settings.' },
 )
@@ -116,6 +132,17 @@ export const RunRequestSchema = Type.Object({
   model: Type.Optional(Type.String()),
   effort: Type.Optional(nullable(EffortSchema)),
   acp: Type.Optional(nullable(AcpProviderSchema)),
+  max_output_tokens: Type.Optional(MaxOutputTokensSchema),
+})
+
+/**
+ * Controller → every classifier, on `<SWARM>.review-classifier.cancel`: the
+ * controller stopped waiting for the run with this id (its deadline, a
+ * silent classifier, the drain, a try-out dropped), so whichever classifier
+ * holds it ends its model processes.
+ */
+export const RunCancelSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: RUN_ID_MAX_CHARS, description: 'The run request id to stop.' }),
 })
 
 /** Classifier → controller: the run's rows and overall verdict, or why it failed as a whole. */
@@ -133,12 +160,29 @@ export const RunReplySchema = Type.Object({
         "What the run's classifications cost as the budget counts it; absent from a classifier older than the budget.",
     }),
   ),
+  cost_recorded_usd: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      description:
+        'The part of cost_usd the classifier wrote to the ledger itself, session by session; the controller adds only the rest. Absent from an older classifier, which wrote none.',
+    }),
+  ),
 })
 
 /** `GET /api/review-classifier/spend`: today's spend (UTC) against the budget, and the days kept, newest first. */
 export const SpendViewSchema = Type.Object({
   day: Type.String({ description: 'Today, UTC, as YYYY-MM-DD.' }),
   spent_usd: Type.Number({ minimum: 0 }),
+  estimated_usd: Type.Number({
+    minimum: 0,
+    description:
+      'The part of spent_usd that is estimated: sessions with no cost figure (stopped at their deadline, failed), at their input tokens at the input price.',
+  }),
+  reserved_usd: Type.Number({
+    minimum: 0,
+    description:
+      'What the runs under way reserved and have not spent yet; a new run starts only while spent + reserved is under the budget.',
+  }),
   budget_usd: Type.Union([Type.Number(), Type.Null()], { description: 'budget.daily_usd; null: no limit.' }),
   by_repo: Type.Record(Type.String(), Type.Number(), { description: "Today's spend by owner/name." }),
   days: Type.Array(Type.Object({ day: Type.String(), spent_usd: Type.Number({ minimum: 0 }) }), {

@@ -12,6 +12,12 @@ import { MAX_CONCURRENT_REVIEWS, MIN_CONCURRENT_REVIEWS } from './limits.ts'
 import { readRepoRuntimes, repoRuntimesRuleProblems } from './repo-runtimes.ts'
 import { err, ok, type Result } from './result.ts'
 import { RUNTIMES } from './schemas.ts'
+import {
+  OUTPUT_SETTING_DEFAULTS,
+  OUTPUT_SETTING_FIELDS,
+  outputSettingProblems,
+  readOutputSetting,
+} from './settings-output.ts'
 import { REPORT_SETTING_DEFAULTS, REPORT_SETTING_FIELDS, readReportSetting } from './settings-report.ts'
 import { budgetProblems, readBudget } from './spend.ts'
 import { quoteInput } from './text.ts'
@@ -30,6 +36,7 @@ export const DEFAULT_SETTINGS: Settings = {
   repo_runtimes: {},
   budget: null,
   ...REPORT_SETTING_DEFAULTS,
+  ...OUTPUT_SETTING_DEFAULTS,
 }
 
 /** A model's name, `model` and `acp.model`, in characters: real ones are a few dozen. */
@@ -45,6 +52,7 @@ const SETTINGS_FIELDS = [
   'repo_runtimes',
   'budget',
   ...REPORT_SETTING_FIELDS,
+  ...OUTPUT_SETTING_FIELDS,
 ] as const
 const ACP_FIELDS = ['base_url', 'model', 'prices'] as const
 const PRICE_FIELDS = ['input', 'output', 'cache_read', 'cache_write'] as const
@@ -235,7 +243,7 @@ function readSettingsFields(fields: Fields, unknownFields: UnknownFields): Resul
     const budget = readBudget(fields.budget, unknownFields === 'refuse', problems)
     if (budget !== undefined) update.budget = budget
   }
-  Object.assign(update, readReportSetting(fields, problems))
+  Object.assign(update, readReportSetting(fields, problems), readOutputSetting(fields, problems))
   return problems.length > 0 ? err(problems) : ok(update)
 }
 
@@ -295,7 +303,7 @@ export function settingsRuleProblems(settings: Settings): string[] {
       }
     }
   }
-  problems.push(...budgetProblems(settings.budget))
+  problems.push(...budgetProblems(settings.budget), ...outputSettingProblems(settings))
   if (settings.runtime === 'acp' && acp === null) {
     problems.push('runtime "acp" needs a provider: set acp with base_url, model and prices')
   }
@@ -383,5 +391,6 @@ export function settingsForRunRequest(settings: Settings): RunRequestSettings {
     model: settings.model,
     effort: settings.effort,
     acp: acp === null ? null : { base_url: acp.base_url, model: acp.model, prices: { ...acp.prices } },
+    max_output_tokens: settings.max_output_tokens,
   }
 }

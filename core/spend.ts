@@ -16,12 +16,34 @@ export const SPEND_DAYS_KEPT = 31
 const DAY_MS = 86_400_000
 const DAY_KEY = /^\d{4}-\d{2}-\d{2}$/
 
+/**
+ * A run's claim on the day's budget, made before it starts (core/spend-ledger-doc.ts):
+ * what it is estimated to cost, what its sessions have recorded against it
+ * so far, and when it is dropped if nobody settles it (a controller died).
+ */
+export type SpendReservation = {
+  repo: string
+  usd: number
+  spent_usd: number
+  /** Unix seconds, on the clock of whoever made it. */
+  expires_unix: number
+}
+
 /** One day's key and document in the ledger. */
 export type DaySpend = {
   day: string
   spent_usd: number
   /** By `owner/name`. */
   by_repo: Record<string, number>
+  /** The part of `spent_usd` that is an estimate: sessions without a figure, at their input tokens' price. */
+  estimated_usd: number
+  /** By run id: the runs under way that reserved their estimated cost. */
+  reservations: Record<string, SpendReservation>
+}
+
+/** A day with nothing spent or reserved. */
+export function emptyDay(day: string): DaySpend {
+  return { day, spent_usd: 0, by_repo: {}, estimated_usd: 0, reservations: {} }
 }
 
 /** The UTC day of `ms` as the ledger's key, `YYYY-MM-DD`. */
@@ -107,31 +129,56 @@ function validCost(usd: number | null): number | null {
   return usd !== null && Number.isFinite(usd) && usd >= 0 ? usd : null
 }
 
-/** The day's document with `usd` added for `repo`; `current` null starts the day. */
-export function addSpend(current: DaySpend | null, day: string, repo: string, usd: number): DaySpend {
-  const base = current ?? { day, spent_usd: 0, by_repo: {} }
+/** The day's document with `usd` added for `repo` (`estimated`: the figure is an estimate); `current` null starts the day. */
+export function addSpend(
+  current: DaySpend | null,
+  day: string,
+  repo: string,
+  usd: number,
+  estimated = false,
+): DaySpend {
+  const base = current ?? emptyDay(day)
   return {
+    ...base,
     day,
     spent_usd: base.spent_usd + usd,
     by_repo: { ...base.by_repo, [repo]: (base.by_repo[repo] ?? 0) + usd },
+    estimated_usd: base.estimated_usd + (estimated ? usd : 0),
   }
 }
 
 /** A stored day read back; a document that isn't one counts nothing and says why. */
 export function decodeDaySpend(text: string, day: string): { spend: DaySpend; warning: string | null } {
-  const empty = { day, spent_usd: 0, by_repo: {} }
   let raw: unknown
   try {
     raw = JSON.parse(text)
   } catch {
-    return { spend: empty, warning: "the stored day isn't JSON" }
+    return { spend: emptyDay(day), warning: "the stored day isn't JSON" }
   }
   if (!isRecord(raw) || !isAmount(raw.spent_usd) || !isRecord(raw.by_repo)) {
-    return { spend: empty, warning: 'the stored day has no spent_usd and by_repo' }
+    return { spend: emptyDay(day), warning: 'the stored day has no spent_usd and by_repo' }
   }
   const byRepo: Record<string, number> = {}
   for (const [repo, usd] of Object.entries(raw.by_repo)) if (isAmount(usd)) byRepo[repo] = usd
-  return { spend: { day, spent_usd: raw.spent_usd, by_repo: byRepo }, warning: null }
+  // A day an older controller wrote has neither: nothing estimated, nothing reserved.
+  const reservations: Record<string, SpendReservation> = {}
+  if (isRecord(raw.reservations)) {
+    for (const [id, value] of Object.entries(raw.reservations)) {
+      const reservation = decodeReservation(value)
+      if (reservation !== null) reservations[id] = reservation
+    }
+  }
+  const estimated = isAmount(raw.estimated_usd) ? raw.estimated_usd : 0
+  return {
+    spend: { day, spent_usd: raw.spent_usd, by_repo: byRepo, estimated_usd: estimated, reservations },
+    warning: null,
+  }
+}
+
+function decodeReservation(value: unknown): SpendReservation | null {
+  if (!isRecord(value) || typeof value.repo !== 'string') return null
+  if (!isAmount(value.usd) || !isAmount(value.spent_usd) || !isAmount(value.expires_unix)) return null
+  return { repo: value.repo, usd: value.usd, spent_usd: value.spent_usd, expires_unix: value.expires_unix }
 }
 
 function isAmount(value: unknown): value is number {
@@ -140,24 +187,33 @@ function isAmount(value: unknown): value is number {
 
 /**
  * Lower-case sentence for after `**No verdict:** ` (and a try-out's 429),
- * once today's spend has reached the budget; `null` while a run may start.
+ * once today's spend and what the runs under way reserved have reached the
+ * budget; `null` while a run may start.
  */
-export function budgetRefusal(budget: Budget | null, spentUsd: number): string | null {
-  if (budget === null || spentUsd < budget.daily_usd) return null
+export function budgetRefusal(budget: Budget | null, spentUsd: number, reservedUsd = 0): string | null {
+  if (budget === null || spentUsd + reservedUsd < budget.daily_usd) return null
+  const reserved = reservedUsd > 0 ? `, and ${formatUsd(reservedUsd)} reserved by runs under way` : ''
   return (
-    `today's budget of ${formatUsd(budget.daily_usd)} (UTC) is spent (${formatUsd(spentUsd)} so far), so no run starts: ` +
+    `today's budget of ${formatUsd(budget.daily_usd)} (UTC) is spent (${formatUsd(spentUsd)} so far${reserved}), so no run starts: ` +
     'request it again after 00:00 UTC, or an admin raises budget.daily_usd in the settings'
   )
 }
 
-/** The spend route's body from today's document and the kept days' (any order). */
-export function spendView(today: DaySpend, budget: Budget | null, days: readonly DaySpend[]): SpendView {
+/** The spend route's body from today's document, what its runs under way still hold reserved, and the kept days' (any order). */
+export function spendView(
+  today: DaySpend,
+  budget: Budget | null,
+  days: readonly DaySpend[],
+  reservedUsd = 0,
+): SpendView {
   const kept = days
     .filter((d) => d.day <= today.day && !dayIsExpired(d.day, today.day))
     .sort((a, b) => (a.day < b.day ? 1 : -1))
   return {
     day: today.day,
     spent_usd: today.spent_usd,
+    estimated_usd: today.estimated_usd,
+    reserved_usd: reservedUsd,
     budget_usd: budget?.daily_usd ?? null,
     by_repo: { ...today.by_repo },
     days: kept.map((d) => ({ day: d.day, spent_usd: d.spent_usd })),

@@ -29,6 +29,7 @@ import type {
   RepoRuntimeSchema,
   RowErrorSchema,
   RowSchema,
+  RunCancelSchema,
   RunProgressSchema,
   RunReplySchema,
   RunRequestSchema,
@@ -101,12 +102,15 @@ export type CommitMessage = Static<typeof CommitMessageSchema>
 export type RunRequestOnTheWire = Static<typeof RunRequestSchema>
 
 /** The settings a run request carries to the classifier. */
-export type RunRequestSettings = Pick<Settings, 'runtime' | 'model' | 'effort' | 'acp'>
+export type RunRequestSettings = Pick<Settings, 'runtime' | 'model' | 'effort' | 'acp' | 'max_output_tokens'>
 
 /** A run request once decoded: the runtime fields filled in with their defaults. */
 export type RunRequest = Omit<RunRequestOnTheWire, keyof RunRequestSettings> & RunRequestSettings
 
 export type RunReply = Static<typeof RunReplySchema>
+
+/** The controller's word that it stopped waiting for a run. */
+export type RunCancel = Static<typeof RunCancelSchema>
 
 /** What a run's redaction took out (counts and places, never a value), as the reply carries it. */
 export type RedactionSummary = Static<typeof RedactionSchema>

@@ -2,23 +2,24 @@
  * Decoding the run's wire formats (docs/decisions.md, "Wire formats"). Both
  * sides read JSON from another process, maybe of another build: unknown
  * fields are ignored, a missing required field is an error, and the defaults
- * of a split deploy apply (no runtime → `api-key`, no model → `haiku`).
+ * of a split deploy apply (no runtime → `api-key`, no model → `haiku`, no
+ * `max_output_tokens` → 1024).
  */
 import { Type } from '@sinclair/typebox'
 import { decodeWith, isRecord, parseJsonText } from './decode.ts'
 import { err, ok, type Result } from './result.ts'
 import { formatRulesProblems, validateClassifications } from './rules-file.ts'
-import { RunProgressSchema, RunReplySchema, RunRequestSchema } from './schemas.ts'
+import { RunCancelSchema, RunProgressSchema, RunReplySchema, RunRequestSchema } from './schemas.ts'
 import { readSettingsLeniently } from './settings.ts'
-import type { RunProgress, RunReply, RunRequest } from './types.ts'
+import type { RunCancel, RunProgress, RunReply, RunRequest } from './types.ts'
 
 /**
  * The request's shape without the classifications and the runtime fields:
  * those two are checked by the rules file's and the settings' own checks,
  * whose messages name the entry or the field in words a person can act on.
  */
-const RequestEnvelopeSchema = Type.Omit(RunRequestSchema, ['classifications', 'runtime', 'model', 'effort', 'acp'])
-const RUNTIME_FIELDS = ['runtime', 'model', 'effort', 'acp'] as const
+const RUNTIME_FIELDS = ['runtime', 'model', 'effort', 'acp', 'max_output_tokens'] as const
+const RequestEnvelopeSchema = Type.Omit(RunRequestSchema, ['classifications', ...RUNTIME_FIELDS])
 
 /**
  * A run request from the queue, checked as the controller would have built
@@ -44,8 +45,8 @@ export function decodeRunRequest(text: string): Result<RunRequest, string> {
   // The settings' own checks, so a run request's runtime means what a stored document would.
   const settings = readSettingsLeniently(runtimeFields)
   if (!settings.ok) return err(`run request: ${settings.error}`)
-  const { runtime, model, effort, acp } = settings.value
-  return ok({ ...envelope.value, classifications: rules.value, runtime, model, effort, acp })
+  const { runtime, model, effort, acp, max_output_tokens } = settings.value
+  return ok({ ...envelope.value, classifications: rules.value, runtime, model, effort, acp, max_output_tokens })
 }
 
 /** A run reply from the queue; the controller still re-checks the rows against what it sent. */
@@ -60,4 +61,11 @@ export function decodeRunProgress(text: string): Result<RunProgress, string> {
   const json = parseJsonText(text, 'run progress')
   if (!json.ok) return json
   return decodeWith(RunProgressSchema, json.value, 'run progress')
+}
+
+/** A cancel from the queue; one that doesn't decode is the caller's to drop. */
+export function decodeRunCancel(text: string): Result<RunCancel, string> {
+  const json = parseJsonText(text, 'run cancel')
+  if (!json.ok) return json
+  return decodeWith(RunCancelSchema, json.value, 'run cancel')
 }

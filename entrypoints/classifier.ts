@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path'
 import { type ClaudeRuntimeConfig, createClaudeRuntime } from '../adapters/claude/runtime.ts'
 import { ensurePrivateDir } from '../adapters/fs/private-dir.ts'
 import { connectNats } from '../adapters/nats/connection.ts'
+import { createNatsKvBuckets } from '../adapters/nats/kv.ts'
 import { createNatsRunResponder, runSubject } from '../adapters/nats/queue.ts'
 import { createOpencodeRuntime } from '../adapters/opencode/runtime.ts'
 import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
@@ -101,18 +102,7 @@ export async function runClassifier(makeRuntimes: RuntimesFactory = realRuntimes
     { endpoint: config.otlpEndpoint ?? undefined, serviceName: 'review-classifier' },
     { logger },
   )
-  const classifier = createClassifier({
-    runtimes: makeRuntimes(config, instance, logger),
-    secrets: createSecretStore(config.secrets),
-    metrics: metrics.metrics,
-    logger,
-    clock: createSystemClock(),
-    limiter: createSessionLimiter(config.maxSessions),
-    classificationTimeoutMs: config.classificationTimeoutMs,
-    contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
-    acpBaseUrls: config.acpBaseUrls,
-  })
-
+  // Connected before the classifier is built: it writes each session's cost to the ledger on the queue's KV.
   let nats: Awaited<ReturnType<typeof connectNats>>
   try {
     nats = await connectNats({
@@ -127,9 +117,24 @@ export async function runClassifier(makeRuntimes: RuntimesFactory = realRuntimes
     await metrics.shutdown()
     process.exit(1)
   }
+  const classifier = createClassifier({
+    runtimes: makeRuntimes(config, instance, logger),
+    secrets: createSecretStore(config.secrets),
+    metrics: metrics.metrics,
+    logger,
+    clock: createSystemClock(),
+    limiter: createSessionLimiter(config.maxSessions),
+    classificationTimeoutMs: config.classificationTimeoutMs,
+    contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
+    acpBaseUrls: config.acpBaseUrls,
+    buckets: createNatsKvBuckets(nats),
+  })
+
   const subject = runSubject(config.swarm)
-  const subscription = await createNatsRunResponder(nats, { subject }, { logger }).serve((text, tell) =>
-    classifier.handle(text, tell),
+  // Every classifier hears every cancel: the run it names may be in any one's hands.
+  const subscription = await createNatsRunResponder(nats, { subject }, { logger }).serve(
+    (text, tell) => classifier.handle(text, tell),
+    (id) => classifier.cancel(id),
   )
   logger.info('review classifier listening', {
     subject,

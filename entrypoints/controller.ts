@@ -19,6 +19,7 @@ import { createJsonLogger } from '../adapters/system/logger.ts'
 import { CONTROLLER_TOKEN_SECRET } from '../core/service-account.ts'
 import { parseControllerConfig } from './config.ts'
 import { createSecretStore } from './configured-secret-store.ts'
+import { serveController } from './controller/http/server.ts'
 import { WEBHOOK_BODY_MAX_BYTES } from './controller/http/webhook.ts'
 import { createController } from './controller/service.ts'
 
@@ -47,7 +48,8 @@ async function main(): Promise<void> {
             webUrl: config.forgeUrl,
             noreplyDomain: config.noreplyDomain,
           },
-    queue,
+    // Its link is also the watch a review waits on when it can't reach the queue.
+    queue: { link: queue.link, runQueue: queue.runQueue, buckets: queue.buckets, watch: queue.link },
     secrets,
     clock: createSystemClock(),
     ids: createRandomIds(),
@@ -59,18 +61,19 @@ async function main(): Promise<void> {
     metrics: metrics.metrics,
   })
 
-  // Bun's own body limit sits just above the webhook's, so an oversized
-  // delivery reaches the route and gets its 413 problem+json. `HOST` is
-  // loopback unless a deploy says otherwise: whoever reaches this port may
-  // name any Remote-User (docs/decisions.md, "Who may call the controller").
-  const server = controller.app.listen({
-    port: config.port,
+  // The listener checks each request target as the client wrote it before any route (server.ts). Its body
+  // limit sits just above the webhook's, so an oversized delivery reaches the route and gets its 413
+  // problem+json. `HOST` is loopback unless a deploy says otherwise: whoever reaches this port may name any
+  // Remote-User (docs/decisions.md, "Who may call the controller").
+  const server = await serveController((request) => controller.app.handle(request), {
     hostname: config.host,
-    maxRequestBodySize: WEBHOOK_BODY_MAX_BYTES + 1024 * 1024,
+    port: config.port,
+    maxBodyBytes: WEBHOOK_BODY_MAX_BYTES + 1024 * 1024,
+    logger,
   })
   logger.info('controller listening', {
     host: config.host,
-    port: server.server?.port,
+    port: server.port,
     allowed_hosts: config.allowedHosts?.join(',') ?? 'any',
     forge: config.forgeUrl ?? 'not configured',
     webhook_secret: config.webhookSecret === null ? 'not set' : 'set',

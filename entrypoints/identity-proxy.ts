@@ -64,6 +64,22 @@ function problem(status: number, title: string, detail: string): Response {
   })
 }
 
+/**
+ * The controller's URL for what the browser asked, or null when it would go
+ * anywhere else. The path is joined to the target's origin as text, never
+ * resolved against it: resolved, `//127.0.0.2:9999/x` is another host's
+ * address, and the proxy would carry `Remote-User` there.
+ */
+export function upstreamUrl(target: URL, incoming: URL): URL | null {
+  let upstream: URL
+  try {
+    upstream = new URL(`${target.origin}${incoming.pathname}${incoming.search}`)
+  } catch {
+    return null
+  }
+  return upstream.origin === target.origin ? upstream : null
+}
+
 export function startIdentityProxy(options: IdentityProxyOptions): IdentityProxy {
   const target = new URL(options.target)
   const hostname = options.hostname ?? '127.0.0.1'
@@ -91,7 +107,10 @@ export function startIdentityProxy(options: IdentityProxyOptions): IdentityProxy
         )
       }
       const incoming = new URL(request.url)
-      const upstream = new URL(`${incoming.pathname}${incoming.search}`, target)
+      const upstream = upstreamUrl(target, incoming)
+      if (upstream === null) {
+        return problem(400, 'Bad Request', `this proxy forwards only to the controller at ${target.origin}`)
+      }
       const headers = new Headers(request.headers)
       for (const name of DROPPED_REQUEST_HEADERS) headers.delete(name)
       headers.set('remote-user', options.user)

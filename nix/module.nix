@@ -27,6 +27,18 @@ let
   stateDir = "/var/lib/${name}";
   defaultSecretsDir = "${stateDir}/secrets";
   secretsInStateDir = cfg.bao.address == null && cfg.secretsDir == defaultSecretsDir;
+  # As entrypoints/config.ts reads HOST: 127.0.0.0/8, ::1 (bracketed or not) or localhost.
+  isLoopbackHost =
+    host:
+    let
+      bare = lib.removeSuffix "]" (lib.removePrefix "[" (lib.toLower host));
+    in
+    bare == "localhost" || bare == "::1" || lib.hasPrefix "127." bare;
+  loopbackNames = [
+    "127.0.0.1"
+    "localhost"
+    "[::1]"
+  ];
 
   natsUnit = optional cfg.nats.local.enable "nats.service";
 
@@ -257,12 +269,17 @@ in
       };
       allowedHosts = mkOption {
         type = types.listOf types.str;
-        default = [ ];
+        default = if isLoopbackHost cfg.controller.host then loopbackNames else [ ];
+        defaultText = lib.literalExpression ''if <controller.host is a loopback address> then [ "127.0.0.1" "localhost" "[::1]" ] else [ ]'';
         example = [ "review.example.org" ];
         description = ''
           ALLOWED_HOSTS: the host names (no ports) a request's Host may name; any other
           gets a 421. Empty: any Host. List every name the controller is reached by:
-          the gateway's upstream Host, the forge's webhook URL, health checks.
+          the gateway's upstream Host, the forge's webhook URL, health checks. On a
+          loopback `host` the default is the loopback names, as the launcher sets them,
+          so a web page whose DNS name is rebound to 127.0.0.1 gets nothing; a gateway
+          on this machine that passes the browser's Host through (Caddy does by default)
+          must have that name listed here too, or send the upstream's own address.
         '';
       };
       openFirewall = mkOption {

@@ -119,6 +119,9 @@ export type PushedCommit = {
   commitSha: string
 }
 
+/** A user's effective access to a repo, as the forge ranks it (docs/forgejo.md §3.15). */
+export type RepoPermission = 'none' | 'read' | 'write' | 'admin' | 'owner'
+
 export type ForgeUser = {
   login: string
   /** `''` when the account has none. */
@@ -185,6 +188,12 @@ export type ForgeReader = {
   listRecentPulls(repo: RepoRef, count: number): Promise<ForgePullRequest[]>
   /** An account by login, or `null` when the forge has none. */
   getUser(login: string): Promise<ForgeUser | null>
+  /**
+   * `login`'s effective access to the repo (collaborator rows, teams, owner
+   * and site admin all counted): `none` to `owner`. `not_found` for an
+   * unknown repo or user. A value the forge adds later reads as `none`.
+   */
+  getRepoPermission(repo: RepoRef, login: string): Promise<RepoPermission>
 }
 
 /** What the controller does as site admin to provision the service account. */

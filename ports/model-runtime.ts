@@ -30,6 +30,8 @@ export type SessionSpec = {
   model: string
   /** `null` runs at the runtime's own default. */
   effort: Effort | null
+  /** The most output tokens, thinking included, the session's model request may ask for (the settings' `max_output_tokens`). */
+  maxOutputTokens: number
   /** The ACP runtime's provider; the API key runtime ignores it. */
   acp: AcpProvider | null
   /** The runtime's key (the subscription runtime's OAuth token), from the secret store; never logged, never in a failure's detail. */

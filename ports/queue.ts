@@ -17,6 +17,17 @@ export type QueueLink = {
   connected(): boolean
 }
 
+/** The connection to the queue, for what waits for it to come (back). */
+export type QueueWatch = QueueLink & {
+  /**
+   * Resolves `true` once connected: at once when it is, else on the
+   * connection's own event (its first connect, a reconnect), never by
+   * polling; `false` when `signal` aborts first or the connection closes
+   * for good.
+   */
+  untilConnected(signal?: AbortSignal): Promise<boolean>
+}
+
 export type RunRequestOptions = {
   /**
    * Hears what the classifier says of the run while it works on it (taken,
@@ -24,7 +35,10 @@ export type RunRequestOptions = {
    * doesn't decode is dropped. A classifier older than this says nothing.
    */
   onProgress?: (event: RunProgress) => void
-  /** Stops waiting for the reply at once; the request then rejects with the signal's reason. */
+  /**
+   * Stops waiting for the reply at once; the request then rejects with the
+   * signal's reason, and the classifiers are told to cancel the run.
+   */
   signal?: AbortSignal
 }
 
@@ -36,6 +50,12 @@ export type RunQueue = {
    * "classifier not running" when no classifier listens (answered at once,
    * not waited out), or when the queue isn't connected; `timeout` when no
    * reply came in time.
+   *
+   * Whenever it stops waiting without a reply, at `timeoutMs` or at the
+   * signal's abort, it tells every classifier to cancel the run (by its
+   * `id`), since whichever holds it would otherwise go on paying for a
+   * reply nobody reads. The cancel is sent once the queue is connected, if
+   * it isn't then, and never delays the rejection.
    */
   request(request: RunRequest, timeoutMs: number, options?: RunRequestOptions): Promise<string>
 }
@@ -71,6 +91,9 @@ export type RunSubscription = {
   drain(): Promise<void>
 }
 
+/** Told the id of a run whose requester stopped waiting for it; it never throws. */
+export type RunCancelListener = (id: string) => void
+
 /** The classifier's side. */
 export type RunResponder = {
   /**
@@ -81,6 +104,11 @@ export type RunResponder = {
    * `taken` until its reply a heartbeat goes out at a fixed interval, so a
    * requester learns soon when a classifier died with the run in hand.
    * `unavailable` when the queue isn't connected.
+   *
+   * `onCancel` hears every cancel a requester sends, for any run: every
+   * member hears each one (not a queue group), since the run may be on any
+   * of them, and a member ignores the ids it doesn't hold. It keeps hearing
+   * them until the drain has let the runs in hand finish.
    */
-  serve(handler: RunHandler): Promise<RunSubscription>
+  serve(handler: RunHandler, onCancel?: RunCancelListener): Promise<RunSubscription>
 }

@@ -80,6 +80,25 @@ export const CREDENTIAL_VARIABLE = {
   'oauth-token': 'CLAUDE_CODE_OAUTH_TOKEN',
 } as const satisfies Record<ClaudeCredential, string>
 
+/** The API's least thinking budget: a smaller one is refused, so thinking is off below it. */
+export const MIN_THINKING_BUDGET_TOKENS = 1024
+/** What the thinking budget leaves of the output cap for the answer: a JSON object of about 150 tokens. */
+export const ANSWER_ROOM_TOKENS = 512
+
+/**
+ * The thinking budget under an output cap of `maxOutputTokens`
+ * (`MAX_THINKING_TOKENS`): the cap less room for the answer, or 0 (thinking
+ * off) when that is under the API's least budget. Left to itself the CLI
+ * thinks up to 31,999 tokens on haiku 4.5, and under a cap it sets the
+ * budget to the cap itself, which the API refuses (the budget must be less
+ * than `max_tokens`). Models with adaptive thinking ignore it: their
+ * thinking counts toward `max_tokens`, which the cap sets.
+ */
+export function thinkingBudgetTokens(maxOutputTokens: number): number {
+  const budget = maxOutputTokens - ANSWER_ROOM_TOKENS
+  return budget >= MIN_THINKING_BUDGET_TOKENS ? budget : 0
+}
+
 export type EnvInput = {
   home: string
   tmpDir: string
@@ -90,6 +109,8 @@ export type EnvInput = {
   labels: { repo: string; pr: number }
   otlpEndpoint?: string | undefined
   maxRetries: number
+  /** The settings' `max_output_tokens`: every request's `max_tokens`, thinking included. */
+  maxOutputTokens: number
 }
 
 export function claudeEnv(input: EnvInput): Record<string, string> {
@@ -101,6 +122,9 @@ export function claudeEnv(input: EnvInput): Record<string, string> {
     // Without it the CLI also calls api.anthropic.com (bootstrap, event logging) and the base URL's /api/hello.
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     CLAUDE_CODE_MAX_RETRIES: String(input.maxRetries),
+    // Every request's max_tokens, the non-streaming retry's included (docs/runtimes.md, "Effort and thinking").
+    CLAUDE_CODE_MAX_OUTPUT_TOKENS: String(input.maxOutputTokens),
+    MAX_THINKING_TOKENS: String(thinkingBudgetTokens(input.maxOutputTokens)),
     OTEL_RESOURCE_ATTRIBUTES: otelResourceAttributes(input.labels),
   }
   for (const name of PASS_ENV_NAMES) {

@@ -168,6 +168,7 @@ export function createClaudeRuntime(config: ClaudeRuntimeConfig, logger: Logger)
             labels: spec.labels,
             otlpEndpoint: config.otlpEndpoint,
             maxRetries,
+            maxOutputTokens: spec.maxOutputTokens,
           }),
           stdin: 'pipe',
           stdout: 'pipe',

@@ -35,6 +35,7 @@ import {
   PullRequestListSchema,
   PullRequestSchema,
   PullReviewSchema,
+  RepoPermissionSchema,
   RepositorySchema,
   SearchResultsSchema,
   UserSchema,
@@ -251,6 +252,16 @@ export function createForgejoClient(http: Http) {
     async getUser(auth: Credentials, login: string) {
       const answer = await callOrAbsent({ method: 'GET', path: `/users/${escapeSegment(login)}`, auth })
       return answer === null ? null : parseBody(UserSchema, answer)
+    },
+
+    /** Effective access, teams and owners counted; 404 for an unknown repo or user (docs/forgejo.md §3.15). */
+    async getRepoPermission(auth: Credentials, repo: RepoRef, login: string) {
+      const answer = await call({
+        method: 'GET',
+        path: `${repoPath(repo)}/collaborators/${escapeSegment(login)}/permission`,
+        auth,
+      })
+      return parseBody(RepoPermissionSchema, answer).permission
     },
 
     async createUser(auth: Credentials, user: CreateUserOptions) {

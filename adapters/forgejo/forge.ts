@@ -33,6 +33,7 @@ import {
   toPostedReview,
   toPullRequest,
   toPullSummary,
+  toRepoPermission,
   toRepoRef,
   toRepository,
   toTokenInfo,
@@ -179,6 +180,9 @@ export function createForgejoForge(config: ForgejoForgeConfig, fetchFn: FetchFn 
     async getUser(login) {
       const user = await client.getUser(await admin(), login)
       return user === null ? null : toUser(user)
+    },
+    async getRepoPermission(repo, login) {
+      return toRepoPermission(await client.getRepoPermission(await admin(), repo, login))
     },
 
     async createUser(user) {

@@ -11,6 +11,7 @@ import type {
   ForgeUser,
   MintedToken,
   PostedReview,
+  RepoPermission,
 } from '../../ports/forge.ts'
 import type { AccessTokenBody, ContentsBody, PullRequestBody, RepositoryBody, UserBody } from './schemas.ts'
 
@@ -76,6 +77,13 @@ export function toUser(body: UserBody): ForgeUser {
     active: body.active,
     prohibitLogin: body.prohibit_login,
   }
+}
+
+const PERMISSIONS = ['none', 'read', 'write', 'admin', 'owner'] as const satisfies readonly RepoPermission[]
+
+/** The forge's permission word; one it adds later grants nothing here until it is known. */
+export function toRepoPermission(permission: string): RepoPermission {
+  return PERMISSIONS.find((known) => known === permission) ?? 'none'
 }
 
 export function toTokenInfo(body: AccessTokenBody): AccessTokenInfo {

@@ -100,6 +100,9 @@ export const AccessTokenSchema = Type.Object({
 export type AccessTokenBody = Static<typeof AccessTokenSchema>
 export const AccessTokenListSchema = Type.Array(AccessTokenSchema)
 
+/** `GET /repos/{o}/{r}/collaborators/{c}/permission` (docs/forgejo.md §3.15): only the permission is read. */
+export const RepoPermissionSchema = Type.Object({ permission: Type.String() })
+
 /** `GET /version`: e.g. `15.0.3+gitea-1.22.0`. */
 export const VersionSchema = Type.Object({ version: Type.String() })
 

@@ -6,10 +6,9 @@
  */
 import { createHash } from 'node:crypto'
 import type { ReviewEvent } from '../../core/types.ts'
-import type { ForgeFile, GitIdentity } from '../../ports/forge.ts'
+import type { ForgeFile, GitIdentity, RepoPermission } from '../../ports/forge.ts'
 
-/** A user's effective access to a repo, as the forge ranks it. */
-export type RepoPermission = 'none' | 'read' | 'write' | 'admin' | 'owner'
+export type { RepoPermission } from '../../ports/forge.ts'
 
 export type SeedUser = {
   login: string

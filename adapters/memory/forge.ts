@@ -17,6 +17,7 @@ import {
   buildState,
   defaultAccountFlags,
   type ForgeSeed,
+  permissionOf,
   pullState,
   type SeedPull,
   type StoredCommit,
@@ -137,6 +138,10 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
       await call()
       const user = state.users.get(login.toLowerCase())
       return user === undefined ? null : toUser(user)
+    },
+    async getRepoPermission(repo, login) {
+      await call()
+      return permissionOf(requireRepo(repo), forge.requireUser(login))
     },
 
     ...createMemoryAccounts(forge),

@@ -3,7 +3,9 @@
  * request goes to exactly one member of the group, no member means "no
  * responders" at once, a missing or late reply is a `timeout`, and both
  * directions travel as JSON text. Progress (taken, heartbeats, rows) reaches
- * the requester as it would over its own subject.
+ * the requester as it would over its own subject. A request that stops
+ * waiting without its reply (timeout, abort) tells every live member to
+ * cancel the run, as the NATS cancel subject does.
  */
 
 import { raceAbort } from '../../core/abort.ts'
@@ -12,6 +14,7 @@ import { HEARTBEAT_INTERVAL_MS } from '../../core/schemas.ts'
 import type { RunProgress, RunReply } from '../../core/types.ts'
 import { decodeRunProgress } from '../../core/wire-decode.ts'
 import type {
+  RunCancelListener,
   RunHandler,
   RunQueue,
   RunRequestOptions,
@@ -41,7 +44,13 @@ export type MemoryQueueConfig = {
   heartbeatMs?: number
 }
 
-type Member = { handler: RunHandler; draining: boolean; dead: boolean; inFlight: Set<Promise<unknown>> }
+type Member = {
+  handler: RunHandler
+  onCancel: RunCancelListener | undefined
+  draining: boolean
+  dead: boolean
+  inFlight: Set<Promise<unknown>>
+}
 
 export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
   const heartbeatMs = config.heartbeatMs ?? HEARTBEAT_INTERVAL_MS
@@ -62,6 +71,29 @@ export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
   function deliver(options: RunRequestOptions | undefined, message: RunProgress): void {
     const decoded = decodeRunProgress(JSON.stringify(message))
     if (decoded.ok) options?.onProgress?.(decoded.value)
+  }
+
+  /** Every live member hears the cancel, as every classifier subscribes to it; a draining one still holds runs. */
+  function cancel(id: string): void {
+    for (const member of members) {
+      if (member.dead) continue
+      try {
+        member.onCancel?.(id)
+      } catch {
+        // The listener's failure is its own.
+      }
+    }
+  }
+
+  /** The id a request's text names, for its cancel; none when it isn't a JSON object with one. */
+  function idIn(text: string): string | null {
+    try {
+      const value: unknown = JSON.parse(text)
+      const id: unknown = typeof value === 'object' && value !== null ? Reflect.get(value, 'id') : undefined
+      return typeof id === 'string' ? id : null
+    } catch {
+      return null
+    }
   }
 
   async function requestRaw(text: string, timeoutMs: number, options?: RunRequestOptions): Promise<string> {
@@ -104,9 +136,18 @@ export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
       )
     })
     // The reply, or the abort signal's reason as soon as it fires; either way the timer and heartbeats stop.
-    return raceAbort(replied, options?.signal).finally(() => {
+    let answered = false
+    return raceAbort(
+      replied.then((reply) => {
+        answered = true
+        return reply
+      }),
+      options?.signal,
+    ).finally(() => {
       clearTimeout(timer)
       clearInterval(heartbeat)
+      const id = idIn(text)
+      if (!answered && id !== null) cancel(id)
     })
   }
 
@@ -115,10 +156,10 @@ export function createMemoryQueue(config: MemoryQueueConfig = {}): MemoryQueue {
       return requestRaw(JSON.stringify(request), timeoutMs, options)
     },
     requestRaw,
-    async serve(handler) {
+    async serve(handler, onCancel) {
       await Promise.resolve()
       if (failure !== null) throw failure
-      const member: Member = { handler, draining: false, dead: false, inFlight: new Set() }
+      const member: Member = { handler, onCancel, draining: false, dead: false, inFlight: new Set() }
       members.push(member)
       return {
         async drain() {

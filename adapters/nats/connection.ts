@@ -53,6 +53,12 @@ export type NatsClient = {
   /** The URL without credentials, for messages. */
   readonly safeUrl: string
   /**
+   * Resolves `true` once connected: at once when it is, else at the next
+   * reconnect (the client's status event, no polling); `false` when the
+   * connection closes for good, `signal` aborts, or `timeoutMs` passes first.
+   */
+  whenConnected(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<boolean>
+  /**
    * Drains (subscriptions finish, pending writes flush), then closes; force-closes after `timeoutMs` (default
    * 5000), e.g. while the server is down.
    */
@@ -165,6 +171,11 @@ export async function connectNats(config: NatsConnectConfig): Promise<NatsClient
   }
   const nc = connection
   let connected = true
+  /** Who waits for the next reconnect: told `true` then, `false` at the close. */
+  const waiters = new Set<(connected: boolean) => void>()
+  const tellWaiters = (value: boolean): void => {
+    for (const waiter of [...waiters]) waiter(value)
+  }
   logger.info('nats connected', { url: safeUrl, server: nc.getServer() })
 
   function onStatus(status: Status): void {
@@ -179,6 +190,7 @@ export async function connectNats(config: NatsConnectConfig): Promise<NatsClient
       case 'reconnect':
         connected = true
         logger.info('nats reconnected', { server: status.server })
+        tellWaiters(true)
         return
       case 'error':
         logger.warn('nats server error', { error: redactNatsUrl(status.error.message) })
@@ -194,6 +206,7 @@ export async function connectNats(config: NatsConnectConfig): Promise<NatsClient
         return
       case 'close':
         connected = false
+        tellWaiters(false)
         return
       default:
         return
@@ -204,14 +217,36 @@ export async function connectNats(config: NatsConnectConfig): Promise<NatsClient
   })()
   void nc.closed().then((error) => {
     connected = false
+    tellWaiters(false)
     if (error instanceof Error) logger.error('nats connection closed', { error: redactNatsUrl(error.message) })
     else logger.info('nats connection closed', { url: safeUrl })
   })
 
+  const isConnected = () => connected && !nc.isClosed() && !nc.isDraining()
+
+  function whenConnected(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<boolean> {
+    if (isConnected()) return Promise.resolve(true)
+    if (nc.isClosed() || options.signal?.aborted) return Promise.resolve(false)
+    return new Promise<boolean>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const settle = (value: boolean): void => {
+        waiters.delete(settle)
+        clearTimeout(timer)
+        options.signal?.removeEventListener('abort', onAbort)
+        resolve(value)
+      }
+      const onAbort = (): void => settle(false)
+      waiters.add(settle)
+      options.signal?.addEventListener('abort', onAbort, { once: true })
+      if (options.timeoutMs !== undefined) timer = setTimeout(() => settle(false), options.timeoutMs)
+    })
+  }
+
   return {
     connection: nc,
     safeUrl,
-    isConnected: () => connected && !nc.isClosed() && !nc.isDraining(),
+    isConnected,
+    whenConnected,
     async close(timeoutMs = 5000) {
       if (nc.isClosed()) return
       let timer: ReturnType<typeof setTimeout> | undefined

@@ -1,21 +1,24 @@
 /**
  * The controller's hold on the swarm queue. The controller serves HTTP from
  * its first second, whether or not NATS is up: until the connection exists,
- * the KV and queue ports fail with `unavailable` (the routes answer 503,
- * reviews post no verdict) and `/readyz` says so; a background loop keeps
- * trying to connect.
+ * the KV and queue ports fail with `unavailable` (the routes answer 503) and
+ * `/readyz` says so; a background loop keeps trying to connect. Its link
+ * is also what a review waits on, for the first connect or a reconnect,
+ * when it can't reach the queue (usecases/queue-reach.ts).
  */
 
+import { raceAbort } from '../../core/abort.ts'
 import { appError } from '../../core/errors.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
-import type { QueueLink, RunQueue } from '../../ports/queue.ts'
+import type { QueueWatch, RunQueue } from '../../ports/queue.ts'
 import { connectNats, type NatsAuth, type NatsClient } from './connection.ts'
 import { createNatsKvBuckets } from './kv.ts'
 import { createNatsRunQueue } from './queue.ts'
 
 export type LazyQueue = {
-  link: QueueLink
+  /** Its state now, and a wait for it to connect (the first time, or again). */
+  link: QueueWatch
   buckets: KvBuckets
   runQueue: RunQueue
   /** Resolves once connected (or stopped). */
@@ -46,7 +49,7 @@ export function connectLazily(config: {
           logger: config.logger,
         })
         buckets = createNatsKvBuckets(client)
-        runQueue = createNatsRunQueue(client, { subject: config.subject })
+        runQueue = createNatsRunQueue(client, { subject: config.subject, logger: config.logger })
         return
       } catch {
         // connectNats logged why; try again.
@@ -57,8 +60,21 @@ export function connectLazily(config: {
 
   const notYet = () => appError('unavailable', 'not connected to the swarm queue yet')
 
+  async function untilConnected(signal?: AbortSignal): Promise<boolean> {
+    if (client === null) {
+      // The first connect: `ready` settles when it succeeds (or the queue is closed).
+      const firstConnect = await raceAbort(
+        ready.then(() => true),
+        signal,
+        () => false,
+      )
+      if (!firstConnect) return false
+    }
+    return client?.whenConnected(signal === undefined ? {} : { signal }) ?? false
+  }
+
   return {
-    link: { connected: () => client?.isConnected() ?? false },
+    link: { connected: () => client?.isConnected() ?? false, untilConnected },
     buckets: {
       async open(bucket) {
         if (buckets === null) throw notYet()

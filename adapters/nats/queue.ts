@@ -21,6 +21,10 @@
  * If the request itself was lost with the server, the requester waits out
  * its timeout (`timeout`); there is no redelivery (docs/decisions.md: core
  * request/reply, not a work queue).
+ *
+ * A requester that stops waiting without a reply (its timeout, its abort
+ * signal) publishes the run's cancel, which every member hears
+ * (run-cancel.ts).
  */
 import type { Msg, Subscription } from '@nats-io/transport-node'
 import { errors } from '@nats-io/transport-node'
@@ -40,6 +44,7 @@ import type {
 } from '../../ports/queue.ts'
 import type { NatsClient } from './connection.ts'
 import { natsErrorToAppError, notConnected } from './errors.ts'
+import { cancelSubject, listenForCancels, publishCancel } from './run-cancel.ts'
 
 /**
  * The run subject under the swarm's prefix (`SWARM`, default `swarm`):
@@ -85,7 +90,11 @@ function payloadTooLarge(what: string, bytes: number, max: number): string {
   return `${what} is ${bytes} bytes, over the NATS server's max_payload of ${max} bytes`
 }
 
-export type NatsRunQueueConfig = { subject: string }
+export type NatsRunQueueConfig = {
+  subject: string
+  /** Where a cancel that couldn't be sent is logged; none: nowhere. */
+  logger?: Logger
+}
 
 /** Hears a run's progress subject until stopped; the subscription is sent before the request, so nothing is missed. */
 function listenToProgress(
@@ -120,6 +129,8 @@ export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfi
       if (max !== null && body.byteLength > max)
         throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max))
       const stopListening = listenToProgress(client, progressSubject(config.subject, request.id), options.onProgress)
+      // From here on the run may be in a classifier's hands: a wait that ends without its reply cancels it.
+      const cancel = () => publishCancel(client, cancelSubject(config.subject), request.id, config.logger)
       try {
         // The reply, or the abort signal's reason as soon as it fires.
         const reply = await raceAbort(
@@ -128,13 +139,18 @@ export function createNatsRunQueue(client: NatsClient, config: NatsRunQueueConfi
         )
         return reply.string()
       } catch (error) {
-        if (options.signal?.aborted && error === options.signal.reason) throw error
+        if (options.signal?.aborted && error === options.signal.reason) {
+          cancel()
+          throw error
+        }
         if (error instanceof errors.RequestError && error.isNoResponders()) {
           throw appError('unavailable', 'classifier not running', error)
         }
         const mapped = natsErrorToAppError(error, action)
-        if (mapped.code === 'timeout')
+        if (mapped.code === 'timeout') {
+          cancel()
           throw appError('timeout', `no reply to the run request within ${timeoutMs} ms`, error)
+        }
         if (mapped.code === 'invalid' && max !== null)
           throw appError('invalid', payloadTooLarge('the run request', body.byteLength, max), error)
         throw mapped
@@ -178,13 +194,9 @@ export function createNatsRunResponder(
     }
   }
 
-  async function waitForConnection(): Promise<boolean> {
-    const deadline = Date.now() + replyReconnectWaitMs
-    while (!client.isConnected()) {
-      if (client.connection.isClosed() || Date.now() > deadline) return false
-      await Bun.sleep(100)
-    }
-    return true
+  /** Connected now, or at the reconnect's status event, within the bound. */
+  function waitForConnection(): Promise<boolean> {
+    return client.whenConnected({ timeoutMs: replyReconnectWaitMs })
   }
 
   /** The reply's bytes, or an `ok: false` stand-in when the real one would not fit a message. */
@@ -241,12 +253,17 @@ export function createNatsRunResponder(
   }
 
   return {
-    async serve(handler) {
+    async serve(handler, onCancel) {
       const action = `serving ${config.subject}`
       if (!client.isConnected()) throw notConnected(action)
       const inFlight = new Set<Promise<void>>()
       let subscription: Subscription
+      // Every member hears every cancel, first, so none arrives for a run it took before it listens.
+      let cancels: Subscription | null = null
       try {
+        if (onCancel !== undefined) {
+          cancels = listenForCancels(client, cancelSubject(config.subject), onCancel, logger)
+        }
         subscription = client.connection.subscribe(config.subject, {
           queue,
           callback(error, msg) {
@@ -260,6 +277,7 @@ export function createNatsRunResponder(
           },
         })
       } catch (error) {
+        cancels?.unsubscribe()
         throw natsErrorToAppError(error, action)
       }
       try {
@@ -267,6 +285,7 @@ export function createNatsRunResponder(
         await client.connection.flush()
       } catch (error) {
         subscription.unsubscribe()
+        cancels?.unsubscribe()
         throw natsErrorToAppError(error, action)
       }
       logger.info('serving runs', { subject: config.subject, queue })
@@ -281,6 +300,8 @@ export function createNatsRunResponder(
             })
           }
           while (inFlight.size > 0) await Promise.allSettled([...inFlight])
+          // The runs in hand heard their cancels until they answered.
+          cancels?.unsubscribe()
           // The replies were only queued by respond(); flush so they have left before we report drained.
           if (client.isConnected()) await client.connection.flush().catch(() => undefined)
           logger.info('stopped serving runs', { subject: config.subject, queue })

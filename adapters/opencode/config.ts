@@ -90,6 +90,8 @@ export type OpencodeConfigInput = {
   model: string
   system: string
   effort: Effort | null
+  /** The settings' `max_output_tokens`: the model's `limit.output`, which opencode sends as `max_tokens`. */
+  maxOutputTokens: number
 }
 
 /** The model as opencode's ACP `session/new` reports it: provider ID, slash, model ID. */
@@ -104,10 +106,13 @@ export function qualifiedModel(model: string): string {
  * prompt would go out instead); the title agent is off, or the PR would be
  * sent twice. The agent carries no `permission`: one would be merged over
  * `OPENCODE_PERMISSION` and offer tools again. An effort is the model's only
- * variant, as the first variant is the one opencode sends.
+ * variant, as the first variant is the one opencode sends. `limit.output`
+ * caps every request's `max_tokens` at the settings' `max_output_tokens`.
  */
 export function opencodeConfig(input: OpencodeConfigInput): Record<string, unknown> {
-  const model: Record<string, unknown> = { name: input.model }
+  // Without `limit` opencode asks for 32,000 output tokens. `context` must be given with it; 0 is opencode's
+  // "unknown", which turns off its compaction check (an extra summarising request past a context bound).
+  const model: Record<string, unknown> = { name: input.model, limit: { context: 0, output: input.maxOutputTokens } }
   if (input.effort !== null) model.variants = { [input.effort]: { reasoningEffort: REASONING_EFFORT[input.effort] } }
   return {
     // Without it opencode rewrites the file to add it.

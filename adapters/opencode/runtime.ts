@@ -102,6 +102,7 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
             model: spec.model,
             system: spec.system,
             effort: spec.effort,
+            maxOutputTokens: spec.maxOutputTokens,
           }),
           apiKey: spec.apiKey,
           ...(config.records === undefined ? {} : { records: config.records }),
@@ -170,7 +171,7 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
       err({ kind, detail: shortDetail(detail, secrets) })
     const acp = spec.acp
     if (acp === null) return failing(fail('runtime', 'the ACP runtime needs a provider (acp) in the request'))
-    if (spec.signal?.aborted === true) return failing(fail('runtime', 'cancelled: the classifier is shutting down'))
+    if (spec.signal?.aborted === true) return failing(fail('runtime', 'cancelled'))
 
     let asked = false
     let closed = false
@@ -238,7 +239,7 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
         reason.kind === 'deadline'
           ? fail('timeout', `no answer within ${question.deadlineMs} ms`)
           : reason.kind === 'aborted'
-            ? fail('runtime', 'cancelled: the classifier is shutting down')
+            ? fail('runtime', 'cancelled')
             : fail('runtime', 'the session was closed')
       try {
         let made = await Promise.race([ahead, stopped])

@@ -98,6 +98,7 @@ export const BASE: Omit<RunRequest, 'id' | 'classifications'> = {
   runtime: 'api-key',
   model: 'haiku',
   effort: null,
+  max_output_tokens: 1024,
   acp: null,
 }
 export const CONTEXT = buildSharedContext(BASE)

@@ -120,6 +120,7 @@ export async function bareCliMs(baseUrl: string, context: string, question: stri
         passEnv: { ANTHROPIC_BASE_URL: baseUrl },
         labels: { repo: 'acme/ledger', pr: 314 },
         maxRetries: DEFAULT_MAX_RETRIES,
+        maxOutputTokens: 1024,
       }),
       stdin: 'pipe',
       stdout: 'pipe',

@@ -2,21 +2,27 @@
  * One question of a run: its prompt asked on a session the run holds, the
  * answer parsed strictly, and the row told as soon as it ends. The ACP
  * runtime's spend is counted for each answer it reports usage for
- * (acp-usage.ts), and every answer's cost toward the daily budget
- * (core/spend.ts): one without a figure counts 0, and says so in the log.
+ * (acp-usage.ts), and every session's cost toward the daily budget
+ * (core/spend.ts) is written to the ledger as it ends, whether or not anyone
+ * still waits for the run: one without a figure (stopped at its deadline, a
+ * failed process) is counted at its prompt's input tokens at the input
+ * price (core/spend-estimate.ts), marked estimated, and says so in the log.
  */
 import { type ClassificationResult, rowFromAnswer } from '../../core/aggregate.ts'
 import { parseAnswer } from '../../core/answer.ts'
-import { buildPromptFromContext } from '../../core/prompt.ts'
+import { utf8Length } from '../../core/budget.ts'
+import { buildPromptFromContext, SYSTEM_PROMPT } from '../../core/prompt.ts'
 import { classificationCostUsd } from '../../core/spend.ts'
+import { estimateSessionUsd } from '../../core/spend-estimate.ts'
 import type { Classification, Usage } from '../../core/types.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
 import type { AskOptions, ClassifyResult } from '../../ports/model-runtime.ts'
+import type { SessionCostRecorder } from '../controller/usecases/spend-writes.ts'
 import { recordAcpUsage } from './acp-usage.ts'
 import { endSession, type Held, type RunInHand } from './run-in-hand.ts'
 
-/** Asks `classification` on `held` (null: no session came, the classifier is shutting down) and tells its row. */
+/** Asks `classification` on `held` (null: no session came, the run was stopped first) and tells its row. */
 export type QuestionAsker = (
   run: RunInHand,
   held: Held | null,
@@ -25,9 +31,11 @@ export type QuestionAsker = (
   options?: AskOptions,
 ) => Promise<ClassificationResult>
 
-const SHUTTING_DOWN: ClassificationResult['error'] = {
-  kind: 'runtime',
-  detail: 'cancelled: the classifier is shutting down',
+/** No session came: the run was stopped first (the classifier shutting down, the run cancelled), as its signal says why. */
+function noSession(run: RunInHand): ClassificationResult['error'] {
+  const reason: unknown = run.signal.reason
+  const why = reason instanceof Error ? reason.message : 'the run was stopped'
+  return { kind: 'runtime', detail: `cancelled: ${why}, before this question had a model session` }
 }
 
 export function createQuestionAsker(deps: {
@@ -35,6 +43,8 @@ export function createQuestionAsker(deps: {
   logger: Logger
   /** Each classification's deadline, counted from its session's start. */
   classificationTimeoutMs: number
+  /** Writes each session's cost to the daily budget's ledger; none: nothing is written (the local check). */
+  recordCost?: SessionCostRecorder
 }): QuestionAsker {
   async function askOne(
     run: RunInHand,
@@ -58,7 +68,9 @@ export function createQuestionAsker(deps: {
       const closing = endSession(run, held.session)
       run.closing.add(closing)
     }
-    countSpend(run, classification.name, result.ok ? result.value : null)
+    const promptBytes =
+      utf8Length(SYSTEM_PROMPT) + utf8Length(prompt.blocks[0].text) + utf8Length(prompt.blocks[1].text)
+    countSpend(run, classification.name, result.ok ? result.value : null, promptBytes)
     if (!result.ok) {
       return {
         name: classification.name,
@@ -82,27 +94,45 @@ export function createQuestionAsker(deps: {
     return { name: classification.name, answer: answer.value, error: null, ...(usage ? { usage } : {}) }
   }
 
-  /** Adds the answer's cost to the run's; a classification with no figure (no answer among them) counts 0 and is logged. */
-  function countSpend(run: RunInHand, name: string, answer: { costUsd?: number; usage: Usage | null } | null): void {
+  /**
+   * Adds the session's cost to the run's and writes it to the ledger; a
+   * session with no figure (no answer among them) counts its input tokens at
+   * the input price, marked estimated, and is logged.
+   */
+  function countSpend(
+    run: RunInHand,
+    name: string,
+    answer: { costUsd?: number; usage: Usage | null } | null,
+    promptBytes: number,
+  ): void {
     const { request } = run
-    const usd = answer === null ? null : classificationCostUsd(request.runtime, answer, request.acp)
-    if (usd !== null) {
-      run.spend.usd += usd
-      return
+    const figure = answer === null ? null : classificationCostUsd(request.runtime, answer, request.acp)
+    const usd = figure ?? estimateSessionUsd(request.runtime, request.model, request.acp, promptBytes)
+    if (figure === null) {
+      deps.logger.info('review classifier classification has no cost figure; counted at its input tokens', {
+        id: request.id,
+        repo: request.repo,
+        pr: request.pr,
+        runtime: request.runtime,
+        classification: name,
+        cost_usd: usd,
+      })
     }
-    deps.logger.info('review classifier classification has no cost figure; counted as 0', {
-      id: request.id,
-      repo: request.repo,
-      pr: request.pr,
-      runtime: request.runtime,
-      classification: name,
-    })
+    run.spend.usd += usd
+    const { recordCost } = deps
+    if (recordCost === undefined || !(usd > 0)) return
+    const cost = { id: request.id, repo: request.repo, usd, estimated: figure === null }
+    run.spend.writes.push(
+      recordCost(cost).then((written) => {
+        if (written) run.spend.recordedUsd += usd
+      }),
+    )
   }
 
   return async (run, held, classification, context, options = {}) => {
     const result: ClassificationResult =
       held === null
-        ? { name: classification.name, answer: null, error: SHUTTING_DOWN }
+        ? { name: classification.name, answer: null, error: noSession(run) }
         : await askOne(run, held, classification, context, options)
     run.tell({
       kind: 'row',

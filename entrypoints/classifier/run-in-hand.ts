@@ -21,9 +21,16 @@ export type RunInHand = {
   opened: Map<ModelSession, Place>
   /** Sessions being closed in the background once answered; the run waits for them before it ends. */
   closing: Set<Promise<void>>
-  /** What the run's classifications cost as the budget counts it (core/spend.ts), for the reply's `cost_usd`. */
-  spend: { usd: number }
+  /** What the run's classifications cost as the budget counts it (core/spend.ts), for the reply. */
+  spend: RunSpend
 }
+
+/**
+ * A run's spend as its questions end: the total for the reply's `cost_usd`,
+ * the part written to the ledger (`cost_recorded_usd`), and the writes still
+ * going, which the reply waits for.
+ */
+export type RunSpend = { usd: number; recordedUsd: number; writes: Promise<void>[] }
 
 /** A session and the place it holds. */
 export type Held = { session: ModelSession; place: Place }

@@ -18,13 +18,15 @@ import { redactionSummary } from '../../core/redaction-report.ts'
 import type { Overall, RedactionSummary, Row, RunReply, RunRequest, Runtime } from '../../core/types.ts'
 import { decodeRunRequest } from '../../core/wire-decode.ts'
 import type { Clock } from '../../ports/clock.ts'
+import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
 import type { ModelRuntime } from '../../ports/model-runtime.ts'
 import type { RunSubscription, RunTell } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
+import { createSessionCostRecorder } from '../controller/usecases/spend-writes.ts'
 import { createQuestionAsker } from './question.ts'
-import { endSession, openNow, type RunInHand } from './run-in-hand.ts'
+import { endSession, openNow, type RunInHand, type RunSpend } from './run-in-hand.ts'
 import { logReply } from './run-log.ts'
 import { readRuntimeKey } from './runtime-key.ts'
 import { classifyAll, type Schedule, type ScheduleDeps } from './schedule.ts'
@@ -41,6 +43,12 @@ export type ClassifierDeps = {
   classificationTimeoutMs: number
   /** The shared context's size budget in bytes. */
   contextBudgetBytes: number
+  /**
+   * The queue's KV buckets: each session's cost is written to the daily
+   * budget's ledger (`review-classifier-spend`) as it ends, whether or not
+   * anyone still waits for the run. None (the local check): nothing is written.
+   */
+  buckets?: KvBuckets
   /** `ACP_BASE_URLS`, normalised (core/acp-base-urls.ts): an ACP run naming another fails before its key is read; null or absent allows any. */
   acpBaseUrls?: readonly string[] | null
   /**
@@ -65,6 +73,12 @@ export type Classifier = {
   /** Stops every session in hand (shutdown past its grace): their rows fail, their runs still answer. */
   abortAll(): void
   /**
+   * The requester stopped waiting for the run with this id (a cancel on the
+   * queue): its sessions end at once, their processes with them, and it
+   * answers as cancelled. An id not in hand is ignored.
+   */
+  cancel(id: string): void
+  /**
    * On SIGTERM: `subscription` takes no new run and lets the runs in hand
    * answer; past `graceMs` (default {@link DRAIN_GRACE_MS}) their sessions
    * are stopped as by `abortAll`, and the runs still answer. Resolves once
@@ -72,6 +86,11 @@ export type Classifier = {
    */
   drain(subscription: RunSubscription, graceMs?: number): Promise<void>
 }
+
+/** Why a cancelled run's sessions are stopped. */
+const CANCELLED_BECAUSE = 'the controller stopped waiting for this run'
+/** A cancelled run's reply error. */
+export const CANCELLED_REASON = `cancelled: ${CANCELLED_BECAUSE}`
 
 function failedReply(id: string, error: string, rows: Row[] = [], redaction?: RedactionSummary): RunReply {
   return { id, ok: false, error, rows, overall: 'no-verdict', ...(redaction === undefined ? {} : { redaction }) }
@@ -91,13 +110,20 @@ function idOf(text: string): string {
 export function createClassifier(deps: ClassifierDeps): Classifier {
   const shutdown = new AbortController()
   let runsHandled = 0
+  /** The runs in hand by request id, each with its cancel (two requests may share an id). */
+  const inHandById = new Map<string, Set<AbortController>>()
   const schedule: ScheduleDeps = {
     schedule: deps.schedule ?? 'warm-first',
     limiter: deps.limiter,
-    ask: createQuestionAsker(deps),
+    ask: createQuestionAsker({
+      ...deps,
+      ...(deps.buckets === undefined
+        ? {}
+        : { recordCost: createSessionCostRecorder({ buckets: deps.buckets, clock: deps.clock, logger: deps.logger }) }),
+    }),
   }
 
-  async function run(request: RunRequest, tell: RunTell, spend: { usd: number }): Promise<RunReply> {
+  async function run(request: RunRequest, tell: RunTell, spend: RunSpend, cancelled: AbortSignal): Promise<RunReply> {
     // Where the ACP key would go is checked before the key is even read.
     if (request.runtime === 'acp' && !acpBaseUrlAllowed(deps.acpBaseUrls ?? null, request.acp?.base_url ?? '')) {
       return failedReply(
@@ -115,7 +141,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     runsHandled += 1
     const runKey = `${request.id}#${runsHandled}`
     const stopRun = new AbortController()
-    const signal = AbortSignal.any([shutdown.signal, stopRun.signal])
+    const signal = AbortSignal.any([shutdown.signal, stopRun.signal, cancelled])
     const inHand: RunInHand = {
       request,
       runtime: deps.runtimes[request.runtime],
@@ -124,6 +150,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
         system: SYSTEM_PROMPT,
         model: request.runtime === 'acp' && request.acp !== null ? request.acp.model : request.model,
         effort: request.effort,
+        maxOutputTokens: request.max_output_tokens,
         acp: request.acp,
         apiKey: key.key,
         labels: { repo: request.repo, pr: request.pr },
@@ -187,26 +214,52 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     tell({ kind: 'taken', id: decoded.value.id, total: decoded.value.classifications.length })
     let reply: RunReply
     // Filled in by each question as it ends, so a failed run's reply still carries what its answers cost.
-    const spend = { usd: 0 }
+    const spend: RunSpend = { usd: 0, recordedUsd: 0, writes: [] }
+    // Held from here, before anything is awaited, so a cancel that follows the request finds it.
+    const { id } = decoded.value
+    const cancel = new AbortController()
+    const sameId = inHandById.get(id) ?? new Set<AbortController>()
+    sameId.add(cancel)
+    inHandById.set(id, sameId)
     try {
-      reply = await run(decoded.value, tell, spend)
+      reply = await run(decoded.value, tell, spend, cancel.signal)
     } catch (error) {
       // Nothing above should throw; if it does, the run still gets an answer.
-      deps.logger.error('review classifier run crashed', { id: decoded.value.id, error })
-      reply = failedReply(decoded.value.id, 'the classifier failed unexpectedly; see its log')
+      deps.logger.error('review classifier run crashed', { id, error })
+      reply = failedReply(id, 'the classifier failed unexpectedly; see its log')
+    } finally {
+      sameId.delete(cancel)
+      if (sameId.size === 0) inHandById.delete(id)
     }
-    reply = { ...reply, cost_usd: spend.usd }
+    // Nobody waits for it any more: it says why it stopped, with the rows it got.
+    if (cancel.signal.aborted) reply = failedReply(id, CANCELLED_REASON, reply.rows, reply.redaction)
+    // The ledger has every session's cost before the reply settles the run's
+    // reservation, a cancelled run's too: the provider billed what it asked.
+    await Promise.all(spend.writes)
+    reply = {
+      ...reply,
+      cost_usd: spend.usd,
+      ...(deps.buckets === undefined ? {} : { cost_recorded_usd: spend.recordedUsd }),
+    }
     logReply(deps.logger, decoded.value, reply, deps.clock.nowMs() - startedMs)
     return reply
   }
 
   function abortAll(): void {
-    shutdown.abort(new Error('shutting down'))
+    shutdown.abort(new Error('the classifier is shutting down'))
+  }
+
+  function cancel(id: string): void {
+    const runs = inHandById.get(id)
+    if (runs === undefined) return
+    deps.logger.info('review classifier run cancelled', { id })
+    for (const controller of runs) controller.abort(new Error(CANCELLED_BECAUSE))
   }
 
   return {
     handle,
     abortAll,
+    cancel,
     async drain(subscription, graceMs = DRAIN_GRACE_MS) {
       const grace = setTimeout(abortAll, graceMs)
       try {

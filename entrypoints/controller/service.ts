@@ -16,7 +16,7 @@ import type { Ids } from '../../ports/ids.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
-import type { QueueLink, RunQueue } from '../../ports/queue.ts'
+import type { QueueLink, QueueWatch, RunQueue } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { createControllerApp } from './http/app.ts'
 import { HttpProblem, problemResponse } from './http/problem.ts'
@@ -30,18 +30,32 @@ import { uiRoutes } from './http/routes/ui.ts'
 import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
 import { createOpenPr } from './usecases/open-pr.ts'
 import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/readiness.ts'
-import { createReviewPipeline, type DrainReport, type ReviewPipeline } from './usecases/review-pipeline.ts'
+import {
+  createReviewPipeline,
+  DRAIN_POST_MARGIN_MS,
+  type DrainReport,
+  type ReviewPipeline,
+  settlesWithin,
+} from './usecases/review-pipeline.ts'
+import { RUN_REPLY_MARGIN_MS } from './usecases/run-exchange.ts'
 import { createKvRunStore } from './usecases/run-store.ts'
 import { createServiceAccountProvisioner } from './usecases/service-account.ts'
 import { createKvSettingsStore } from './usecases/settings-store.ts'
-import { createSpendLedger, spendCountingQueue } from './usecases/spend-ledger.ts'
+import { createSpendLedger, RESERVATION_GRACE_MS } from './usecases/spend-ledger.ts'
 import { createTryOuts, type TryOuts } from './usecases/try-outs.ts'
+
+/** A try-out in hand when the controller stops: its runs are cancelled, and it ends failed with this. */
+export const TRY_OUT_STOPPED_REASON =
+  'the controller was stopping (restarted or shut down), so this try-out was stopped and its runs cancelled'
 
 export type ControllerDeps = {
   /** The forge on the controller's own token, with its web root and noreply domain; `null` without `FORGE_URL`. */
   forge: { api: Forge; webUrl: string; noreplyDomain: string } | null
-  /** The swarm queue: its connection state, the run queue and the KV buckets. */
-  queue: { link: QueueLink; runQueue: RunQueue; buckets: KvBuckets }
+  /**
+   * The swarm queue: its connection state, the run queue and the KV buckets;
+   * with `watch`, a review that can't reach it waits for it (up to `RUN_TIMEOUT_S`).
+   */
+  queue: { link: QueueLink; runQueue: RunQueue; buckets: KvBuckets; watch?: QueueWatch }
   secrets: SecretStore
   clock: Clock
   ids: Ids
@@ -76,9 +90,12 @@ export type Controller = {
    * starts; the running reviews get `drainTimeoutMs` to finish, and those
    * still running then post a no-verdict comment; the waiting ones are
    * dropped, each named in the log; a delivery meanwhile gets the stopping
-   * comment. Try-outs in hand are dropped: they post nothing, and their
-   * result lives only in this process. `closeHttp` stops the server once the
-   * reviews are done, and a delivery it let in still gets its comment.
+   * comment. The rules-change reports under way stop at once and post what
+   * they had. Try-outs in hand are stopped: each run still waiting is
+   * cancelled at the classifier, none more is sent, and each ends `failed`
+   * and is recorded within the comments' margin (their result lives only in
+   * this process). `closeHttp` stops the server once the reviews are done,
+   * and a delivery it let in still gets its comment.
    * `null` without a forge (no reviews to drain).
    */
   drain(closeHttp?: () => Promise<unknown>): Promise<DrainReport | null>
@@ -93,10 +110,12 @@ export function createController(deps: ControllerDeps): Controller {
     settings,
     clock,
     logger,
+    // Held while the controller waits for the reply, and a while after for a classifier still ending the run.
+    reservationTtlMs: deps.runTimeoutMs + RUN_REPLY_MARGIN_MS + RESERVATION_GRACE_MS,
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   })
-  // Every run's reply adds its cost to the day's spend before a review or try-out reads it.
-  const runQueue = spendCountingQueue(queue.runQueue, spend, logger)
+  // Every run, of every kind, reserves its cost in the ledger before it starts (budgeted-run.ts).
+  const runQueue = queue.runQueue
   const exchange = { runTimeoutMs: deps.runTimeoutMs }
   const api = forge?.api ?? null
 
@@ -110,6 +129,7 @@ export function createController(deps: ControllerDeps): Controller {
     ids,
     logger,
     exchange,
+    spend,
     admit() {
       if (stopping) throw new HttpProblem(503, 'the controller is stopping (a restart or shutdown): try again shortly')
     },
@@ -132,6 +152,7 @@ export function createController(deps: ControllerDeps): Controller {
           exchange,
           spend,
           ...serviceAccount,
+          ...(queue.watch === undefined ? {} : { queueWatch: queue.watch }),
         })
   const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger, ...serviceAccount })
 
@@ -189,6 +210,8 @@ export function createController(deps: ControllerDeps): Controller {
       schedule?.stop()
       schedule = null
       stopping = true
+      // Dropped with the process anyway: stopped now, each run in hand is cancelled at the classifier.
+      tryOuts.stop(new Error(TRY_OUT_STOPPED_REASON))
       const report =
         pipeline === null
           ? null
@@ -199,6 +222,8 @@ export function createController(deps: ControllerDeps): Controller {
       await closeHttp?.()
       // What came in while the server closed: the pipeline bounds it like the rest of the drain's comments.
       await pipeline?.settle()
+      // The stopped try-outs' records, bounded as the comments are.
+      await settlesWithin(tryOuts.idle(), deps.drainPostMarginMs ?? DRAIN_POST_MARGIN_MS)
       return report
     },
   }

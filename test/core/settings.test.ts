@@ -40,6 +40,7 @@ describe('DEFAULT_SETTINGS', () => {
       repo_runtimes: {},
       budget: null,
       rules_change_report: true,
+      max_output_tokens: 1024,
     })
   })
 })
@@ -220,6 +221,26 @@ describe('applySettingsUpdate', () => {
       mentions: ['acp'],
     },
     {
+      name: 'a max_output_tokens that is not a whole number',
+      body: { max_output_tokens: 1024.5 },
+      mentions: ['max_output_tokens must be a whole number of tokens, not 1024.5'],
+    },
+    {
+      name: 'a max_output_tokens of null',
+      body: { max_output_tokens: null },
+      mentions: ['max_output_tokens must be a whole number of tokens, not null'],
+    },
+    {
+      name: 'a max_output_tokens below 256',
+      body: { max_output_tokens: 255 },
+      mentions: ['max_output_tokens must be 256 to 8192 tokens, not 255'],
+    },
+    {
+      name: 'a max_output_tokens above 8192',
+      body: { max_output_tokens: 8193 },
+      mentions: ['max_output_tokens must be 256 to 8192 tokens, not 8193'],
+    },
+    {
       name: 'a rules_change_report that is not a boolean',
       body: { rules_change_report: 'no' },
       mentions: ['rules_change_report must be true or false, not "no"'],
@@ -303,6 +324,7 @@ describe('applySettingsUpdate', () => {
         acp: anAcp({ prices: { input: 0, output: 0, cache_read: 0, cache_write: 0.5 } }),
         repo_runtimes: { 'acme/*': 'none' },
         rules_change_report: false,
+        max_output_tokens: 2048,
       },
       stored: {
         model: 'claude-haiku-4-5',
@@ -313,6 +335,7 @@ describe('applySettingsUpdate', () => {
         repo_runtimes: { 'acme/*': 'none' },
         budget: null,
         rules_change_report: false,
+        max_output_tokens: 2048,
       },
     },
   ]
@@ -452,19 +475,21 @@ describe('decodeStoredSettingsText', () => {
 })
 
 describe('settingsForRunRequest', () => {
-  it('carries the runtime, model, effort and acp, and not the review limit', () => {
+  it('carries the runtime, model, effort, acp and output cap, and not the review limit', () => {
     const settings = someSettings({
       model: 'sonnet',
       effort: 'high',
       runtime: 'acp',
       acp: anAcp(),
       max_concurrent_reviews: 4,
+      max_output_tokens: 512,
     })
     expect(settingsForRunRequest(settings)).toEqual({
       runtime: 'acp',
       model: 'sonnet',
       effort: 'high',
       acp: anAcp(),
+      max_output_tokens: 512,
     })
   })
 

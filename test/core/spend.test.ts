@@ -85,23 +85,43 @@ describe('the ledger day', () => {
     const one = addSpend(null, '2026-12-01', 'acme/widgets', 0.25)
     const two = addSpend(one, '2026-12-01', 'acme/gears', 0.5)
     expect(decodeDaySpend(JSON.stringify(two), '2026-12-01')).toEqual({
-      spend: { day: '2026-12-01', spent_usd: 0.75, by_repo: { 'acme/widgets': 0.25, 'acme/gears': 0.5 } },
+      spend: {
+        day: '2026-12-01',
+        spent_usd: 0.75,
+        by_repo: { 'acme/widgets': 0.25, 'acme/gears': 0.5 },
+        estimated_usd: 0,
+        reservations: {},
+      },
       warning: null,
+    })
+    // A day an older controller wrote has no estimated part and no reservations; a broken reservation is left out.
+    const older = { day: '2026-12-01', spent_usd: 1, by_repo: {}, reservations: { r1: { usd: 'x' } } }
+    expect(decodeDaySpend(JSON.stringify(older), '2026-12-01').spend).toMatchObject({
+      spent_usd: 1,
+      estimated_usd: 0,
+      reservations: {},
     })
     expect(decodeDaySpend('[]', '2026-12-01')).toMatchObject({ spend: { spent_usd: 0 }, warning: expect.any(String) })
   })
 
   it('lists the kept days newest first', () => {
     const today = addSpend(null, '2026-12-31', 'a/b', 1)
-    const view = spendView(today, { daily_usd: 5 }, [
-      addSpend(null, '2026-12-01', 'a/b', 2),
+    const view = spendView(
       today,
-      addSpend(null, '2026-11-30', 'a/b', 3),
-      addSpend(null, '2026-12-20', 'a/b', 4),
-    ])
+      { daily_usd: 5 },
+      [
+        addSpend(null, '2026-12-01', 'a/b', 2),
+        today,
+        addSpend(null, '2026-11-30', 'a/b', 3),
+        addSpend(null, '2026-12-20', 'a/b', 4),
+      ],
+      0.25,
+    )
     expect(view).toEqual({
       day: '2026-12-31',
       spent_usd: 1,
+      estimated_usd: 0,
+      reserved_usd: 0.25,
       budget_usd: 5,
       by_repo: { 'a/b': 1 },
       days: [

@@ -16,9 +16,15 @@ describe('decodeRunRequest', () => {
   })
 
   it('ignores unknown fields and applies the split-deploy defaults', () => {
-    const { runtime: _r, model: _m, effort: _e, acp: _a, ...old } = aRunRequest()
+    const { runtime: _r, model: _m, effort: _e, acp: _a, max_output_tokens: _t, ...old } = aRunRequest()
     const decoded = decodeRunRequest(JSON.stringify({ ...old, from_the_future: { x: 1 } }))
-    expect(decoded.ok && decoded.value).toMatchObject({ runtime: 'api-key', model: 'haiku', effort: null, acp: null })
+    expect(decoded.ok && decoded.value).toMatchObject({
+      runtime: 'api-key',
+      model: 'haiku',
+      effort: null,
+      acp: null,
+      max_output_tokens: 1024,
+    })
     expect(decoded.ok && 'from_the_future' in decoded.value).toBe(false)
   })
 
@@ -48,6 +54,8 @@ describe('decodeRunRequest', () => {
     ['a model with whitespace', requestWith({ model: 'haiku 4' }), 'model'],
     ['a model that reads as an option', requestWith({ model: '-p' }), 'model'],
     ['an unknown effort', requestWith({ effort: 'extreme' }), 'effort'],
+    ['an output cap over 8192', requestWith({ max_output_tokens: 32000 }), 'max_output_tokens must be 256 to 8192'],
+    ['an output cap as a string', requestWith({ max_output_tokens: '1024' }), 'max_output_tokens'],
     [
       'acp over plain http',
       requestWith({ runtime: 'acp', acp: { base_url: 'http://x', model: 'm', prices: { input: 1, output: 1 } } }),

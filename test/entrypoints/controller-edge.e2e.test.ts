@@ -148,6 +148,28 @@ describe('state-changing requests on the controller process', () => {
     expect(answer.status).toBe(200)
     expect((await storedSettings()).effort).toBe('low')
   })
+
+  it('refuses with 400 a request target that a URL parser would resolve to another route', async () => {
+    await storedSettings()
+    // A gateway routing on the raw prefix sends these down the webhook's unauthenticated path.
+    for (const [method, path, body] of [
+      ['PUT', `/webhook/forge/review-request/../../..${SETTINGS}`, EVIL_ACP],
+      ['PUT', `/webhook/forge/review-request/%2e%2e/%2E%2E/%2e%2e${SETTINGS}`, EVIL_ACP],
+      ['GET', '/webhook/forge/review-request/../../../api/review-classifier/runs', ''],
+      ['GET', '/webhook/forge/review-request/..%2f..%2f..%2fapi/review-classifier/runs', ''],
+    ] as const) {
+      const answer = await rawRequest(guardedPort, {
+        method,
+        path,
+        host: `127.0.0.1:${guardedPort}`,
+        headers: { 'remote-user': 'mallory', 'content-type': 'application/json' },
+        body,
+      })
+      expect([path, answer.status]).toEqual([path, 400])
+      expect(answer.headers['content-type']).toBe('application/problem+json')
+    }
+    expect((await storedSettings()).acp).toBeNull()
+  })
 })
 
 describe("the launcher's identity proxy in front of the controller process", () => {

@@ -6,7 +6,7 @@
  * address (a page whose DNS name is rebound to 127.0.0.1 gets a 421).
  */
 import { afterEach, describe, expect, it } from 'bun:test'
-import { type IdentityProxy, proxyUser, startIdentityProxy } from '../../entrypoints/identity-proxy.ts'
+import { type IdentityProxy, proxyUser, startIdentityProxy, upstreamUrl } from '../../entrypoints/identity-proxy.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import { rawRequest } from '../support/raw-http.ts'
 
@@ -134,6 +134,44 @@ describe('the identity proxy', () => {
       ['ann', `localhost:${port}`],
       ['ann', `[::1]:${port}`],
     ])
+  })
+
+  it('forwards a path that names another host to the controller, never to that host', async () => {
+    const { port } = startBoth('ann')
+    const elsewhere: string[] = []
+    const other = Bun.serve({
+      hostname: '127.0.0.2',
+      port: 0,
+      fetch(request) {
+        elsewhere.push(`${request.url} as ${request.headers.get('remote-user')}`)
+        return new Response('the other host')
+      },
+    })
+    try {
+      for (const path of [
+        `//127.0.0.2:${other.port}/x`,
+        `///127.0.0.2:${other.port}/x`,
+        `/\\127.0.0.2:${other.port}/x`,
+      ]) {
+        const answer = await rawRequest(port, { path, host: `127.0.0.1:${port}` })
+        expect(answer.body).not.toContain('the other host')
+      }
+      expect(elsewhere).toEqual([])
+      // What arrived went to the controller, as a path of its own there.
+      expect(seen.map((s) => [s.path.replace(/^\/+/, '/'), s.user])).toEqual(
+        Array.from({ length: 3 }, () => [`/127.0.0.2:${other.port}/x`, 'ann']),
+      )
+    } finally {
+      await other.stop(true)
+    }
+  })
+
+  it('joins the path to the controller origin and refuses any URL that would leave it', () => {
+    const target = new URL('http://127.0.0.1:8080')
+    const joined = (path: string) => upstreamUrl(target, new URL(`http://127.0.0.1:8081${path}`))?.href ?? null
+    expect(joined('/api/x?y=1')).toBe('http://127.0.0.1:8080/api/x?y=1')
+    expect(joined('//evil.example/x')).toBe('http://127.0.0.1:8080//evil.example/x')
+    expect(joined('/@evil.example/x')).toBe('http://127.0.0.1:8080/@evil.example/x')
   })
 
   it('names UI_USER when set, else the OS user', () => {

@@ -21,6 +21,7 @@ import {
   QUIET,
   RULES_PATH,
   RULES_TEXT,
+  SERVICE_LOGIN,
   SPREAD,
   WIDGETS,
 } from './forge.fixtures.ts'
@@ -199,6 +200,20 @@ export function forgeReaderContract(name: string, make: MakeForge): void {
         prohibitLogin: false,
       })
       expect(await harness.forge.getUser('nobody')).toBeNull()
+    })
+
+    it('reads a user’s effective access to a repo, owners and site admins as owner', async () => {
+      const permission = (repo: typeof WIDGETS, login: string) => harness.forge.getRepoPermission(repo, login)
+      expect(await permission(WIDGETS, SERVICE_LOGIN)).toBe('write')
+      expect(await permission(WIDGETS, 'bob')).toBe('read')
+      // Private: a user who isn't a collaborator has no access; on a public repo anyone reads.
+      expect(await permission(WIDGETS, 'alice')).toBe('none')
+      expect(await permission(BUSY, 'alice')).toBe('read')
+      expect(await permission(WIDGETS, 'swarm-controller')).toBe('owner')
+      // Names compare without regard to case, as the forge's do.
+      expect(await permission(WIDGETS, 'BOB')).toBe('read')
+      expect(await codeOf(permission(WIDGETS, 'nobody'))).toBe('not_found')
+      expect(await codeOf(permission(MISSING, 'bob'))).toBe('not_found')
     })
 
     it.each([

@@ -8,7 +8,7 @@ import { isAppError } from '../../core/errors.ts'
 import type { RunProgress, RunReply, RunRequest } from '../../core/types.ts'
 import type { RunQueue, RunResponder } from '../../ports/queue.ts'
 import { aRow, aRunReply, aRunRequest } from '../support/builders.ts'
-import { expectNothingFor } from '../support/waits.ts'
+import { expectNothingFor, waitFor } from '../support/waits.ts'
 
 export type QueueHarness = {
   queue: RunQueue
@@ -92,6 +92,52 @@ export function queueContract(name: string, make: () => Promise<QueueHarness>): 
       stop.abort(reason)
       expect(await waiting).toBe(reason)
       held.open()
+    })
+
+    it('tells every member to cancel a run its requester stopped waiting for, by abort or timeout', async () => {
+      const held = gate()
+      const taken = gate()
+      const cancels: string[][] = [[], []]
+      for (const heard of cancels) {
+        const responder = await harness.addResponder()
+        await responder.serve(
+          async (text) => {
+            taken.open()
+            await held.opened
+            return replyTo(text)
+          },
+          (id) => heard.push(id),
+        )
+      }
+      try {
+        const stop = new AbortController()
+        const aborted = failureOf(
+          harness.queue.request(aRunRequest({ id: 'dropped' }), 30_000, { signal: stop.signal }),
+        )
+        await taken.opened
+        stop.abort(new Error('the requester gave up'))
+        await aborted
+        await failureOf(harness.queue.request(aRunRequest({ id: 'late' }), 150))
+        // Not a queue group: both members hear both, whichever holds the run.
+        await waitFor(() => cancels.every((heard) => heard.length === 2), 'both members to hear both cancels')
+        expect(cancels.map((heard) => [...heard].sort())).toEqual([
+          ['dropped', 'late'],
+          ['dropped', 'late'],
+        ])
+      } finally {
+        held.open()
+      }
+    })
+
+    it('sends no cancel for a run that answered', async () => {
+      const heard: string[] = []
+      const responder = await harness.addResponder()
+      await responder.serve(
+        async (text) => replyTo(text),
+        (id) => heard.push(id),
+      )
+      expect(idOf(await harness.queue.request(aRunRequest({ id: 'answered' }), 5_000))).toBe('answered')
+      await expectNothingFor(() => heard.length > 0, 'a cancel after the reply', 200)
     })
 
     it('delivers the request as JSON text and answers with the reply as JSON text', async () => {

@@ -124,6 +124,7 @@ export function aSettings(overrides: Partial<Settings> = {}): Settings {
     repo_runtimes: {},
     budget: null,
     rules_change_report: true,
+    max_output_tokens: 1024,
     ...overrides,
   }
 }
@@ -142,6 +143,7 @@ export function aRunRequest(overrides: Partial<RunRequest> = {}): RunRequest {
     model: 'haiku',
     effort: null,
     acp: null,
+    max_output_tokens: 1024,
     ...overrides,
   }
 }
@@ -267,6 +269,7 @@ export function aClassifyInput(overrides: Partial<ClassifyInput> = {}): Classify
     question: 'All datetimes carry time zone information.',
     model: 'haiku',
     effort: null,
+    maxOutputTokens: 1024,
     acp: null,
     apiKey: 'sk-test-not-a-real-key',
     deadlineMs: 1000,

@@ -40,6 +40,7 @@ import {
   STREAMED,
   seededFlags,
 } from './fake-forgejo/context.ts'
+import { permissionRoutes } from './fake-forgejo/permission-route.ts'
 import { type Site, userJson } from './fake-forgejo/render.ts'
 import { repoRoutes } from './fake-forgejo/repo-routes.ts'
 import { findOperation, loadSwagger } from './fake-forgejo/swagger.ts'
@@ -160,7 +161,7 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
   let inFlight = 0
   let maxInFlight = 0
 
-  const routes = [...repoRoutes(), ...userRoutes()]
+  const routes = [...repoRoutes(), ...permissionRoutes(), ...userRoutes()]
     .filter((r) => r.since === undefined || majorOf(settings.version) >= r.since)
     .map(compile)
   const swagger = loadSwagger()

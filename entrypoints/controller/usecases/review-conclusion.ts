@@ -4,6 +4,7 @@
  * the classifier answered; what the run learnt along the way; and the
  * review that conclusion posts. A run with no clean verdict never approves.
  */
+import type { StatusText } from '../../../core/commit-status.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../core/review-body.ts'
 import { readRunReply } from '../../../core/run-reply.ts'
 import type { Classification, Overall, RedactionSummary, Row } from '../../../core/types.ts'
@@ -16,7 +17,13 @@ export type Table = { rows: Row[]; overall: Overall }
 /** How the run ended before anything is posted. */
 export type Conclusion =
   | { kind: 'verdict'; overall: 'approve' | 'request-changes'; rows: Row[] }
-  | { kind: 'no-verdict'; reason: string; table: Table | null }
+  | {
+      kind: 'no-verdict'
+      reason: string
+      table: Table | null
+      /** The commit status it sets, when not the one its table makes (a spent budget, an unreadable ledger). */
+      status?: StatusText
+    }
 
 /**
  * What the run learnt along the way, for the post, the commit status and the
@@ -43,8 +50,8 @@ export class ReviewStopped extends Error {
   override readonly name = 'ReviewStopped'
 }
 
-export function noVerdict(reason: string, table: Table | null = null): Conclusion {
-  return { kind: 'no-verdict', reason, table }
+export function noVerdict(reason: string, table: Table | null = null, status?: StatusText): Conclusion {
+  return status === undefined ? { kind: 'no-verdict', reason, table } : { kind: 'no-verdict', reason, table, status }
 }
 
 /** The no-verdict's reason for a review stopped with `reason` (its signal's). */
@@ -73,26 +80,20 @@ export function concludeReply(id: string, sent: Classification[], text: string, 
 
 /**
  * The review a conclusion posts on `commitId`: the verdict's table, or the
- * no-verdict's comment; either says what was redacted, and a rules-change
- * `report` goes below the table.
+ * no-verdict's comment; either says what was redacted. A rules-change
+ * report is a post of its own, after this one (report-job.ts).
  */
 export function newReview(
   conclusion: Conclusion,
   commitId: string,
   redaction: RedactionSummary | null = null,
-  report: string | null = null,
 ): NewReview {
   if (conclusion.kind === 'verdict') {
-    const body = renderReviewBody(conclusion.rows, conclusion.overall, redaction)
     return {
       event: reviewEvent(conclusion.overall),
-      body: report === null ? body : `${body}\n\n${report}`,
+      body: renderReviewBody(conclusion.rows, conclusion.overall, redaction),
       commitId,
     }
   }
-  return {
-    event: 'COMMENT',
-    body: renderNoVerdictBody(conclusion.reason, conclusion.table, redaction, report),
-    commitId,
-  }
+  return { event: 'COMMENT', body: renderNoVerdictBody(conclusion.reason, conclusion.table, redaction), commitId }
 }

@@ -13,6 +13,10 @@
  * word would never be reviewed: requesting a pending reviewer again sends no
  * webhook.
  *
+ * A review's rules-change report runs after its verdict is posted, outside
+ * the run places (report-runs.ts): a review requested meanwhile starts at
+ * once. The drain stops the reports at its start (each posts what it had).
+ *
  * The pipeline owns the drain's time bounds: the controller's `drain`
  * (service.ts) says when to drain and when to `settle`, and the reviews
  * themselves only honour the abort signal each gets (review-run.ts).
@@ -20,6 +24,7 @@
 import { repoName } from '../../../core/repo.ts'
 import { type ReviewRequest, reviewRequestKey } from '../../../core/webhook.ts'
 import { type AdmissionCounts, type AdmissionResult, createAdmission } from './admission.ts'
+import { createReportRuns } from './report-runs.ts'
 import { createReviewRunner, type ReviewRunDeps, ReviewStopped } from './review-run.ts'
 
 export type ReviewPipelineDeps = ReviewRunDeps
@@ -92,7 +97,7 @@ export function stoppedAtBoundReason(boundMs: number): string {
 }
 
 /** Whether `work` settles within `ms`. */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const bound = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms)
@@ -116,6 +121,7 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
     readLimit: async () => (await deps.settings.read()).max_concurrent_reviews,
     logger,
   })
+  const reports = createReportRuns(logger)
   /** Each running review's stop, by its key. */
   const stops = new Map<string, AbortController>()
   /** The stopping comments in flight, by key, so a redelivery during the drain posts one. */
@@ -140,6 +146,8 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
 
   async function idle(): Promise<void> {
     await admission.idle()
+    // A review hands its report over before its place frees, so none starts after this.
+    await reports.idle()
     while (refusing.size > 0) await Promise.all(refusing.values())
   }
 
@@ -152,6 +160,8 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
       drain_timeout_s: Math.round(options.boundMs / 1000),
     })
     admission.close()
+    // A report holds no place and may run for RUN_TIMEOUT_S: it stops now and posts what it had.
+    reports.stopAll(new ReviewStopped('the controller is stopping'))
     const runningAtStart = stops.size
     let stopped = 0
     if (!(await settlesWithin(admission.idle(), options.boundMs))) {
@@ -177,7 +187,7 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
           const stop = new AbortController()
           stops.set(key, stop)
           try {
-            await runner.review(request, { signal: stop.signal })
+            await runner.review(request, { signal: stop.signal, report: (job) => reports.start(job) })
           } finally {
             stops.delete(key)
           }

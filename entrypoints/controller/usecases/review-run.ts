@@ -15,13 +15,7 @@
  */
 
 import { raceAbort } from '../../../core/abort.ts'
-import {
-  BUDGET_SPENT_STATUS,
-  QUEUE_FULL_STATUS,
-  STOPPING_STATUS,
-  type StatusText,
-  verdictStatus,
-} from '../../../core/commit-status.ts'
+import { QUEUE_FULL_STATUS, STOPPING_STATUS, type StatusText } from '../../../core/commit-status.ts'
 import { describeError } from '../../../core/errors.ts'
 import { WAITING_PLACES } from '../../../core/limits.ts'
 import { repoName } from '../../../core/repo.ts'
@@ -29,16 +23,19 @@ import { describeNoRules, describeRulesRefusal } from '../../../core/repo-rules.
 import { noRuntimeReason, resolveRepoRuntime } from '../../../core/repo-runtimes.ts'
 import { err, ok, type Result } from '../../../core/result.ts'
 import type { RunRecord } from '../../../core/run-record.ts'
-import type { RepoRef, RunRequest, Settings } from '../../../core/types.ts'
+import type { RepoRef, Settings } from '../../../core/types.ts'
 import type { ReviewRequest } from '../../../core/webhook.ts'
 import type { Clock } from '../../../ports/clock.ts'
 import type { Forge } from '../../../ports/forge.ts'
 import type { Ids } from '../../../ports/ids.ts'
 import type { Logger } from '../../../ports/logger.ts'
-import type { RunQueue } from '../../../ports/queue.ts'
+import type { QueueWatch, RunQueue } from '../../../ports/queue.ts'
 import type { SecretStore } from '../../../ports/secret-store.ts'
 import { type PullRead, readPullAtOneHead, runRequestFor } from './pull-read.ts'
+import type { QueueReach } from './queue-reach.ts'
+import { type ReportJob, reportJob } from './report-job.ts'
 import { createReviewActs } from './review-acts.ts'
+import { type BudgetRefusal, budgetRefusal, type Reaching, reachFor, sendReviewRun } from './review-budget.ts'
 import {
   type Conclusion,
   concludeReply,
@@ -49,15 +46,16 @@ import {
 } from './review-conclusion.ts'
 import { recordReview } from './review-record.ts'
 import { conclusionStatus, statusTarget } from './review-status.ts'
-import { type ReportBasis, type RulesChangeReportDeps, rulesChangeReport } from './rules-change-report.ts'
+import type { ReportBasis, RulesChangeReportDeps } from './rules-change-report.ts'
 import { loadDefaultBranchRules } from './rules-loader.ts'
-import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
+import type { RunExchangeOptions } from './run-exchange.ts'
 import type { RunStore } from './run-store.ts'
 import type { ServiceAccountGate } from './service-token.ts'
 import type { SettingsStore } from './settings-store.ts'
 import type { SpendLedger } from './spend-ledger.ts'
 
 export { ReviewStopped } from './review-conclusion.ts'
+
 // The names the pipeline and the tests use, beside the runner they belong to.
 export { LEFT_PENDING_MESSAGE } from './review-record.ts'
 
@@ -72,6 +70,7 @@ export type ReviewRunDeps = {
     | 'listPullCommits'
     | 'getPullDiff'
     | 'getFileContent'
+    | 'getRepoPermission'
     | 'forAccount'
   >
   queue: RunQueue
@@ -91,10 +90,18 @@ export type ReviewRunDeps = {
   serviceAccount?: ServiceAccountGate
   /** How long a review's post and statuses wait for a token being minted; default the forge's bound for a call. */
   tokenWaitMs?: number
-  /** The daily budget: a review once it is spent starts no run (docs/behaviour.md, "Daily budget"); none: no budget. */
-  spend?: Pick<SpendLedger, 'whyNoRun'>
-  /** Why the budget refuses the rules-change report's runs now; none: no budget (rules-change-report.ts). */
-  spendRefusal?: RulesChangeReportDeps['spendRefusal']
+  /**
+   * The daily budget (docs/behaviour.md, "Daily budget"): a review once it
+   * is spent starts no run, and every run, the report's too, reserves its
+   * cost before it starts; none: no budget.
+   */
+  spend?: Pick<SpendLedger, 'whyNoRun' | 'reserve'>
+  /**
+   * The queue's connection, waited for when a review can't reach the queue,
+   * the settings or the ledger (queue-reach.ts), up to `RUN_TIMEOUT_S`;
+   * none: such a review posts its no-verdict at once.
+   */
+  queueWatch?: QueueWatch
 }
 
 export type ReviewOptions = {
@@ -105,6 +112,12 @@ export type ReviewOptions = {
    * have concluded. A verdict already being posted is posted.
    */
   signal?: AbortSignal
+  /**
+   * Takes the rules-change report, once the verdict is posted, to run
+   * outside the review's place (the pipeline's report-runs.ts); none: the
+   * review makes and posts it itself before it resolves.
+   */
+  report?: (job: ReportJob) => void
 }
 
 export type ReviewRunner = {
@@ -118,18 +131,13 @@ export type ReviewRunner = {
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
   const { forge } = deps
+  // The report answers to the review's own budget, and its runs go through the same queue.
   const reportDeps: RulesChangeReportDeps = {
     forge,
     queue: deps.queue,
     logger: deps.logger,
     exchange: deps.exchange,
-    ...(deps.spendRefusal === undefined ? {} : { spendRefusal: deps.spendRefusal }),
-  }
-  const { spend } = deps
-  if (reportDeps.spendRefusal === undefined && spend !== undefined) {
-    // The budget the review itself answers to says whether the report's runs may go too.
-    reportDeps.spendRefusal = (repo) =>
-      spend.whyNoRun(repo).catch(() => "the daily budget couldn't be read, so the report's runs didn't start")
+    ...(deps.spend === undefined ? {} : { spend: deps.spend }),
   }
 
   function newProgress(request: ReviewRequest): ReviewProgress {
@@ -169,16 +177,12 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     }
   }
 
-  async function readSettings(): Promise<Result<Settings, string>> {
+  async function readSettings(reach: QueueReach): Promise<Result<Settings, string>> {
     try {
-      return ok(await deps.settings.read())
+      return ok(await reach(() => deps.settings.read()))
     } catch (error) {
       return err(`the settings couldn't be read: ${describeError(error)}`)
     }
-  }
-
-  function requestRun(request: RunRequest, signal: AbortSignal | undefined): Promise<Result<string, string>> {
-    return sendRunRequest(deps.queue, request, signal === undefined ? deps.exchange : { ...deps.exchange, signal })
   }
 
   async function conclude(
@@ -186,10 +190,11 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     request: ReviewRequest,
     progress: ReviewProgress,
     signal: AbortSignal | undefined,
+    waiting: Reaching & { budget: Promise<BudgetRefusal | null> },
   ): Promise<Conclusion> {
     // The settings and the rules don't depend on the PR: all three are read at once. None of the
     // reads rejects, so one that isn't awaited after a failure above it is simply dropped.
-    const settingsRead = readSettings()
+    const settingsRead = readSettings(waiting.reach)
     const rulesRead = readRules(request.repo)
     const read = await readPull(request, progress)
     if (!read.ok) return noVerdict(read.error)
@@ -227,10 +232,13 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       settings: settings.value,
       runtime: resolved.runtime,
     }
+    // The budget that couldn't be read before the PR was: the run goes only once it says so.
+    const refused = await waiting.budget
+    if (refused !== null) return noVerdict(refused.reason, null, refused.status)
     // A review stopped while it read sends no run: the classifier would work for nobody.
     if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
-    const reply = await requestRun(runRequest, signal)
-    if (!reply.ok) return noVerdict(reply.error)
+    const reply = await sendReviewRun(deps, runRequest, waiting, signal)
+    if (!reply.ok) return reply.error
     return concludeReply(id, rules.value.classifications, reply.value, progress)
   }
 
@@ -244,24 +252,13 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     request: ReviewRequest,
     progress: ReviewProgress,
     signal: AbortSignal | undefined,
+    waiting: Parameters<typeof conclude>[4],
   ): Promise<{ conclusion: Conclusion; progress: ReviewProgress }> {
-    const running = conclude(id, request, progress, signal).then((conclusion) => ({ conclusion, progress }))
+    const running = conclude(id, request, progress, signal, waiting).then((conclusion) => ({ conclusion, progress }))
     return raceAbort(running, signal, (reason) => ({
       conclusion: noVerdict(stoppedReason(reason)),
       progress: { ...progress },
     }))
-  }
-
-  /** Why the budget lets no run start now, or null; a budget that can't be checked starts none either. */
-  async function budgetRefusal(request: ReviewRequest): Promise<{ reason: string; status: StatusText } | null> {
-    if (deps.spend === undefined) return null
-    try {
-      const reason = await deps.spend.whyNoRun(request.repo)
-      return reason === null ? null : { reason, status: BUDGET_SPENT_STATUS }
-    } catch (error) {
-      const reason = `today's spend against the budget couldn't be read: ${describeError(error)}`
-      return { reason, status: verdictStatus('no-verdict', null) }
-    }
   }
 
   /** A no-verdict comment with `reason` for a request that gets no run, its error status, and its record. */
@@ -290,32 +287,54 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
           progress,
         })
       }
-      // Spent: nothing is read or run, as for a full queue.
-      const refused = await budgetRefusal(request)
-      if (refused !== null) return noRun(request, refused.reason, refused.status)
+      // Spent: nothing is read or run, as for a full queue. A ledger out of reach is waited for while the
+      // PR is read and its pending status set; the run goes only once the budget lets it (queue-reach.ts).
+      // Its waits for the queue end with the review's conclusion: a budget look still waiting then is moot.
+      const concluded = new AbortController()
+      const { reach, queue } = reachFor(
+        deps,
+        options.signal === undefined ? concluded.signal : AbortSignal.any([options.signal, concluded.signal]),
+      )
+      const refused = await budgetRefusal(deps, request.repo, null)
+      if (refused !== null && refused !== 'unreachable') return noRun(request, refused.reason, refused.status)
+      const budget = refused === 'unreachable' ? budgetRefusal(deps, request.repo, reach) : Promise.resolve(null)
       const { conclusion, progress } = await concludeUnlessStopped(
         base.id,
         request,
         newProgress(request),
         options.signal,
+        {
+          reach,
+          queue,
+          budget: budget.then((answer) => (answer === 'unreachable' ? null : answer)),
+        },
       )
+      concluded.abort()
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = progress.headSha ?? request.headSha
-      // Below a table only, and after the verdict: the report never changes it.
-      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
-      const report =
-        hasTable && progress.basis !== null && options.signal?.aborted !== true
-          ? await rulesChangeReport(reportDeps, progress.basis, options.signal)
-          : null
-      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction, report))
+      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction))
       // The status goes where the review went, and says the verdict even when the post failed.
       await progress.acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, progress))
-      if (conclusion.kind === 'verdict') {
-        const outcome = conclusion.overall === 'approve' ? 'approved' : 'changes-requested'
-        return recordReview(deps, { base, request, outcome, posted, reason: null, progress })
+      const outcome =
+        conclusion.kind === 'no-verdict'
+          ? 'no-verdict'
+          : conclusion.overall === 'approve'
+            ? 'approved'
+            : 'changes-requested'
+      const reason = conclusion.kind === 'no-verdict' ? conclusion.reason : null
+      const record = await recordReview(deps, { base, request, outcome, posted, reason, progress })
+      // After the verdict and its status, as a post of its own, and only for a run the classifier answered.
+      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
+      const job =
+        hasTable && posted.ok && progress.basis !== null
+          ? reportJob(reportDeps, request, progress.basis, commitId, progress.acts)
+          : null
+      if (job !== null) {
+        if (options.report === undefined) await job.run(options.signal)
+        else options.report(job)
       }
-      return recordReview(deps, { base, request, outcome: 'no-verdict', posted, reason: conclusion.reason, progress })
+      return record
     },
 
     async queueFull(request) {

@@ -13,7 +13,7 @@ import type { Conclusion, ReviewProgress } from './review-conclusion.ts'
 export function conclusionStatus(conclusion: Conclusion): StatusText {
   return conclusion.kind === 'verdict'
     ? verdictStatus(conclusion.overall, conclusion.rows)
-    : verdictStatus('no-verdict', conclusion.table?.rows ?? null)
+    : (conclusion.status ?? verdictStatus('no-verdict', conclusion.table?.rows ?? null))
 }
 
 /** Where the status links to: the posted review, else the PR's page when it was read, else nowhere. */

@@ -18,6 +18,7 @@ import type { Logger } from '../../../ports/logger.ts'
 import { readPullAtOneHead } from './pull-read.ts'
 import {
   eachAtMost,
+  endNotAsked,
   endSlot,
   failed,
   guarded,
@@ -83,6 +84,12 @@ export async function runExamples(
     await guarded(deps.logger, replayRunId(id, line.pr), line.slots, async () => {
       const [first] = line.slots
       if (first === undefined) return
+      // Once the budget or the drain stopped the try-out, a PR isn't read for runs that won't be sent.
+      const stopped = deps.ask.stopped()
+      if (stopped !== null) {
+        for (const slot of line.slots) endSlot(slot, stopped)
+        return
+      }
       first.status = 'running'
       const progress: { headSha: string | null } = { headSha: null }
       const read = await readPullAtOneHead(input.forge, input.repo, line.pr, progress)
@@ -98,7 +105,7 @@ export async function runExamples(
           tryOutRunRequest(examplesRunId(id, line.pr, index + 1), input, line.pr, read.value),
         )
         if (index === 0 && ending.outcome === 'failed') {
-          for (const rest of line.slots.slice(1)) endSlot(rest, failed('not asked: the first run failed'))
+          endNotAsked(deps.ask, line.slots.slice(1), 'not asked: the first run failed')
           return
         }
       }

@@ -10,6 +10,7 @@ import { repeatRunId, runsAtOnce } from '../../../core/try-out-runs.ts'
 import { readPullAtOneHead } from './pull-read.ts'
 import {
   eachAtMost,
+  endNotAsked,
   endSlot,
   failed,
   type RunAsker,
@@ -41,7 +42,8 @@ export async function runOnePr(ask: RunAsker, id: string, input: TryOutInput, sl
   }
   const firstEnding = await ask(first, tryOutRunRequest(id, input, input.pr, read.value))
   if (firstEnding.outcome === 'failed') {
-    for (const slot of rest) endSlot(slot, failed('not asked: the first run failed'))
+    // The budget's stop, when it was the budget, else the first run's failure.
+    endNotAsked(ask, rest, 'not asked: the first run failed')
     return
   }
   const later = rest.map((slot, i) => ({ slot, runId: repeatRunId(id, i + 2) }))

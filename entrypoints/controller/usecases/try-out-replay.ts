@@ -46,6 +46,9 @@ export async function runReplay(
     const runId = replayRunId(id, pull.number)
     const startedMs = deps.clock.nowMs()
     await guarded(deps.logger, runId, [slot], async () => {
+      // Once the budget or the drain stopped the replay, a PR isn't read for a run that won't be sent.
+      const stopped = deps.ask.stopped()
+      if (stopped !== null) return endSlot(slot, stopped)
       slot.status = 'running'
       const progress = { headSha: slot.headSha }
       const read = await readPullAtOneHead(input.forge, input.repo, pull.number, progress)

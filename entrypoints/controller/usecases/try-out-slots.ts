@@ -6,7 +6,7 @@
  * repeat has a slot per run, a replay one per PR.
  */
 import { type Aggregate, checkProgressRow } from '../../../core/aggregate.ts'
-import { errorKind } from '../../../core/errors.ts'
+import { describeError, errorKind } from '../../../core/errors.ts'
 import type { Result } from '../../../core/result.ts'
 import type { TryOutOutcome } from '../../../core/run-record.ts'
 import { readRunReply } from '../../../core/run-reply.ts'
@@ -24,8 +24,10 @@ import type {
 } from '../../../core/types.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { RunQueue } from '../../../ports/queue.ts'
+import { sendBudgetedRun } from './budgeted-run.ts'
 import { type PullRead, type PullReader, runRequestFor } from './pull-read.ts'
-import { type RunExchangeOptions, sendRunRequest } from './run-exchange.ts'
+import type { RunExchangeOptions } from './run-exchange.ts'
+import type { SpendLedger } from './spend-ledger.ts'
 
 /** What every try-out has, one PR or a replay. */
 export type TryOutCommon = {
@@ -48,7 +50,12 @@ export type Ending = {
   table: { rows: Row[]; overall: Overall } | null
   /** What the classifier's redaction took out; null without a reply that said. */
   redaction?: RedactionSummary | null
+  /** The budget let it start no run: the try-out's later runs are skipped with the same words. */
+  budgetStop?: true
 }
+
+/** A run's detail once today's budget is spent: the run, and every later one of its try-out, never started. */
+export const BUDGET_SKIPPED = "skipped: today's budget is spent"
 
 /** One run's state: the rows heard while it goes, then how it ended. */
 export type Slot = {
@@ -152,19 +159,50 @@ export function tryOutRunRequest(id: string, input: TryOutCommon, pr: number, re
   return runRequestFor({ id, trigger: 'try-out', repo, pr, read, classifications, settings, runtime })
 }
 
-/** Sends one run and waits for it, showing each row heard before the reply; the slot ends with it. */
-export type RunAsker = (slot: Slot, request: RunRequest) => Promise<Ending>
+/**
+ * One try-out's runs: each sends one run within the daily budget and waits
+ * for it, showing each row heard before the reply; the slot ends with it.
+ * Once the budget refuses a run, or the controller stops, no later run of
+ * the try-out starts: each ends at once with the same words, and `stopped`
+ * says them so a try-out reads no more PRs for runs it won't send.
+ */
+export type RunAsker = {
+  (slot: Slot, request: RunRequest): Promise<Ending>
+  /** The ending every later run gets once the budget or the drain stopped the try-out; null while runs may start. */
+  stopped(): Ending | null
+}
 
-export function createRunAsker(deps: {
+export type RunAskerDeps = {
   queue: RunQueue
   exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
-}): RunAsker {
-  return async (slot, request) => {
+  /** The daily budget's ledger; none: no budget. */
+  spend?: Pick<SpendLedger, 'reserve'>
+  /**
+   * Once aborted (the controller stopping), a run in hand stops waiting (its
+   * cancel goes to the classifier) and none is sent or reserved; its reason
+   * is the detail, and the try-out's later runs end with it.
+   */
+  signal?: AbortSignal
+}
+
+/** A fresh asker for one try-out. */
+export function createRunAsker(deps: RunAskerDeps): RunAsker {
+  let stop: Ending | null = null
+  const stopped = (): Ending | null => {
+    if (stop !== null || deps.signal?.aborted !== true) return stop
+    return failed(describeError(deps.signal.reason))
+  }
+  const ask = async (slot: Slot, request: RunRequest): Promise<Ending> => {
+    if (stop !== null) {
+      endSlot(slot, stop)
+      return stop
+    }
     const sent = request.classifications
     slot.status = 'running'
     let listening = true
-    const reply = await sendRunRequest(deps.queue, request, {
+    const answer = await sendBudgetedRun(deps, request, {
       ...deps.exchange,
+      ...(deps.signal === undefined ? {} : { signal: deps.signal }),
       onRow(row) {
         // A row can cross the reply (they travel on different subjects): once the reply is in, it counts.
         if (!listening) return
@@ -173,10 +211,23 @@ export function createRunAsker(deps: {
       },
     })
     listening = false
-    const ending = endingOfReply(request, reply)
+    let ending: Ending
+    if (answer.kind === 'sent') ending = endingOfReply(request, answer.reply)
+    else {
+      const detail = answer.why === 'spent' ? BUDGET_SKIPPED : `skipped: ${answer.reason}`
+      ending = { ...failed(detail), budgetStop: true }
+      stop = ending
+    }
     endSlot(slot, ending)
     return ending
   }
+  return Object.assign(ask, { stopped })
+}
+
+/** Ends `slots` as not asked: with the budget's stop when the try-out has one, else `detail`. */
+export function endNotAsked(ask: RunAsker, slots: readonly Slot[], detail: string): void {
+  const ending = ask.stopped() ?? failed(detail)
+  for (const slot of slots) endSlot(slot, ending)
 }
 
 /** Runs `flow`, and ends every slot it left open as failed when it throws (a bug: the page must not wait forever). */

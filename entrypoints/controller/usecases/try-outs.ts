@@ -27,6 +27,7 @@ import type { PullReader } from './pull-read.ts'
 import type { RulesReader } from './rules-loader.ts'
 import type { RunExchangeOptions } from './run-exchange.ts'
 import type { RunStore } from './run-store.ts'
+import type { SpendLedger } from './spend-ledger.ts'
 import { type ExamplesInput, examplesLines, examplesView, runExamples } from './try-out-examples.ts'
 import { examplesRecord, tryOutRecord } from './try-out-record.ts'
 import { runOnePr, type TryOutInput } from './try-out-repeat.ts'
@@ -68,6 +69,8 @@ export type TryOutsDeps = {
   maxRunning?: number
   /** Asked before any other check of a new try-out; throws to refuse it (the controller, while it stops). */
   admit?: () => void
+  /** The daily budget: every run reserves its cost first, and a refused one stops its try-out; none: no budget. */
+  spend?: Pick<SpendLedger, 'reserve'>
 }
 
 export type TryOuts = {
@@ -83,6 +86,13 @@ export type TryOuts = {
   get(id: string): TryOutView | null
   /** Resolves once no try-out is running or being recorded (tests, shutdown). */
   idle(): Promise<void>
+  /**
+   * Stops every try-out in hand (the controller is stopping; they would be
+   * dropped with the process): each run still waiting stops, which cancels
+   * it at the classifier, no further run is sent, and each ends `failed`
+   * with `reason`'s message. Try-outs started later are stopped at once.
+   */
+  stop(reason: Error): void
   /** How many results are held (expired ones pruned first). */
   size(): number
 }
@@ -95,7 +105,9 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
     maxKept: deps.maxKept ?? TRY_OUTS_KEPT_MAX,
     maxRunning: deps.maxRunning ?? TRY_OUTS_RUNNING_MAX,
   })
-  const ask = createRunAsker(deps)
+  const stopping = new AbortController()
+  // One asker per try-out: the budget's stop belongs to the try-out it stopped; the drain's stops them all.
+  const newAsker = () => createRunAsker({ ...deps, signal: stopping.signal })
   // Every new try-out, of any kind, and the POST's question before its forge reads pass here.
   const checkRoom = () => {
     deps.admit?.()
@@ -112,7 +124,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       )
       const entry: TryOutEntry = { view: () => onePrView(id, input, slots), finishedMs: null }
       results.launch(id, entry, async (finish) => {
-        await guarded(deps.logger, id, slots, () => runOnePr(ask, id, input, slots))
+        await guarded(deps.logger, id, slots, () => runOnePr(newAsker(), id, input, slots))
         // The result shows (and its place is free) before the store write, which may wait on the queue's retries.
         const finishedMs = finish()
         const first = slots[0] ?? newSlot(null)
@@ -127,7 +139,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       const lines = input.pulls.map((pull) => ({ pull, slot: newSlot(pull.headSha === '' ? null : pull.headSha) }))
       const entry: TryOutEntry = { view: () => replayView(id, input, lines), finishedMs: null }
       results.launch(id, entry, async (finish) => {
-        await runReplay({ ask, runs: deps.runs, clock: deps.clock, logger: deps.logger }, id, input, lines)
+        await runReplay({ ask: newAsker(), runs: deps.runs, clock: deps.clock, logger: deps.logger }, id, input, lines)
         finish()
       })
       return id
@@ -147,7 +159,7 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
       }
       const entry: TryOutEntry = { view, finishedMs: null }
       results.launch(id, entry, async (finish) => {
-        await runExamples({ ask, logger: deps.logger }, id, input, lines)
+        await runExamples({ ask: newAsker(), logger: deps.logger }, id, input, lines)
         const finishedMs = finish()
         const run = { id, repo: input.repo, requester: input.requester, prs: input.applied.prs }
         await deps.runs.record(examplesRecord(run, { startedMs, finishedMs }, entry.view()))
@@ -157,6 +169,9 @@ export function createTryOuts(deps: TryOutsDeps): TryOuts {
     checkRoom,
     get: (id) => results.get(id),
     idle: () => results.idle(),
+    stop(reason) {
+      stopping.abort(reason)
+    },
     size: () => results.size(),
   } satisfies TryOuts
 }

@@ -12,6 +12,7 @@ import {
   claudeStdinLine,
   otelResourceAttributes,
   pickPassEnv,
+  thinkingBudgetTokens,
 } from '../../../adapters/claude/invocation.ts'
 import { DETAIL_MAX_CHARS, failureDetail, findResultLine, redactSecrets } from '../../../adapters/claude/outcome.ts'
 import { type ClaudeRuntimeConfig, createClaudeRuntime } from '../../../adapters/claude/runtime.ts'
@@ -87,6 +88,8 @@ describe('createClaudeRuntime with a stand-in binary', () => {
       HTTPS_PROXY: 'http://127.0.0.1:8',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       CLAUDE_CODE_MAX_RETRIES: '1',
+      CLAUDE_CODE_MAX_OUTPUT_TOKENS: '1024',
+      MAX_THINKING_TOKENS: '0',
       OTEL_RESOURCE_ATTRIBUTES: 'repo=acme/widgets,pr=7',
       CLAUDE_CODE_ENABLE_TELEMETRY: '1',
       OTEL_METRICS_EXPORTER: 'otlp',
@@ -173,6 +176,10 @@ describe('createClaudeRuntime with a stand-in binary', () => {
 })
 
 describe('claude invocation pieces', () => {
+  it('leaves the answer room under the output cap, and turns thinking off below the least budget', () => {
+    expect([256, 1024, 1535, 1536, 4096, 8192].map(thinkingBudgetTokens)).toEqual([0, 0, 0, 1024, 3584, 7680])
+  })
+
   it('passes the effort only when one is set', () => {
     const base = { system: 'S', model: 'haiku' }
     expect(claudeArgs({ ...base, effort: null })).not.toContain('--effort')

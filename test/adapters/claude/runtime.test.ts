@@ -13,7 +13,7 @@ import { modelRuntimeContract } from '../../ports/model-runtime.contract.ts'
 import { aClassification, aClassifyInput, aRunRequest } from '../../support/builders.ts'
 import { classifyOnce } from '../../support/classify-once.ts'
 import { type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../../support/fake-anthropic.ts'
-import { ROOMY_DEADLINE_MS } from '../../support/waits.ts'
+import { ROOMY_DEADLINE_MS, waitFor } from '../../support/waits.ts'
 import { aWorkDir, CLAUDE_BIN, groupAlive, SECRET_KEY, startedPids } from './support.ts'
 
 // bun 1.4.5 does not apply bunfig's [test] timeout; a loaded machine's starts need more than its 5 s default.
@@ -167,6 +167,22 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
     expect(field(withoutEffort?.body, 'output_config', 'effort') ?? 'medium').toBe('medium')
   })
 
+  it('caps every request at max_output_tokens, thinking included', async () => {
+    const asked = (model: string, maxOutputTokens: number) =>
+      classifyOnce(harness.runtime, aClassifyInput({ model, maxOutputTokens, deadlineMs: ROOMY_DEADLINE_MS }))
+    // Adaptive thinking (haiku 5.5): thinking counts toward max_tokens. Haiku 4.5 takes a budget of its own.
+    await asked('haiku', 1024)
+    await asked('claude-haiku-4-5', 1024)
+    await asked('claude-haiku-4-5', 4096)
+    const [adaptive, small, large] = messageCalls(harness.fake).map((request) => request.body)
+    expect(field(adaptive, 'max_tokens')).toBe(1024)
+    expect(field(adaptive, 'thinking', 'type')).toBe('adaptive')
+    expect(field(small, 'max_tokens')).toBe(1024)
+    expect(field(small, 'thinking')).toEqual({ type: 'disabled' })
+    expect(field(large, 'max_tokens')).toBe(4096)
+    expect(field(large, 'thinking', 'budget_tokens')).toBe(3584)
+  })
+
   it('talks to the provider only: no preflight, no other path', async () => {
     await classifyOnce(harness.runtime, aClassifyInput({ deadlineMs: ROOMY_DEADLINE_MS }))
     expect(harness.fake.requests().map((request) => `${request.method} ${request.path}`)).toEqual(['POST /v1/messages'])
@@ -225,6 +241,25 @@ describe('createClaudeRuntime (real claude, fake provider)', () => {
     const pids = startedPids(harness.logger)
     expect(pids).toHaveLength(1)
     expect(await Promise.all(pids.map(groupAlive))).toEqual([false])
+    expect(await readdir(harness.workDir)).toEqual(['cwd'])
+  })
+
+  it('ends the process group within 5 s of a cancel (its signal) while the provider is still answering', async () => {
+    harness.fake.setMode({ mode: 'hang' })
+    const cancel = new AbortController()
+    const { context, question, ...spec } = aClassifyInput({ signal: cancel.signal, deadlineMs: ROOMY_DEADLINE_MS })
+    const session = harness.runtime.open(spec)
+    const asking = session.ask({ context, question, deadlineMs: ROOMY_DEADLINE_MS })
+    await waitFor(() => messageCalls(harness.fake).length === 1, 'the request to reach the provider', ROOMY_DEADLINE_MS)
+    const [pid] = startedPids(harness.logger)
+    if (pid === undefined) throw new Error('no claude started')
+    expect(await groupAlive(pid)).toBe(true)
+    const cancelledAt = performance.now()
+    cancel.abort(new Error('the controller stopped waiting for this run'))
+    expect(await asking).toEqual({ ok: false, error: { kind: 'runtime', detail: 'cancelled' } })
+    await session.close()
+    expect(await groupAlive(pid)).toBe(false)
+    expect(performance.now() - cancelledAt).toBeLessThan(5_000)
     expect(await readdir(harness.workDir)).toEqual(['cwd'])
   })
 

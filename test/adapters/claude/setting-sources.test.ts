@@ -100,6 +100,7 @@ describe('claude runs with no setting sources (real claude, fake provider)', () 
         passEnv: { ANTHROPIC_BASE_URL: fake.url },
         labels: input.labels,
         maxRetries: 0,
+        maxOutputTokens: 1024,
       }),
       stdin: new TextEncoder().encode(claudeStdinLine(input.context, input.question)),
       stdout: 'pipe',

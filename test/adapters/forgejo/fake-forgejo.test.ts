@@ -154,6 +154,8 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     await forge.listRecentPulls(BUSY, 40)
     await forge.getUser('alice')
     await forge.getUser('nobody')
+    await forge.getRepoPermission(WIDGETS, 'bob')
+    await codeOf(forge.getRepoPermission(WIDGETS, 'nobody'))
     await forge.createUser({ login: 'classifier-2', email: 'c2@example.org', fullName: 'C2' })
     await codeOf(forge.createUser({ login: 'classifier-2', email: 'c3@example.org', fullName: '' }))
     await codeOf(forge.createUser({ login: 'c4', email: '', fullName: '' }))
@@ -199,6 +201,19 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     expect(new Set(h.fake.responses.map((r) => r.status))).toEqual(
       new Set([200, 201, 204, 400, 401, 403, 404, 409, 422, 500]),
     )
+    expect(conformance(h)).toEqual([])
+  })
+
+  it('answers a permission read only for a site admin, a repo admin or the user asked about (403 otherwise)', async () => {
+    const read = (token: string, login: string) =>
+      fetch(`${h.fake.url}/api/v1/repos/acme/widgets/collaborators/${login}/permission`, {
+        headers: { Authorization: `token ${token}` },
+      })
+    const own = await read(READER_TOKEN, 'bob')
+    expect(own.status).toBe(200)
+    expect(await own.json()).toMatchObject({ permission: 'read', role_name: 'read', user: { login: 'bob' } })
+    expect((await read(READER_TOKEN, SERVICE_LOGIN)).status).toBe(403)
+    expect((await read(ADMIN_TOKEN, SERVICE_LOGIN)).status).toBe(200)
     expect(conformance(h)).toEqual([])
   })
 

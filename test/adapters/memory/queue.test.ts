@@ -12,8 +12,8 @@ queueContract('memory', async () => {
     queue,
     heartbeatMs: 20,
     addResponder: async () => ({
-      async serve(handler) {
-        const subscription = await queue.serve(handler)
+      async serve(handler, onCancel) {
+        const subscription = await queue.serve(handler, onCancel)
         subscriptions.push(subscription)
         return subscription
       },

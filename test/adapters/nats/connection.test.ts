@@ -92,6 +92,36 @@ describe('connectNats', () => {
     expect(logger.withMessage('nats disconnected')[0]?.level).toBe('warn')
   })
 
+  it('tells a waiter of the reconnect, and one that gives up or outlives the connection that it did not come', async () => {
+    const server = await startNatsServer()
+    servers.push(server)
+    const client = await connectNats({
+      url: server.url,
+      name: 'test',
+      firstConnectTimeoutMs: 10_000,
+      reconnectTimeWaitMs: testReconnectWaitMs,
+      logger: createRecordingLogger(),
+    })
+    clients.push(client)
+    expect(await client.whenConnected()).toBe(true)
+    await server.stop('SIGKILL')
+    await waitUntil('the client notices the outage', () => !client.isConnected())
+    const stop = new AbortController()
+    const abandoned = client.whenConnected({ signal: stop.signal })
+    const reconnect = client.whenConnected()
+    stop.abort()
+    expect(await abandoned).toBe(false)
+    expect(await client.whenConnected({ timeoutMs: 50 })).toBe(false)
+    await server.restart()
+    expect(await reconnect).toBe(true)
+    expect(client.isConnected()).toBe(true)
+    await server.stop('SIGKILL')
+    await waitUntil('the client notices the outage', () => !client.isConnected())
+    const closing = client.whenConnected()
+    await client.close(500)
+    expect(await closing).toBe(false)
+  })
+
   it('closes within its bound while the server is down, and reports not connected after', async () => {
     const server = await startNatsServer()
     servers.push(server)

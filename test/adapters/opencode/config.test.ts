@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { KEY_ENV_NAME, opencodeConfig, opencodeEnv, pickPassEnv, runDirs } from '../../../adapters/opencode/config.ts'
 import { shortDetail } from '../../../adapters/opencode/runtime.ts'
 
-const BASE = { baseUrl: 'https://llm.example/v1', model: 'Qwen/Qwen3-35B', system: 'sys' }
+const BASE = { baseUrl: 'https://llm.example/v1', model: 'Qwen/Qwen3-35B', system: 'sys', maxOutputTokens: 1024 }
 
 describe('pickPassEnv', () => {
   it('takes only the proxy and CA variables, skipping empty ones', () => {
@@ -27,9 +27,11 @@ describe('opencodeConfig', () => {
     expect(text).toContain(`"apiKey":"{env:${KEY_ENV_NAME}}"`)
   })
 
-  it('gives the model no variant without an effort', () => {
+  it('gives the model no variant without an effort, and the output cap as its limit.output', () => {
     const config = opencodeConfig({ ...BASE, effort: null })
-    expect(Reflect.get(Object(config.provider), 'acp').models).toEqual({ 'Qwen/Qwen3-35B': { name: 'Qwen/Qwen3-35B' } })
+    expect(Reflect.get(Object(config.provider), 'acp').models).toEqual({
+      'Qwen/Qwen3-35B': { name: 'Qwen/Qwen3-35B', limit: { context: 0, output: 1024 } },
+    })
   })
 
   it('makes the effort the only variant, claude-only levels asking for high', () => {

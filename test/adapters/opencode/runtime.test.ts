@@ -141,6 +141,15 @@ describe('createOpencodeRuntime', () => {
     ).toEqual(['medium'])
   })
 
+  it('asks the provider for at most max_output_tokens', async () => {
+    // A run of its own: the cap is in the config its process starts with.
+    const before = harness.fake.requests().length
+    const result = await harness.classify({ apiKey: API_KEY, maxOutputTokens: 700 }, { kind: 'answer', text: ANSWER })
+    expect(result.ok ? 'ok' : result.error).toBe('ok')
+    const sent = harness.fake.requests().slice(before)
+    expect(sent.map((request) => Reflect.get(Object(request.body), 'max_tokens'))).toEqual([700])
+  })
+
   it('fails without a provider in the request, starting nothing', async () => {
     const started = harness.logger.withMessage('opencode session starting').length
     const result = await classifyOnce(harness.runtime, aClassifyInput({ acp: null }))
@@ -251,6 +260,37 @@ describe('createOpencodeRuntime', () => {
     } finally {
       await first.close()
       await second.close()
+      await harness.runtime.endRun(runId)
+    }
+  })
+
+  it("ends the run's process within 5 s of a cancel (its sessions' signal) while the provider is still answering", async () => {
+    const runId = 'cancelled-run'
+    harness.fake.setMode({ kind: 'hang' })
+    const before = harness.fake.requests().length
+    const cancel = new AbortController()
+    const { context, question, ...spec } = aClassifyInput({ runId, apiKey: API_KEY, signal: cancel.signal })
+    const session = harness.pointed.open(spec)
+    try {
+      const asking = session.ask({ context, question, deadlineMs: ROOMY_DEADLINE_MS })
+      await waitFor(
+        () => harness.fake.requests().length > before,
+        'the prompt to reach the provider',
+        ROOMY_DEADLINE_MS,
+      )
+      const pid = Number(startedFor(runId)[0]?.fields.pid)
+      expect(existsSync(`/proc/${pid}`)).toBe(true)
+      const cancelledAt = performance.now()
+      cancel.abort(new Error('the controller stopped waiting for this run'))
+      expect(await asking).toEqual({ ok: false, error: { kind: 'runtime', detail: 'cancelled' } })
+      // As the classifier does once a run's sessions have ended.
+      await session.close()
+      await harness.runtime.endRun(runId)
+      await waitFor(() => !existsSync(`/proc/${pid}`), 'the process to be gone', 5_000)
+      expect(performance.now() - cancelledAt).toBeLessThan(5_000)
+    } finally {
+      harness.fake.setMode({ kind: 'answer', text: ANSWER })
+      await session.close()
       await harness.runtime.endRun(runId)
     }
   })

@@ -85,9 +85,9 @@ describe('createClassifier', () => {
     expect(claude.calls).toHaveLength(3)
   })
 
-  it('sends the runtime the same shared context for every question, the key, model, effort and deadline', async () => {
+  it('sends the runtime the same shared context for every question, the key, model, effort, output cap and deadline', async () => {
     const { handle, claude } = setup(() => answered(MATCH), { timeoutMs: 1234 })
-    await handle({ classifications: rules(3), model: 'sonnet', effort: 'high' })
+    await handle({ classifications: rules(3), model: 'sonnet', effort: 'high', max_output_tokens: 2048 })
     const contexts = new Set(claude.calls.map((c) => c.context))
     expect(contexts.size).toBe(1)
     expect(new Set(claude.calls.map((c) => c.question)).size).toBe(3)
@@ -96,6 +96,7 @@ describe('createClassifier', () => {
         apiKey: API_KEY,
         model: 'sonnet',
         effort: 'high',
+        maxOutputTokens: 2048,
         deadlineMs: 1234,
         labels: { repo: 'acme/widgets', pr: 42 },
       })
@@ -368,14 +369,20 @@ describe('createClassifier', () => {
     expect((await acpRun.handle({ runtime: 'acp', acp: ACP, classifications: rules(2) })).cost_usd).toBeCloseTo(3, 10)
   })
 
-  it('counts 0 for a classification without a cost figure, and logs it', async () => {
+  it('counts a classification without a cost figure at its input tokens at the input price, and logs it', async () => {
     const priced: ClassifyResult = { ok: true, value: { text: MATCH, usage: aUsage(), costUsd: 0.25 } }
     const { handle, logger } = setup((_i, call) => (call === 1 ? priced : hang()), { timeoutMs: 30 })
     const reply = await handle({ classifications: rules(2) })
-    expect(reply.cost_usd).toBe(0.25)
-    expect(
-      logger.withMessage('review classifier classification has no cost figure; counted as 0').map((e) => e.fields),
-    ).toEqual([{ id: 'run-1', repo: 'acme/widgets', pr: 42, runtime: 'api-key', classification: 'rule-2' }])
+    const [logged] = logger.withMessage(
+      'review classifier classification has no cost figure; counted at its input tokens',
+    )
+    expect(logged?.fields).toMatchObject({ id: 'run-1', repo: 'acme/widgets', pr: 42, runtime: 'api-key' })
+    expect(logged?.fields.classification).toBe('rule-2')
+    const estimated = Number(logged?.fields.cost_usd)
+    // Haiku's $1 per million input tokens, on a prompt of a few thousand tokens.
+    expect(estimated).toBeGreaterThan(0)
+    expect(estimated).toBeLessThan(0.01)
+    expect(reply.cost_usd).toBeCloseTo(0.25 + estimated, 12)
     const keyless = setup(() => priced, { keys: false })
     expect((await keyless.handle({ classifications: rules(1) })).cost_usd).toBe(0)
   })

@@ -86,6 +86,7 @@ async function environmentOf(runtime: ModelRuntime, logger: ReturnType<typeof cr
     system: 'system',
     model: 'haiku',
     effort: null,
+    maxOutputTokens: 1024,
     acp: null,
     apiKey: key,
     labels: { repo: 'acme/widgets', pr: 7 },

@@ -13,7 +13,7 @@ describe('parseCheckOptions', () => {
       pr: 1,
       examples: false,
       repeat: 1,
-      settings: { runtime: 'api-key', model: 'haiku', effort: null, acp: null },
+      settings: { runtime: 'api-key', model: 'haiku', effort: null, acp: null, max_output_tokens: 1024 },
     })
   })
 
@@ -27,6 +27,7 @@ describe('parseCheckOptions', () => {
       model: 'sonnet',
       effort: 'low',
       acp: null,
+      max_output_tokens: 1024,
     })
   })
 
@@ -60,13 +61,20 @@ describe('parseCheckOptions', () => {
         model: 'haiku',
         effort: null,
         acp: null,
+        max_output_tokens: 1024,
       })
       expect(parseCheckOptions(['--runtime', 'api-key'], { ...KEY, ...TOKEN }).settings.runtime).toBe('api-key')
     })
 
     it('runs the subscription on the same --model and --effort as the API key', () => {
       const { settings } = parseCheckOptions(['--runtime', 'subscription', '--model', 'sonnet', '--effort', 'low'])
-      expect(settings).toEqual({ runtime: 'subscription', model: 'sonnet', effort: 'low', acp: null })
+      expect(settings).toEqual({
+        runtime: 'subscription',
+        model: 'sonnet',
+        effort: 'low',
+        acp: null,
+        max_output_tokens: 1024,
+      })
     })
 
     it('lets the ACP flags pick the ACP runtime whatever claude credentials are set', () => {

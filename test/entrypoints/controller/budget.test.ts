@@ -92,6 +92,8 @@ describe('the daily budget', () => {
     expect(await view.json()).toEqual({
       day: '2026-01-01',
       spent_usd: 0.6,
+      estimated_usd: 0,
+      reserved_usd: 0,
       budget_usd: 0.5,
       by_repo: { 'acme/widgets': 0.6 },
       days: [{ day: '2026-01-01', spent_usd: 0.6 }],
@@ -130,7 +132,8 @@ describe('the daily budget', () => {
     const responses = document.paths['/api/review-classifier/spend']?.get?.responses ?? {}
     expect(Object.keys(responses).sort()).toEqual(['200', '500', '503'])
     const body = JSON.stringify(responses['200'])
-    for (const field of ['day', 'spent_usd', 'budget_usd', 'by_repo', 'days']) expect(body).toContain(`"${field}"`)
+    for (const field of ['day', 'spent_usd', 'estimated_usd', 'reserved_usd', 'budget_usd', 'by_repo', 'days'])
+      expect(body).toContain(`"${field}"`)
   })
 
   it('answers the spend route with 503 without a connected queue', async () => {

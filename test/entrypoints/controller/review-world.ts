@@ -119,8 +119,8 @@ export type World = {
   deps: ReviewRunDeps
   /** The run requests the classifier received, decoded. */
   requests: RunRequest[]
-  /** Starts the scripted classifier. */
-  serve(script: Script): Promise<void>
+  /** Starts the scripted classifier; `onCancel` hears every run cancel the queue sends. */
+  serve(script: Script, onCancel?: (id: string) => void): Promise<void>
 }
 
 export function createWorld(
@@ -164,13 +164,13 @@ export function createWorld(
     logger,
     deps,
     requests,
-    async serve(script) {
+    async serve(script, onCancel) {
       await queue.serve(async (text, tell) => {
         const decoded = decodeRunRequest(text)
         if (!decoded.ok) throw new Error(decoded.error)
         requests.push(decoded.value)
         return script(decoded.value, tell)
-      })
+      }, onCancel)
     },
   }
 }

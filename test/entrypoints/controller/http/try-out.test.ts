@@ -95,6 +95,7 @@ describe('POST /api/review-classifier/try-out: accepted', () => {
       model: 'sonnet',
       effort: 'high',
       acp: null,
+      max_output_tokens: 1024,
     })
 
     const result = await readTryOut(world, 'try-1')

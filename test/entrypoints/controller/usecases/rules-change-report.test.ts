@@ -2,7 +2,9 @@
  * The rules-change report on a review, end to end through the review runner:
  * the memory forge holding the default branch's rules and examples, a PR that
  * changes the rules (its own version at its head), the labelled PRs, and a
- * scripted classifier that answers each version of a rule its own way.
+ * scripted classifier that answers each version of a rule its own way. The
+ * review is requested by `alice`, who may write to the repo; the report is
+ * a COMMENT review of its own, posted after the verdict.
  */
 import { describe, expect, it } from 'bun:test'
 import { EXAMPLES_YML_PATH } from '../../../../core/examples-file.ts'
@@ -10,6 +12,7 @@ import { renderReviewBody } from '../../../../core/review-body.ts'
 import { RULES_YML_PATH } from '../../../../core/rules-file.ts'
 import type { RunReply, RunRequest, Settings, Verdict } from '../../../../core/types.ts'
 import { createReviewRunner } from '../../../../entrypoints/controller/usecases/review-run.ts'
+import type { RunBudget } from '../../../../entrypoints/controller/usecases/spend-ledger.ts'
 import { aNumberedPull, aSeedRepo, headOf, TWO_RULES_YAML } from '../../../support/builders.ts'
 import { startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'
 import { answeredRow, createWorld, REPO, requestFor, SERVICE_ACCOUNT_TOKEN, type World } from '../review-world.ts'
@@ -49,10 +52,11 @@ function worldWith(
   const files = options.files ?? { [RULES_YML_PATH]: BASE_RULES, [EXAMPLES_YML_PATH]: EXAMPLES }
   return createWorld({
     seed: {
-      users: [{ login: 'review-classifier' }, { login: 'alice' }],
+      users: [{ login: 'review-classifier' }, { login: 'alice' }, { login: 'mallory' }],
       tokens: [{ login: 'review-classifier', name: 'swarm-review-classifier', token: SERVICE_ACCOUNT_TOKEN }],
       repos: [
         aSeedRepo({
+          collaborators: { 'review-classifier': 'write', alice: 'write' },
           files,
           pulls: [aNumberedPull(42, { diff: options.diff ?? RULES_DIFF }), aNumberedPull(12), aNumberedPull(31)],
           commits: { [headOf(42)]: options.headFiles ?? { ...files, [RULES_YML_PATH]: PR_RULES } },
@@ -82,31 +86,72 @@ function scripted(request: RunRequest): RunReply {
   }
 }
 
-async function review(world: World, deps: Partial<Parameters<typeof createReviewRunner>[0]> = {}) {
+/** The review's verdict, and the report posted after it (a COMMENT review; null when there is none). */
+async function reviewWithReport(
+  world: World,
+  deps: Partial<Parameters<typeof createReviewRunner>[0]> = {},
+  requester = 'alice',
+) {
   await world.serve(scripted)
-  await createReviewRunner({ ...world.deps, ...deps }).review(await requestFor(world))
-  const [posted] = world.forge.reviews(REPO, 42)
-  if (posted === undefined) throw new Error('no review posted')
-  return posted
+  await createReviewRunner({ ...world.deps, ...deps }).review(await requestFor(world, { requester }))
+  const [verdict, report, ...more] = world.forge.reviews(REPO, 42)
+  if (verdict === undefined) throw new Error('no review posted')
+  expect(more).toEqual([])
+  if (report !== undefined) {
+    expect(report.event).toBe('COMMENT')
+    expect(report.commitId).toBe(verdict.commitId)
+  }
+  return { verdict, report: report ?? null }
 }
+
+/** The report's body, which the test expects to be there. */
+async function review(world: World, deps: Partial<Parameters<typeof createReviewRunner>[0]> = {}) {
+  const { verdict, report } = await reviewWithReport(world, deps)
+  expect(verdict.body).not.toContain('Rules change report')
+  return { event: verdict.event, body: report?.body ?? '' }
+}
+
+/** A budget that grants every run and answers `whyNoRun` from `answers` in turn (null once they run out). */
+function aSpend(answers: Array<string | null | Error>, reserve: RunBudgetAnswer = () => null) {
+  let runs = 0
+  return {
+    async whyNoRun() {
+      const next = answers.shift() ?? null
+      if (next instanceof Error) throw next
+      return next
+    },
+    async reserve(): Promise<RunBudget> {
+      runs += 1
+      const refusal = reserve(runs)
+      return refusal === null
+        ? { kind: 'granted', settle: async () => undefined }
+        : { kind: 'refused', reason: refusal }
+    },
+  }
+}
+
+/** The refusal for the n-th run reserved, or null to grant it. */
+type RunBudgetAnswer = (run: number) => string | null
 
 function reviewRequests(world: World): RunRequest[] {
   return world.requests.filter((request) => request.pr === 42)
 }
 
 describe('a review of a PR that changes the rules', () => {
-  it('gets, below the table, the PR’s rules scored against the default branch’s; the verdict stays the default’s', async () => {
+  it('gets, after the verdict, its own post scoring the PR’s rules against the default branch’s; the verdict stays the default’s', async () => {
     const world = worldWith()
-    const posted = await review(world)
+    const { verdict, report: posted } = await reviewWithReport(world)
 
-    expect(posted.event).toBe('APPROVED')
+    expect(verdict.event).toBe('APPROVED')
     expect(reviewRequests(world).map((request) => request.classifications.map((rule) => rule.name))).toEqual([
       ['datetime', 'no-ads'],
     ])
     expect(world.forge.statuses(REPO, headOf(42)).at(-1)).toMatchObject({ state: 'success' })
-    const [table, report] = posted.body.split('\n\n**Rules change report**')
-    expect(table?.startsWith(renderReviewBody([], 'approve').split('\n')[0] ?? '')).toBe(true)
-    expect(table).toContain('**Overall: approve.**')
+    expect(verdict.body.startsWith(renderReviewBody([], 'approve').split('\n')[0] ?? '')).toBe(true)
+    expect(verdict.body).toContain('**Overall: approve.**')
+    expect(verdict.body).not.toContain('Rules change report')
+    const report = posted?.body ?? ''
+    expect(report.startsWith('**Rules change report**')).toBe(true)
     expect(report).toContain("This PR's rules, scored against the default branch's on the newest 2 labelled PRs")
     expect(report).toContain('| datetime | 2 → 2 | 1 → 2 | 1 → 0 | 1 → 0 |')
     expect(report).toContain('| no-ads | 1 → — | 1 → — | 0 → — | 0 → — |')
@@ -153,14 +198,7 @@ describe('a review of a PR that changes the rules', () => {
       "**Rules change report**: skipped, on the default branch, the examples file .hyperhive/review-classifier.examples.yml doesn't load:",
     )
     const refused = worldWith()
-    let asked = ''
-    const posted = await review(refused, {
-      spendRefusal: async (repo) => {
-        asked = `${repo.owner}/${repo.name}`
-        return "today's budget for acme/widgets is spent"
-      },
-    })
-    expect(asked).toBe('acme/widgets')
+    const posted = await review(refused, { spend: aSpend([null, "today's budget for acme/widgets is spent"]) })
     expect(posted.body).toContain("**Rules change report**: skipped, today's budget for acme/widgets is spent")
     for (const world of [none, broken, refused]) {
       expect(world.requests).toHaveLength(1)
@@ -170,7 +208,7 @@ describe('a review of a PR that changes the rules', () => {
   it("asks the review's own budget, and skips on its words once it is spent or can't be read", async () => {
     const spentLater = worldWith()
     const answers = [null, "today's budget of $5.00 (UTC) is spent"]
-    const posted = await review(spentLater, { spend: { whyNoRun: async () => answers.shift() ?? null } })
+    const posted = await review(spentLater, { spend: aSpend(answers) })
     expect(answers).toEqual([])
     expect(posted.event).toBe('APPROVED')
     // Escaped like the table: the budget's words are text, not Markdown.
@@ -180,13 +218,7 @@ describe('a review of a PR that changes the rules', () => {
     expect(spentLater.requests).toHaveLength(1)
 
     const unreadable = worldWith()
-    let calls = 0
-    const failing = async () => {
-      calls += 1
-      if (calls === 1) return null
-      throw new Error('ledger down')
-    }
-    const body = (await review(unreadable, { spend: { whyNoRun: failing } })).body
+    const body = (await review(unreadable, { spend: aSpend([null, new Error('ledger down')]) })).body
     expect(body).toContain("**Rules change report**: skipped, the daily budget couldn't be read")
     expect(unreadable.requests).toHaveLength(1)
   })
@@ -230,6 +262,7 @@ describe('a review of a PR that changes the rules', () => {
       tokens: [{ login: 'review-classifier', name: 'swarm-review-classifier', token: SERVICE_ACCOUNT_TOKEN }],
       repos: [
         aSeedRepo({
+          collaborators: { 'review-classifier': 'write', alice: 'write' },
           files: { [RULES_YML_PATH]: BASE_RULES, [EXAMPLES_YML_PATH]: EXAMPLES },
           pulls: [aNumberedPull(42, { diff: RULES_DIFF }), aNumberedPull(12), aNumberedPull(31)],
           commits: { [headOf(42)]: { [RULES_YML_PATH]: PR_RULES, [EXAMPLES_YML_PATH]: EXAMPLES } },
@@ -240,13 +273,65 @@ describe('a review of a PR that changes the rules', () => {
       await world.serve(scripted)
       const request = { repo: REPO, pr: 42, headSha: headOf(42), requester: 'alice' }
       await createReviewRunner({ ...world.deps, forge: h.forge }).review(request)
-      const [posted] = h.fake.reviews(REPO, 42)
-      expect(posted?.state).toBe('APPROVED')
+      const [verdict, posted] = h.fake.reviews(REPO, 42)
+      expect(verdict?.state).toBe('APPROVED')
+      expect(posted?.state).toBe('COMMENT')
       expect(posted?.body).toContain('| datetime | 2 → 2 | 1 → 2 | 1 → 0 | 1 → 0 |')
       expect(posted?.body).toContain('Added: tests. Removed: no-ads.')
+      // Alice's access was read with the controller's own token, through the permission route.
+      const read = h.fake.requests.find((r) => r.template?.endsWith('/collaborators/{collaborator}/permission'))
+      expect(read?.path).toBe('/repos/acme/widgets/collaborators/alice/permission')
+      expect(read?.login).toBe('swarm-controller')
       expect(h.fake.requests.some((r) => r.path.includes('/contents/') && r.query.ref === headOf(42))).toBe(true)
     } finally {
       await h.cleanup()
     }
+  })
+
+  it('is not run for a review requested by someone without write access: its post says why in one line', async () => {
+    const world = worldWith()
+    const { verdict, report } = await reviewWithReport(world, {}, 'mallory')
+    expect(verdict.event).toBe('APPROVED')
+    expect(report?.body).toBe(
+      '**Rules change report**: skipped, it runs only for a review requested by someone with write access to acme/widgets, and mallory has read access',
+    )
+    // Nothing read for it and nothing run: the review's own run only.
+    expect(world.requests).toHaveLength(1)
+
+    const unknown = worldWith()
+    const lost = await reviewWithReport(unknown, {}, 'ghost')
+    expect(lost.report?.body).toBe(
+      "**Rules change report**: skipped, the requester's access to acme/widgets couldn't be read: user ghost not found",
+    )
+    expect(unknown.requests).toHaveLength(1)
+  })
+
+  it('reserves every one of its runs, and stops at the first the budget refuses with what was answered', async () => {
+    const world = worldWith()
+    // The review's own run is the first reserved; the report's first run the second, then the budget is spent.
+    const spend = aSpend([], (run) => (run <= 2 ? null : "today's budget of $1.00 (UTC) is spent"))
+    const { verdict, report } = await reviewWithReport(world, { spend })
+    expect(verdict.event).toBe('APPROVED')
+    expect(report?.body).toContain('| datetime |')
+    expect(report?.body).toContain(
+      "Stopped early: today's budget of &#36;1.00 &#40;UTC&#41; is spent. 0 of 2 labelled PRs were answered in full",
+    )
+    // One labelled PR's first run went; nothing after the refusal.
+    expect(world.requests.filter((request) => request.pr !== 42)).toHaveLength(1)
+  })
+
+  it('has one deadline, RUN_TIMEOUT_S, after which what was answered is posted', async () => {
+    const world = worldWith()
+    const hanging = (request: RunRequest): RunReply | Promise<RunReply> =>
+      request.pr === 31 ? new Promise<RunReply>(() => undefined) : scripted(request)
+    await world.serve(hanging)
+    const deps = { ...world.deps, exchange: { runTimeoutMs: 300, replyMarginMs: 0 } }
+    await createReviewRunner(deps).review(await requestFor(world))
+    const [verdict, report] = world.forge.reviews(REPO, 42)
+    expect(verdict?.event).toBe('APPROVED')
+    expect(report?.body).toContain(
+      "Stopped early: RUN&#95;TIMEOUT&#95;S &#40;1 s&#41;, the report's deadline, passed. 1 of 2 labelled PRs were answered in full",
+    )
+    expect(report?.body).toContain('| datetime |')
   })
 })
