@@ -5,10 +5,13 @@
  * by the program it runs (`/proc/<pid>/exe`): the real `claude` and
  * `opencode` binaries, Chromium, Bun (the test workers and the controller
  * and classifier they start), nats-server, and the rest (git, setpriv, …).
- * Writes bench/results/suite-cpu.md and prints it.
+ * Bun's own per-file durations (`--timings`) give the slowest files.
+ * Writes bench/results/suite-cpu.md (or `--out`) and prints it.
  *
- *   npx bun run bench/suite-cpu.ts                        # the whole suite (~8 min on 2 cores)
+ *   npx bun run bench/suite-cpu.ts                        # the whole suite
  *   npx bun run bench/suite-cpu.ts --no-write test/ui     # some files, nothing written
+ *   npx bun run bench/suite-cpu.ts --out bench/results/suite-cpu-before.md
+ *   npx bun run bench/suite-cpu.ts --refresh-timings      # and write test/timings.json anew
  *
  * Two totals, each short of the truth in its own way: the kernel's (it adds
  * each reaped child's user and system time to its parent's, and so to ours
@@ -18,9 +21,9 @@
  * point of the table is the floor it shows: what the real third-party
  * processes alone cost, against what two cores can give in a given time.
  */
-import { readdir, readFile, readlink } from 'node:fs/promises'
-import { availableParallelism } from 'node:os'
-import { basename, join } from 'node:path'
+import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
+import { availableParallelism, tmpdir } from 'node:os'
+import { basename, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { statFields } from '../adapters/process/proc.ts'
 import { childCpuSeconds, clockTicks, fmt, loadText, machineLine, publish, ROOT } from './support/common.ts'
@@ -117,12 +120,31 @@ function startSampler(rootPid: number, intervalMs = 100) {
   }
 }
 
-const parsed = parseArgs({ options: { 'no-write': { type: 'boolean' } }, allowPositionals: true })
+/** How many of the slowest files the report lists. */
+const SLOWEST = 15
+
+const parsed = parseArgs({
+  options: { 'no-write': { type: 'boolean' }, out: { type: 'string' }, 'refresh-timings': { type: 'boolean' } },
+  allowPositionals: true,
+})
 const files = parsed.positionals
+const outPath = resolve(ROOT, parsed.values.out ?? 'bench/results/suite-cpu.md')
+// The files start in the order of test/timings.json, slowest first, as the test command starts them.
+// Bun writes each file's measured duration to the first --timings file (`--update-timings`): a
+// temporary one, or with --refresh-timings test/timings.json itself, for the next runs' order.
+const ORDER_FILE = join(ROOT, 'test/timings.json')
+const timingsDir = await mkdtemp(join(tmpdir(), 'suite-cpu-'))
+const refresh = parsed.values['refresh-timings'] === true
+const timingsFile = refresh ? ORDER_FILE : join(timingsDir, 'timings.json')
+// A run of some files only orders by nothing: bun would merge the order file's other files into what it writes.
+const orderFiles = files.length === 0 && !refresh && (await Bun.file(ORDER_FILE).exists()) ? [ORDER_FILE] : []
+if (!(await Bun.file(timingsFile).exists())) await writeFile(timingsFile, JSON.stringify({ version: 1, files: {} }))
 const loadBefore = loadText()
 const cpuBefore = childCpuSeconds()
 const started = performance.now()
-const run = Bun.spawn([join(ROOT, 'node_modules/.bin/bun'), 'test', '--timeout', '60000', '--parallel', ...files], {
+const timingArgs = [timingsFile, ...orderFiles].flatMap((file) => ['--timings', file])
+const testArgs = ['test', '--timeout', '60000', '--parallel', ...timingArgs, '--update-timings', ...files]
+const run = Bun.spawn([join(ROOT, 'node_modules/.bin/bun'), ...testArgs], {
   cwd: ROOT,
   stdout: 'pipe',
   stderr: 'pipe',
@@ -141,6 +163,11 @@ const summary = `${out}\n${err}`
   .join(', ')
 
 const failures = `${out}\n${err}`.split('\n').filter((line) => line.startsWith('(fail)'))
+const timings = JSON.parse(await readFile(timingsFile, 'utf8').catch(() => '{}')) as { files?: Record<string, number> }
+await rm(timingsDir, { recursive: true, force: true })
+const slowest = Object.entries(timings.files ?? {})
+  .sort(([, a], [, b]) => b - a)
+  .slice(0, SLOWEST)
 const cores = availableParallelism()
 const rows = GROUPS.map((group) => {
   const one = groups.get(group) ?? { processes: 0, ticks: 0 }
@@ -175,7 +202,17 @@ const report = [
     `${fmt(thirdPartyS / cores)} s of all ${cores} cores at full use, before any of the suite's own code. ` +
     `The whole run needs at least ${fmt(cpuS / cores)} s on ${cores} cores however it is scheduled.`,
   '',
+  ...(slowest.length === 0
+    ? []
+    : [
+        `The ${slowest.length} slowest files, as bun timed each (wall time in its worker, beside the other worker's file):`,
+        '',
+        '| file | s |',
+        '| --- | ---: |',
+        ...slowest.map(([file, ms]) => `| \`${file}\` | ${fmt(ms / 1000, 1)} |`),
+        '',
+      ]),
 ].join('\n')
 
-publish(join(ROOT, 'bench/results/suite-cpu.md'), report, parsed.values['no-write'] !== true)
+publish(outPath, report, parsed.values['no-write'] !== true)
 if (code !== 0) process.exit(code)

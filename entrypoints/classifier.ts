@@ -21,18 +21,65 @@ import { createNatsKvBuckets } from '../adapters/nats/kv.ts'
 import { createNatsRunResponder, runSubject } from '../adapters/nats/queue.ts'
 import { createOpencodeRuntime } from '../adapters/opencode/runtime.ts'
 import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
-import { endLeftovers, startInstance } from '../adapters/process/records.ts'
+import { endLeftovers, type Instance, startInstance } from '../adapters/process/records.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../core/budget.ts'
+import type { Runtime } from '../core/types.ts'
+import type { Logger } from '../ports/logger.ts'
+import type { ModelRuntime } from '../ports/model-runtime.ts'
 import { createClassifier, DRAIN_GRACE_MS } from './classifier/service.ts'
 import { createSessionLimiter } from './classifier/session-limiter.ts'
-import { parseClassifierConfig } from './config.ts'
+import { type ClassifierConfig, parseClassifierConfig } from './config.ts'
 import { createSecretStore } from './configured-secret-store.ts'
 
 const FIRST_CONNECT_TIMEOUT_MS = 15_000
 
-async function main(): Promise<void> {
+/** What the process's runs are answered with, given its configuration, its instance (for process records) and its log. */
+export type RuntimesFactory = (
+  config: ClassifierConfig,
+  instance: Instance,
+  logger: Logger,
+) => Record<Runtime, ModelRuntime>
+
+/** The real runtimes: the `claude` CLI on an API key or a subscription's token, and `opencode acp`. */
+export function realRuntimes(
+  config: ClassifierConfig,
+  instance: Instance,
+  logger: Logger,
+): Record<Runtime, ModelRuntime> {
+  const claude: ClaudeRuntimeConfig = {
+    claudeBin: config.claudeBin,
+    workDir: join(instance.dir, 'claude'),
+    sharedCwd: join(config.workDir, 'claude', 'cwd'),
+    passEnv: config.passEnv,
+    records: instance,
+    ...(config.otlpEndpoint === null ? {} : { otlpEndpoint: config.otlpEndpoint }),
+  }
+  return {
+    'api-key': createClaudeRuntime(claude, logger),
+    // The same CLI on a subscription's OAuth token: only the credential's variable differs.
+    subscription: createClaudeRuntime({ ...claude, credential: 'oauth-token' }, logger),
+    acp: createOpencodeRuntime(
+      {
+        opencodeBin: config.opencodeBin,
+        workDir: join(config.workDir, 'opencode'),
+        runsDir: join(instance.dir, 'opencode'),
+        passEnv: config.passEnv,
+        records: instance,
+      },
+      logger,
+    ),
+  }
+}
+
+/**
+ * The process: configuration, leftovers, the queue worker and the drain. `makeRuntimes` is the
+ * real runtimes when this file is run; a test's own entry (test/support/scripted-classifier.ts)
+ * imports this and gives scripted ones, so nothing a deployed service's environment holds can
+ * swap them.
+ */
+export async function runClassifier(makeRuntimes: RuntimesFactory = realRuntimes): Promise<void> {
   const root = resolve(import.meta.dir, '..')
   const parsed = parseClassifierConfig(process.env, root)
   if (!parsed.ok) {
@@ -70,30 +117,8 @@ async function main(): Promise<void> {
     await metrics.shutdown()
     process.exit(1)
   }
-  const claude: ClaudeRuntimeConfig = {
-    claudeBin: config.claudeBin,
-    workDir: join(instance.dir, 'claude'),
-    sharedCwd: join(config.workDir, 'claude', 'cwd'),
-    passEnv: config.passEnv,
-    records: instance,
-    ...(config.otlpEndpoint === null ? {} : { otlpEndpoint: config.otlpEndpoint }),
-  }
   const classifier = createClassifier({
-    runtimes: {
-      'api-key': createClaudeRuntime(claude, logger),
-      // The same CLI on a subscription's OAuth token: only the credential's variable differs.
-      subscription: createClaudeRuntime({ ...claude, credential: 'oauth-token' }, logger),
-      acp: createOpencodeRuntime(
-        {
-          opencodeBin: config.opencodeBin,
-          workDir: join(config.workDir, 'opencode'),
-          runsDir: join(instance.dir, 'opencode'),
-          passEnv: config.passEnv,
-          records: instance,
-        },
-        logger,
-      ),
-    },
+    runtimes: makeRuntimes(config, instance, logger),
     secrets: createSecretStore(config.secrets),
     metrics: metrics.metrics,
     logger,
@@ -142,4 +167,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'))
 }
 
-await main()
+if (import.meta.main) await runClassifier()

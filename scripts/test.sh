@@ -9,11 +9,20 @@ biome check .
 echo "== nix (parse only, when nix is installed)"
 bash scripts/check-nix.sh
 echo "== typecheck"
-tsc --noEmit
-tsc --noEmit -p ui/tsconfig.json
+# The two projects at once, one a core: neither waits on the other, and the suite waits on both.
+tsc --noEmit &
+server=$!
+tsc --noEmit -p ui/tsconfig.json &
+ui=$!
+status=0
+wait "$server" || status=$?
+wait "$ui" || status=$?
+if [ "$status" -ne 0 ]; then exit "$status"; fi
 echo "== tests"
 # Suites that start real processes (nats-server, claude, opencode) need more than the 5 s default;
 # bun 1.4 does not read a test timeout from bunfig.toml, so it is set here. The files run in one
 # worker process per core (each file in a fresh global): most of the suite's time is spent
-# waiting on the processes a file starts, so a second file overlaps those waits.
-bun test --timeout 60000 --parallel "$@"
+# waiting on the processes a file starts, so a second file overlaps those waits. The slowest files
+# start first (test/timings.json, refreshed by `bun run bench/suite-cpu.ts --refresh-timings`), so
+# no long file starts last and runs on alone.
+bun test --timeout 60000 --parallel --timings test/timings.json "$@"

@@ -155,7 +155,7 @@ export async function openClassifier(runtime: Runtime, key: string, io: CliIo): 
   })
   const workDir = await mkdtemp(join(tmpdir(), 'review-classifier-check-'))
   const pass = passEnv(env)
-  const runtimes = {
+  const runtimes = io.runtimes ?? {
     'api-key': createClaudeRuntime(
       { claudeBin: runtimeBinary(env, 'api-key'), workDir: join(workDir, 'claude'), passEnv: pickPassEnv(pass) },
       logger,

@@ -1,3 +1,6 @@
+import type { Runtime } from '../../core/types.ts'
+import type { ModelRuntime } from '../../ports/model-runtime.ts'
+
 /** The command-line tool's I/O as every command gets it, and its two kinds of failure. */
 export type CliIo = {
   cwd: string
@@ -9,6 +12,12 @@ export type CliIo = {
   terminal?: TerminalInfo
   /** Aborted on Ctrl-C: `check` stops its model sessions and reports no verdict. */
   signal?: AbortSignal
+  /**
+   * The model runtimes `check` asks; left out, the real `claude` and `opencode`. Only a caller in
+   * this process can set it (the tests' scripted model): nothing the command line or the
+   * environment holds reaches it.
+   */
+  runtimes?: Record<Runtime, ModelRuntime>
 }
 
 export type TerminalInfo = {

@@ -5,17 +5,17 @@
  * gets a 421); a state-changing request from another site's page is a 403
  * and one without a JSON body a 415; and the launcher's identity proxy in
  * front of it answers only its own loopback address, forwarding the pages'
- * own requests. Real nats-server, the controller as its own process, the
- * proxy as the launcher starts it; no forge.
+ * own requests. Real nats-server, the controller as its own process
+ * (test/support/service-world.ts), the proxy as the launcher starts it; no
+ * forge, no classifier.
  */
 
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { rmSync } from 'node:fs'
 import { type IdentityProxy, startIdentityProxy } from '../../entrypoints/identity-proxy.ts'
 import { cleanUp } from '../support/cleanup.ts'
-import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
 import { connects, rawRequest } from '../support/raw-http.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from '../support/service-process.ts'
+import type { ServiceProcess } from '../support/service-process.ts'
+import { type ServiceWorld, startServiceWorld } from '../support/service-world.ts'
 
 setDefaultTimeout(60_000)
 
@@ -27,8 +27,7 @@ const CLASSIFICATIONS = [
 ]
 const EVIL_ACP = JSON.stringify({ acp: { base_url: 'https://evil.example/v1', model: 'm', prices: null } })
 
-let nats: NatsServer
-let secretsDir: string
+let world: ServiceWorld
 /** Default HOST, `ALLOWED_HOSTS` set as the launcher sets it. */
 let guarded: ServiceProcess
 let guardedPort = 0
@@ -53,24 +52,20 @@ async function storedSettings(): Promise<Record<string, unknown>> {
 }
 
 beforeAll(async () => {
-  nats = await startNatsServer()
-  secretsDir = makeSecretsDir({})
-  const common = { PORT: '0', NATS_URL: nats.url, SWARM: 'edge', SECRETS_DIR: secretsDir }
-  guarded = startServiceProcess('controller', { ...common, ALLOWED_HOSTS: '127.0.0.1,localhost,[::1]' })
-  elsewhere = startServiceProcess('controller', { ...common, HOST: '127.0.0.2' })
-  guardedPort = (await listeningOn(guarded)).port
-  elsewherePort = (await listeningOn(elsewhere)).port
+  world = await startServiceWorld({ swarm: 'edge', repos: null, classifier: null, controllerEnv: null })
+  const [one, two] = await Promise.all([
+    world.startController({ ALLOWED_HOSTS: '127.0.0.1,localhost,[::1]' }),
+    world.startController({ HOST: '127.0.0.2' }),
+  ])
+  guarded = one.process
+  guardedPort = one.port
+  elsewhere = two.process
+  elsewherePort = two.port
   proxy = startIdentityProxy({ target: `http://127.0.0.1:${guardedPort}`, user: 'ann', port: 0 })
 })
 
 afterAll(async () => {
-  await cleanUp(
-    proxy === undefined ? null : () => proxy.stop(),
-    stopStep(guarded),
-    stopStep(elsewhere),
-    nats === undefined ? null : () => nats.cleanup(),
-    secretsDir === undefined ? null : () => rmSync(secretsDir, { recursive: true, force: true }),
-  )
+  await cleanUp(proxy === undefined ? null : () => proxy.stop(), world === undefined ? null : () => world.stop())
 })
 
 describe('where the controller listens', () => {

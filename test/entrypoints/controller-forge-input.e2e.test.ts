@@ -1,31 +1,23 @@
 /**
  * Hostile content from a forge user's own repo, against the controller as a
- * real process (a fake Forgejo, a real nats-server, no classifier: nothing
- * here gets as far as a run). A rules file of 40,000 keys, a 900 KB bad
+ * real process (test/support/service-world.ts: a fake Forgejo, a real
+ * nats-server, no classifier: nothing here gets as far as a run). A rules file of 40,000 keys, a 900 KB bad
  * value and a name with a bidi override each get a bounded answer, from the
  * rules route and from a review, and the controller keeps answering
  * `/healthz` meanwhile.
  */
 
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { rmSync } from 'node:fs'
 import { renderNoVerdictBody } from '../../core/review-body.ts'
 import { RULES_MAX_ITEMS, RULES_YML_PATH } from '../../core/rules-file.ts'
-import type { RunRecord } from '../../core/run-record.ts'
 import { MODEL_MAX_CHARS } from '../../core/settings.ts'
 import { aNumberedPull } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
-import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
-import { createFakeForgejo, type FakeForgejo } from '../support/fake-forgejo.ts'
-import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess } from '../support/service-process.ts'
-import { waitFor } from '../support/waits.ts'
-import { signedDelivery } from '../support/webhook.ts'
+import type { FakeForgejo } from '../support/fake-forgejo.ts'
+import { type ListedRun, type ServiceWorld, startServiceWorld } from '../support/service-world.ts'
 
 setDefaultTimeout(90_000)
 
-const SECRET = 'forge-input-webhook-secret-5d2e'
-const SWARM = 'forge-input'
 /** The bound the issue asks of the 40,000-key file; the controller answers in tens of milliseconds. */
 const ANSWER_WITHIN_MS = 2_000
 
@@ -45,15 +37,12 @@ type RepoName = keyof typeof REPOS
 
 const HEAD = 'ab'.repeat(20)
 
-let nats: NatsServer
+let world: ServiceWorld
 let forge: FakeForgejo
-let secretsDir: string
-let controller: ServiceProcess
 let base = ''
 
 async function deliver(repo: RepoName): Promise<Response> {
-  const sign = { secret: SECRET, url: `${base}/webhook/forge/review-request` }
-  return fetch(signedDelivery(sign, { owner: 'acme', repo, pr: 1, headSha: HEAD, forgeUrl: forge.url }))
+  return world.deliver(1, { repo, headSha: HEAD })
 }
 
 /** A request and how long its answer took, body read. */
@@ -69,58 +58,30 @@ function detailOf(body: unknown): string {
 }
 
 /** The review's run as the run store lists it, once recorded. */
-async function runOf(repo: RepoName): Promise<RunRecord> {
-  const until = Date.now() + 30_000
-  for (;;) {
-    const runs = (await (await fetch(`${base}/api/review-classifier/runs`)).json()) as RunRecord[]
-    const found = runs.find((run) => run.repo === `acme/${repo}`)
-    if (found !== undefined) return found
-    if (Date.now() > until) throw new Error(`no run recorded for acme/${repo}`)
-    await Bun.sleep(50)
-  }
+function runOf(repo: RepoName): Promise<ListedRun> {
+  return world.runOf(1, { repo })
 }
 
 beforeAll(async () => {
-  nats = await startNatsServer()
-  forge = createFakeForgejo({
-    seed: {
-      users: [{ login: ADMIN_LOGIN, admin: true }, { login: 'alice' }],
-      tokens: [{ login: ADMIN_LOGIN, name: 'controller', token: ADMIN_TOKEN, scopes: ['all'] }],
-      repos: Object.entries(REPOS).map(([name, rules]) => ({
-        owner: 'acme',
-        name,
-        files: { [RULES_YML_PATH]: rules },
-        pulls: [aNumberedPull(1, { headSha: HEAD })],
-        collaborators: { 'review-classifier': 'write', alice: 'write' },
-      })),
-    },
+  world = await startServiceWorld({
+    swarm: 'forge-input',
+    classifier: null,
+    repos: Object.entries(REPOS).map(([name, rules]) => ({
+      owner: 'acme',
+      name,
+      files: { [RULES_YML_PATH]: rules },
+      pulls: [aNumberedPull(1, { headSha: HEAD })],
+      collaborators: { 'review-classifier': 'write', alice: 'write' },
+    })),
+    controllerEnv: {},
   })
-  secretsDir = makeSecretsDir({ 'swarm/services/swarm-controller/forge/token': { token: ADMIN_TOKEN } })
-  controller = startServiceProcess('controller', {
-    PORT: '0',
-    NATS_URL: nats.url,
-    SWARM,
-    SECRETS_DIR: secretsDir,
-    FORGE_URL: forge.url,
-    FORGE_WEBHOOK_SECRET: SECRET,
-  })
-  const listening = JSON.parse(await controller.waitForLine('controller listening')) as { port: number }
-  base = `http://127.0.0.1:${listening.port}`
-  await controller.waitForLine('review classifier service account token minted')
+  forge = world.forge
+  base = world.base
+  await world.controller.waitForLine('review classifier service account token minted')
 })
 
 afterAll(async () => {
-  await cleanUp(
-    controller === undefined
-      ? null
-      : async () => {
-          controller.kill('SIGTERM')
-          await controller.exited
-        },
-    forge === undefined ? null : () => forge.stop(),
-    nats === undefined ? null : () => nats.cleanup(),
-    secretsDir === undefined ? null : () => rmSync(secretsDir, { recursive: true, force: true }),
-  )
+  await cleanUp(world === undefined ? null : () => world.stop())
 })
 
 describe('a rules file of 40,000 keys', () => {
@@ -130,7 +91,7 @@ describe('a rules file of 40,000 keys', () => {
     const before = contentsRead()
     const rules = timed(`${base}/api/review-classifier/rules?repo=acme/huge`)
     // Once the forge has been asked for the file, the controller is about to read it.
-    await waitFor(() => contentsRead() > before, 'the controller asking the forge for the rules file')
+    await world.waitFor(() => contentsRead() > before, 'the controller asking the forge for the rules file')
     const health = await timed(`${base}/healthz`)
     const refused = await rules
     expect(refused.status).toBe(422)

@@ -1,6 +1,7 @@
 /**
  * A review requested while the service account's token is being minted, end
- * to end: the fake forge holds the first provisioning pass's mint until the
+ * to end (test/support/service-world.ts, the classifier on the scripted
+ * model): the fake forge holds the first provisioning pass's mint until the
  * test lets it go, a review is requested in that window, and it is posted
  * once the token arrives, pending before its verdict, with each rule asked
  * once. Then a mint the forge refuses: the review is recorded `post-failed`
@@ -12,139 +13,80 @@ import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
 import { RUN_FINISHED_MESSAGE } from '../../core/run-record.ts'
-import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.ts'
+import { SERVICE_TOKEN } from '../../core/service-account.ts'
 import { LEFT_PENDING_MESSAGE } from '../../entrypoints/controller/usecases/review-run.ts'
 import { PROVISION_MESSAGES } from '../../entrypoints/controller/usecases/service-account.ts'
 import { TOKEN_MINTING_DETAIL } from '../../entrypoints/controller/usecases/service-token.ts'
 import { aNumberedPull, headOf, TWO_RULES_YAML } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
-import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
-import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
-import { createFakeForgejo, type FakeForgejo, type FakeHold } from '../support/fake-forgejo.ts'
-import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from '../support/service-process.ts'
-import { waitFor } from '../support/waits.ts'
-import { signedDelivery } from '../support/webhook.ts'
+import type { FakeForgejo, FakeHold } from '../support/fake-forgejo.ts'
+import { type ServiceWorld, startServiceWorld } from '../support/service-world.ts'
 
 setDefaultTimeout(120_000)
 
-const SECRET = 'e2e-mint-webhook-secret-51c2'
-const SWARM = 'e2e-mint'
 const REPO = { owner: 'acme', name: 'widgets' }
 /** Forgejo below 16 mints a user's token over Basic auth at this route (docs/forgejo.md §3.14). */
 const MINT_ROUTE = '/users/{username}/tokens'
 const RULE_NAMES = ['datetime', 'no-ads'] as const
 const PASS_FAILED = PROVISION_MESSAGES.passFailed
-const MATCH = '{"verdict":"match","certainty":95,"reason":"The rule holds."}'
-const NO_ADS = '{"verdict":"no-match","certainty":97,"reason":"No commit advertises anything."}'
 
-let nats: NatsServer
-let ai: FakeAnthropic
+let world: ServiceWorld
 let forge: FakeForgejo
-let firstMint: FakeHold
-let secretsDir: string
-let classifier: ServiceProcess
-let controller: ServiceProcess
+let firstMint: FakeHold | undefined
 let base = ''
 
-async function deliver(pr: number): Promise<Response> {
-  const sign = { secret: SECRET, url: `${base}/webhook/forge/review-request` }
-  return fetch(
-    signedDelivery(sign, { owner: REPO.owner, repo: REPO.name, pr, headSha: headOf(pr), forgeUrl: forge.url }),
-  )
-}
+const deliver = (pr: number) => world.deliver(pr)
+const logged = (msg: string) => world.logged(msg)
 
-/** How many times the provider was asked `rule` for `pr`. */
+/** How many times the model was asked `rule` for `pr`. */
 function askedFor(pr: number, rule: string): number {
-  return ai
-    .requests()
-    .map((request) => JSON.stringify(request.body))
-    .filter((text) => text.includes(`#${pr} in`) && text.includes(`Name: ${rule}`)).length
+  return world.model.asked.filter((asked) => asked.pr === pr && asked.rule === rule).length
 }
 
 /** The run of `pr` as the controller logged it finished (the record's fields). */
 async function recordedRun(pr: number): Promise<Record<string, unknown> | undefined> {
   const finished = () => logged(RUN_FINISHED_MESSAGE).find((entry) => entry.pr === pr)
-  await waitFor(() => finished() !== undefined, `PR ${pr}'s run finished`, 60_000)
+  await world.waitFor(() => finished() !== undefined, `PR ${pr}'s run finished`, 60_000)
   return finished()
 }
 
-/** The controller's log lines with `msg`, parsed. */
-function logged(msg: string): Record<string, unknown>[] {
-  return controller.lines
-    .map((line): unknown => JSON.parse(line))
-    .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
-    .filter((entry) => entry.msg === msg)
-}
-
 beforeAll(async () => {
-  nats = await startNatsServer()
-  ai = startFakeAnthropic({
-    text: MATCH,
-    responder: (body) => (JSON.stringify(body).includes('Name: no-ads') ? { text: NO_ADS } : null),
-  })
-  forge = createFakeForgejo({
-    seed: {
-      users: [{ login: ADMIN_LOGIN, admin: true }, { login: 'alice' }],
-      tokens: [{ login: ADMIN_LOGIN, name: 'controller', token: ADMIN_TOKEN, scopes: ['all'] }],
-      repos: [
-        {
-          ...REPO,
-          files: { [RULES_YML_PATH]: TWO_RULES_YAML },
-          pulls: [aNumberedPull(1), aNumberedPull(2)],
-          collaborators: { 'review-classifier': 'write', alice: 'write' },
-        },
-      ],
+  world = await startServiceWorld({
+    swarm: 'e2e-mint',
+    repos: [
+      {
+        ...REPO,
+        files: { [RULES_YML_PATH]: TWO_RULES_YAML },
+        pulls: [aNumberedPull(1), aNumberedPull(2)],
+        collaborators: { 'review-classifier': 'write', alice: 'write' },
+      },
+    ],
+    // The first provisioning pass creates the account, then waits at its mint until a test lets it go.
+    beforeController: (fake) => {
+      firstMint = fake.holdNext('POST', MINT_ROUTE)
     },
+    controllerEnv: { RUN_TIMEOUT_S: '30' },
   })
-  // The first provisioning pass creates the account, then waits at its mint until a test lets it go.
-  firstMint = forge.holdNext('POST', MINT_ROUTE)
-  secretsDir = makeSecretsDir({
-    'swarm/services/swarm-controller/forge/token': { token: ADMIN_TOKEN },
-    [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: 'sk-ant-e2e-mint-40d7' },
-  })
-  classifier = startServiceProcess('classifier', {
-    NATS_URL: nats.url,
-    SWARM,
-    SECRETS_DIR: secretsDir,
-    ANTHROPIC_BASE_URL: ai.url,
-    CLASSIFICATION_TIMEOUT_S: '8',
-  })
-  controller = startServiceProcess('controller', {
-    PORT: '0',
-    NATS_URL: nats.url,
-    SWARM,
-    SECRETS_DIR: secretsDir,
-    FORGE_URL: forge.url,
-    FORGE_WEBHOOK_SECRET: SECRET,
-    RUN_TIMEOUT_S: '30',
-  })
-  await classifier.waitForLine('review classifier listening')
-  const listening = JSON.parse(await controller.waitForLine('controller listening')) as { port: number }
-  base = `http://127.0.0.1:${listening.port}`
+  forge = world.forge
+  base = world.base
 })
 
 afterAll(async () => {
-  await cleanUp(
-    stopStep(controller),
-    stopStep(classifier),
-    ai === undefined ? null : () => ai.stop(),
-    forge === undefined ? null : () => forge.stop(),
-    nats === undefined ? null : () => nats.cleanup(),
-    secretsDir === undefined ? null : () => rmSync(secretsDir, { recursive: true, force: true }),
-  )
+  firstMint?.release()
+  await cleanUp(world === undefined ? null : () => world.stop())
 })
 
-const tokenFile = () => join(secretsDir, SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field)
+const tokenFile = () => join(world.secretsDir, SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field)
 
 describe("a review requested while the service account's token is being minted", () => {
   it('runs at once and is posted once the token arrives, pending before success, each rule asked once', async () => {
+    if (firstMint === undefined) throw new Error('the first mint was never held')
     await firstMint.reached
     expect(existsSync(tokenFile())).toBe(false)
     expect((await deliver(1)).status).toBe(202)
     // The run reads the PR and asks the model without the token; the classifier answers it.
-    await waitFor(() => RULE_NAMES.every((rule) => askedFor(1, rule) === 1), 'both rules of PR 1 asked', 60_000)
-    await classifier.waitForLine('review classifier run answered', 60_000)
+    await world.waitFor(() => RULE_NAMES.every((rule) => askedFor(1, rule) >= 1), 'both rules of PR 1 asked', 60_000)
+    await world.classifier?.waitForLine('review classifier run answered', 60_000)
     // Open-a-PR meanwhile answers 503 at once, saying when to try again.
     const openPr = await fetch(`${base}/api/review-classifier/open-pr`, {
       method: 'POST',

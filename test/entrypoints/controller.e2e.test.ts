@@ -1,225 +1,101 @@
 /**
- * A review request end to end: a fake Forgejo (checked against the swagger
- * file), a real nats-server, the controller and the classifier as real
- * processes, and the real `claude` binary against a fake Messages API. A
- * signed webhook goes in; a review comes out on the forge, and the run is in
- * the run store.
+ * A review request end to end: the service world (test/support/service-world.ts:
+ * a fake Forgejo checked against the swagger file, a real nats-server, the
+ * controller and the classifier as real processes), the classifier on the
+ * scripted model: the test decides each answer, hang and hold. A signed
+ * webhook goes in; a review comes out on the forge, and the run is in the
+ * run store. The real runtimes' own reviews are review-runtimes.e2e.test.ts.
  */
 
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
-import { RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/service-account.ts'
+import { SERVICE_TOKEN } from '../../core/service-account.ts'
 import { aNumberedPull, headOf, TWO_RULES_YAML } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
-import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'
-import { ADMIN_LOGIN, ADMIN_TOKEN } from '../support/fake-forgejo/harness.ts'
-import { createFakeForgejo, type FakeForgejo, type FakeReview } from '../support/fake-forgejo.ts'
-import { type NatsServer, startNatsServer } from '../support/nats-server.ts'
+import type { FakeForgejo } from '../support/fake-forgejo.ts'
+import { type Asked, type ModelReply, PASSING } from '../support/scripted-model.ts'
 import { aSecretPr, leaksSecret } from '../support/secret-pr.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from '../support/service-process.ts'
-import { waitFor } from '../support/waits.ts'
-import { signedDelivery } from '../support/webhook.ts'
+import { type ServiceWorld, startServiceWorld } from '../support/service-world.ts'
 
 setDefaultTimeout(120_000)
 
-const SECRET = 'e2e-webhook-secret-3b9f'
-const API_KEY = 'sk-ant-e2e-controller-81cc'
-const SWARM = 'e2e'
 const REPO = { owner: 'acme', name: 'widgets' }
-const MATCH = '{"verdict":"match","certainty":95,"reason":"The rule holds."}'
-const NO_MATCH = '{"verdict":"no-match","certainty":95,"reason":"A timestamp has no zone."}'
-const NO_ADS = '{"verdict":"no-match","certainty":97,"reason":"No commit advertises anything."}'
+const NO_MATCH: ModelReply = { verdict: 'no-match', certainty: 95, reason: 'A timestamp has no zone.' }
 
-/** A clean PR: datetimes hold (positive rule matches), no ads (negative rule does not). */
-function passing(body: unknown): { text: string } | null {
-  return JSON.stringify(body).includes('Name: no-ads') ? { text: NO_ADS } : null
-}
-
-/** `passing`, except for the PR whose shared block names `#pr`, which gets `change`. */
-function exceptFor(pr: number, change: { mode?: 'hang'; text?: string }, rule?: string) {
-  return (body: unknown) => {
-    const text = JSON.stringify(body)
-    if (text.includes(`#${pr} in`) && (rule === undefined || text.includes(`Name: ${rule}`))) return change
-    return passing(body)
-  }
+/** PASSING, except for `pr`'s questions (about `rule`, when given), which get `change`. */
+function exceptFor(pr: number, change: ModelReply, rule?: string) {
+  return (asked: Asked) => (asked.pr === pr && (rule === undefined || asked.rule === rule) ? change : PASSING(asked))
 }
 
 /** PR 1 of acme/vault holds secrets in its title, a commit and its diff. */
 const VAULT = { owner: 'acme', name: 'vault' }
 const SECRET_PR = aSecretPr()
 
-let nats: NatsServer
-let ai: FakeAnthropic
+let world: ServiceWorld
 let forge: FakeForgejo
-let secretsDir: string
-let classifier: ServiceProcess
-let controller: ServiceProcess
 let base = ''
 
-function startClassifier(): ServiceProcess {
-  return startServiceProcess('classifier', {
-    NATS_URL: nats.url,
-    SWARM,
-    SECRETS_DIR: secretsDir,
-    ANTHROPIC_BASE_URL: ai.url,
-    // Room for a slow spawn on a loaded machine; the timeout test waits this out twice.
-    CLASSIFICATION_TIMEOUT_S: '8',
-  })
-}
+const deliver = (pr: number, options?: Parameters<ServiceWorld['deliver']>[1]) => world.deliver(pr, options)
+const reviewsOf = (pr: number, count = 1, repo = REPO.name) => world.reviewsOf(pr, { count, repo })
+const runOf = (pr: number, outcome?: string, repo = REPO.name) =>
+  world.runOf(pr, { repo, ...(outcome === undefined ? {} : { outcome }) })
+const putSettings = (body: Record<string, unknown>) => world.putSettings(body)
 
-async function deliver(
-  pr: number,
-  options: { signature?: string; repo?: string; headSha?: string } = {},
-): Promise<Response> {
-  const sign = {
-    secret: SECRET,
-    url: `${base}/webhook/forge/review-request`,
-    ...(options.signature === undefined ? {} : { signature: options.signature }),
-  }
-  const payload = {
-    owner: REPO.owner,
-    repo: options.repo ?? REPO.name,
-    pr,
-    headSha: options.headSha ?? headOf(pr),
-    forgeUrl: forge.url,
-  }
-  return fetch(signedDelivery(sign, payload))
-}
-
-async function reviewsOf(pr: number, count = 1, repo = REPO.name, timeoutMs = 60_000): Promise<FakeReview[]> {
-  const until = Date.now() + timeoutMs
+/** The try-out's answer once it is no longer running. */
+async function tryOutEnded<T extends { status: string } = { status: string }>(id: string): Promise<T> {
+  const until = Date.now() + 60_000
   for (;;) {
-    const reviews = forge.reviews({ owner: REPO.owner, name: repo }, pr)
-    if (reviews.length >= count) return reviews
-    if (Date.now() > until) throw new Error(`PR ${pr}: ${reviews.length} of ${count} reviews after ${timeoutMs} ms`)
-    await Bun.sleep(100)
-  }
-}
-
-/** Holds every answer of the fake provider until the returned release is called. */
-function hold(): () => void {
-  let release = () => {}
-  const released = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  ai.setHold(() => released)
-  return () => {
-    ai.setHold(null)
-    release()
+    const result = (await (await fetch(`${base}/api/review-classifier/try-out/${id}`)).json()) as T
+    if (result.status !== 'running' || Date.now() > until) return result
+    await Bun.sleep(50)
   }
 }
 
 /** What admission decided for each delivery of a PR, from the controller's `review requested` log lines. */
 function admissionsOf(pr: number): string[] {
-  return controller.lines
-    .filter((line) => line.includes('"review requested"'))
-    .map((line): unknown => JSON.parse(line))
-    .filter(
-      (entry): entry is { pr: number; admission: string } =>
-        typeof entry === 'object' && entry !== null && 'pr' in entry && entry.pr === pr && 'admission' in entry,
-    )
-    .map((entry) => entry.admission)
-}
-
-type RecordedRun = {
-  id: string
-  trigger: string
-  pr: number
-  repo: string
-  outcome: string
-  detail?: string
-  head_sha?: string
-  review_url?: string
-  redacted?: number
-}
-
-async function runOf(pr: number, outcome?: string, repo = `${REPO.owner}/${REPO.name}`): Promise<RecordedRun> {
-  const until = Date.now() + 30_000
-  for (;;) {
-    const response = await fetch(`${base}/api/review-classifier/runs`)
-    if (response.ok) {
-      const runs = (await response.json()) as RecordedRun[]
-      const found = runs.find(
-        (run) => run.pr === pr && run.repo === repo && (outcome === undefined || run.outcome === outcome),
-      )
-      if (found !== undefined) return found
-    }
-    if (Date.now() > until) throw new Error(`no recorded run for PR ${pr} (${outcome ?? 'any outcome'})`)
-    await Bun.sleep(100)
-  }
-}
-
-async function putSettings(body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${base}/api/review-classifier/settings`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json', 'Remote-User': 'admin' },
-    body: JSON.stringify(body),
-  })
+  return world
+    .logged('review requested')
+    .filter((entry) => entry.pr === pr)
+    .map((entry) => String(entry.admission))
 }
 
 beforeAll(async () => {
-  nats = await startNatsServer()
-  ai = startFakeAnthropic({ text: MATCH, responder: passing })
-  forge = createFakeForgejo({
-    seed: {
-      users: [{ login: ADMIN_LOGIN, admin: true }, { login: 'alice' }],
-      tokens: [{ login: ADMIN_LOGIN, name: 'controller', token: ADMIN_TOKEN, scopes: ['all'] }],
-      repos: [
-        {
-          ...REPO,
-          files: { [RULES_YML_PATH]: TWO_RULES_YAML },
-          pulls: Array.from({ length: 30 }, (_, i) => aNumberedPull(i + 1)),
-          collaborators: { 'review-classifier': 'write', alice: 'write' },
-        },
-        { owner: 'acme', name: 'bare', pulls: [aNumberedPull(1)], collaborators: { 'review-classifier': 'write' } },
-        {
-          ...VAULT,
-          files: { [RULES_YML_PATH]: TWO_RULES_YAML },
-          pulls: [
-            aNumberedPull(1, {
-              title: SECRET_PR.title,
-              commits: SECRET_PR.commits.map((commit) => commit.message),
-              diff: SECRET_PR.diff,
-            }),
-          ],
-          collaborators: { 'review-classifier': 'write' },
-        },
-      ],
-    },
+  world = await startServiceWorld({
+    swarm: 'e2e',
+    repos: [
+      {
+        ...REPO,
+        files: { [RULES_YML_PATH]: TWO_RULES_YAML },
+        pulls: Array.from({ length: 30 }, (_, i) => aNumberedPull(i + 1)),
+        collaborators: { 'review-classifier': 'write', alice: 'write' },
+      },
+      { owner: 'acme', name: 'bare', pulls: [aNumberedPull(1)], collaborators: { 'review-classifier': 'write' } },
+      {
+        ...VAULT,
+        files: { [RULES_YML_PATH]: TWO_RULES_YAML },
+        pulls: [
+          aNumberedPull(1, {
+            title: SECRET_PR.title,
+            commits: SECRET_PR.commits.map((commit) => commit.message),
+            diff: SECRET_PR.diff,
+          }),
+        ],
+        collaborators: { 'review-classifier': 'write' },
+      },
+    ],
+    controllerEnv: { RUN_TIMEOUT_S: '30' },
   })
-  secretsDir = makeSecretsDir({
-    'swarm/services/swarm-controller/forge/token': { token: ADMIN_TOKEN },
-    [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: API_KEY },
-  })
-  classifier = startClassifier()
-  controller = startServiceProcess('controller', {
-    PORT: '0',
-    NATS_URL: nats.url,
-    SWARM,
-    SECRETS_DIR: secretsDir,
-    FORGE_URL: forge.url,
-    FORGE_WEBHOOK_SECRET: SECRET,
-    RUN_TIMEOUT_S: '30',
-  })
-  await classifier.waitForLine('review classifier listening')
-  const listening = JSON.parse(await controller.waitForLine('controller listening')) as { port: number }
-  base = `http://127.0.0.1:${listening.port}`
+  base = world.base
+  forge = world.forge
   // The first provisioning pass creates the account and stores its token.
-  await controller.waitForLine('review classifier service account token minted')
-  expect(existsSync(join(secretsDir, SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field))).toBe(true)
+  await world.controller.waitForLine('review classifier service account token minted')
+  expect(existsSync(join(world.secretsDir, SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field))).toBe(true)
 })
 
 afterAll(async () => {
-  await cleanUp(
-    stopStep(controller),
-    stopStep(classifier),
-    ai === undefined ? null : () => ai.stop(),
-    forge === undefined ? null : () => forge.stop(),
-    nats === undefined ? null : () => nats.cleanup(),
-    secretsDir === undefined ? null : () => rmSync(secretsDir, { recursive: true, force: true }),
-  )
+  await cleanUp(world === undefined ? null : () => world.stop())
 })
 
 describe('a review request end to end', () => {
@@ -247,10 +123,10 @@ describe('a review request end to end', () => {
   })
 
   it('requests changes when a counted rule fails', async () => {
-    ai.setResponder(exceptFor(2, { text: NO_MATCH }, 'datetime'))
+    world.model.script(exceptFor(2, NO_MATCH, 'datetime'))
     await deliver(2)
     const [review] = await reviewsOf(2)
-    ai.setResponder(passing)
+    world.model.script(PASSING)
     expect(review).toMatchObject({ state: 'REQUEST_CHANGES', commitId: headOf(2) })
     expect(review?.body).toContain('yes ❌')
     expect(review?.body).toContain('**Overall: request changes.**')
@@ -258,10 +134,11 @@ describe('a review request end to end', () => {
   })
 
   it('posts a no-verdict comment when the classifications time out', async () => {
-    ai.setResponder(exceptFor(3, { mode: 'hang' }))
+    // What the runtime answers at a question's deadline (the model runtime contract's timeout case).
+    world.model.script(exceptFor(3, { failure: 'timeout', detail: 'no answer within 180000 ms' }))
     await deliver(3)
     const [review] = await reviewsOf(3)
-    ai.setResponder(passing)
+    world.model.script(PASSING)
     expect(review).toMatchObject({ state: 'COMMENT', commitId: headOf(3) })
     expect(review?.body).toStartWith('**No verdict:**')
     expect(review?.body).toContain('request its review again')
@@ -271,11 +148,11 @@ describe('a review request end to end', () => {
   it('starts one run for duplicate deliveries of one PR and head', async () => {
     // The run's answers are held until both deliveries are answered, so the second meets the first
     // still running however the two are scheduled.
-    const released = hold()
+    const released = world.model.hold(() => true)
     const [first, second] = await Promise.all([deliver(4), deliver(4)]).finally(released)
     expect([first.status, second.status].sort()).toEqual([200, 202])
     // Admission decides before the delivery is answered and logs what it decided: one run, one duplicate.
-    await waitFor(() => admissionsOf(4).length === 2, "both deliveries' admission lines")
+    await world.waitFor(() => admissionsOf(4).length === 2, "both deliveries' admission lines")
     expect(admissionsOf(4).sort()).toEqual(['duplicate', 'started'])
     await reviewsOf(4)
     const run = await runOf(4)
@@ -288,10 +165,7 @@ describe('a review request end to end', () => {
     expect(response.status).toBe(401)
     expect(response.headers.get('content-type')).toContain('application/problem+json')
     // Refused before admission: nothing was taken in, so nothing can be posted later.
-    await waitFor(
-      () => controller.lines.some((line) => line.includes('review request delivery refused')),
-      'the refusal',
-    )
+    await world.waitFor(() => world.logged('review request delivery refused').length > 0, 'the refusal')
     expect(admissionsOf(5)).toEqual([])
     expect(forge.reviews(REPO, 5)).toHaveLength(0)
   })
@@ -315,86 +189,73 @@ describe('a review request end to end', () => {
     expect((await putSettings({ max_concurrent_reviews: 1 })).status).toBe(200)
     // Every answer is held until all ten deliveries are answered: the first run is still running
     // when the tenth is admitted, however the machine schedules them.
-    const released = hold()
+    const released = world.model.hold(() => true)
     const prs = Array.from({ length: 10 }, (_, i) => 11 + i)
     const answers = await Promise.all(prs.map((pr) => deliver(pr))).finally(released)
     expect(answers.every((r) => r.status === 202)).toBe(true)
-    // Nine runs one after another, two claude processes each: over a minute on a loaded machine.
-    const until = Date.now() + 240_000
-    let reviews: FakeReview[] = []
-    while (Date.now() < until) {
-      reviews = prs.flatMap((pr) => forge.reviews(REPO, pr))
-      if (reviews.length >= 10) break
-      await Bun.sleep(200)
-    }
-    expect(reviews).toHaveLength(10)
-    const turnedAway = reviews.filter((r) => r.body.includes('waiting places'))
+    // Nine runs one after another, then the tenth's comment.
+    const reviews = () => prs.flatMap((pr) => forge.reviews(REPO, pr))
+    await world.waitFor(() => reviews().length >= 10, 'ten reviews', 60_000)
+    expect(reviews()).toHaveLength(10)
+    const turnedAway = reviews().filter((r) => r.body.includes('waiting places'))
     expect(turnedAway).toHaveLength(1)
     expect(turnedAway[0]).toMatchObject({ state: 'COMMENT' })
     expect(turnedAway[0]?.body).toStartWith('**No verdict:**')
-    expect(reviews.filter((r) => r.state === 'APPROVED')).toHaveLength(9)
+    expect(reviews().filter((r) => r.state === 'APPROVED')).toHaveLength(9)
     await runOf(turnedAway[0]?.pr ?? 0, 'queue-full')
     expect((await putSettings({ max_concurrent_reviews: 2 })).status).toBe(200)
-  }, 300_000)
+  })
 
   it('posts no verdict when no classifier is running, and reviews again once one is back', async () => {
-    classifier.kill('SIGTERM')
-    expect(await classifier.exited).toBe(0)
+    const classifier = world.classifier
+    classifier?.kill('SIGTERM')
+    expect(await classifier?.exited).toBe(0)
     await deliver(7)
     const [review] = await reviewsOf(7)
     expect(review).toMatchObject({ state: 'COMMENT' })
     expect(review?.body).toContain("the classifier isn't running")
-    classifier = startClassifier()
-    await classifier.waitForLine('review classifier listening')
+    await world.startClassifier()
     await deliver(8)
     expect((await reviewsOf(8))[0]?.state).toBe('APPROVED')
   })
 
   it('notices a classifier killed with the run in hand by its silence, well before RUN_TIMEOUT_S', async () => {
-    ai.setResponder(exceptFor(25, { mode: 'hang' }))
-    const asked = ai.requests().length
+    world.model.script(exceptFor(25, 'hang'))
     await deliver(25)
-    // The classifier has taken the run once its first question reached the provider.
-    await waitFor(
-      () =>
-        ai
-          .requests()
-          .slice(asked)
-          .some((request) => JSON.stringify(request.body).includes('#25 in')),
-      'the first question of PR 25 at the provider',
-      30_000,
-    )
-    classifier.kill('SIGKILL')
-    await classifier.exited
+    // The classifier has taken the run once its first question reached the model.
+    await world.waitFor(() => world.model.asked.some((asked) => asked.pr === 25), 'the first question of PR 25', 30_000)
+    const classifier = world.classifier
+    classifier?.kill('SIGKILL')
+    await classifier?.exited
     const [review] = await reviewsOf(25)
-    ai.setResponder(passing)
+    world.model.script(PASSING)
     expect(review).toMatchObject({ state: 'COMMENT', commitId: headOf(25) })
     // RUN_TIMEOUT_S is 30 here: its no-verdict would say "didn't answer within 30 s".
     expect(review?.body).toContain('the classifier stopped answering')
     expect((await runOf(25, 'no-verdict')).detail).toContain('it took the run, then sent nothing for 8 s')
-    classifier = startClassifier()
-    await classifier.waitForLine('review classifier listening')
+    await world.startClassifier()
   })
 
-  it("counts claude's cost, and once the day's budget is spent refuses a review and a try-out without a model call", async () => {
+  it("counts the answers' cost, and once the day's budget is spent refuses a review and a try-out without a model call", async () => {
     const spent = (await (await fetch(`${base}/api/review-classifier/spend`)).json()) as {
       spent_usd: number
       budget_usd: number | null
       by_repo: Record<string, number>
     }
-    // The reviews above, at claude's own total_cost_usd for what the fake provider reported.
+    // The reviews above, at the cost each answer reported (claude's own total_cost_usd: review-runtimes.e2e).
     expect(spent.budget_usd).toBeNull()
     expect(spent.by_repo['acme/widgets']).toBeGreaterThan(0)
     expect((await putSettings({ budget: { daily_usd: spent.spent_usd / 2 } })).status).toBe(200)
-    const asked = ai.requests().length
+    const asked = world.model.asked.length
     await deliver(26)
     const [review] = await reviewsOf(26)
     expect(review).toMatchObject({ state: 'COMMENT', commitId: headOf(26) })
     expect(review?.body).toStartWith('**No verdict:**')
     expect(review?.body).toContain('is spent')
     expect(review?.body).toContain('after 00:00 UTC')
-    expect(forge.statuses(REPO, headOf(26)).map((s) => s.state)).toEqual(['error'])
+    // Recorded once the review and its status are set.
     expect((await runOf(26, 'no-verdict')).detail).toContain('(UTC) is spent')
+    expect(forge.statuses(REPO, headOf(26)).map((s) => s.state)).toEqual(['error'])
     const tryOut = await fetch(`${base}/api/review-classifier/try-out`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'Remote-User': 'alice' },
@@ -408,23 +269,21 @@ describe('a review request end to end', () => {
     })
     expect(tryOut.status).toBe(429)
     expect(((await tryOut.json()) as { detail: string }).detail).toContain('(UTC) is spent')
-    expect(ai.requests().length).toBe(asked)
+    expect(world.model.asked.length).toBe(asked)
     expect((await putSettings({ budget: null })).status).toBe(200)
   })
 })
 
 describe('a PR that holds secrets', () => {
-  /** What the fake provider received for the vault's PR: every request body naming it, as text. */
+  /** What the model was asked about the vault's PR: each question's shared block and question, as text. */
   function sentForVault(): string[] {
-    return ai
-      .requests()
-      .map((request) => JSON.stringify(request.body))
-      .filter((text) => text.includes('#1 in acme/vault'))
+    return world.model.asked
+      .filter((asked) => asked.repo === 'acme/vault')
+      .map((asked) => JSON.stringify([asked.context, asked.question]))
   }
 
-  it('sends the provider placeholders only, and the review and the record count what was redacted', async () => {
+  it('asks the model with placeholders only, and the review and the record count what was redacted', async () => {
     await deliver(1, { repo: VAULT.name })
-    // Approved unless a loaded machine let a question time out: either review says what was redacted.
     const [review] = await reviewsOf(1, 1, VAULT.name)
     const sent = sentForVault()
     expect(sent.length).toBeGreaterThanOrEqual(2)
@@ -438,7 +297,7 @@ describe('a PR that holds secrets', () => {
     expect(body).toContain('- private-key &#35;\u200B4: deploy/key.pem, line 1')
     expect(body).toContain('- aws-access-token &#35;\u200B1: the title')
     expect(body.indexOf('**Secrets redacted:**')).toBeGreaterThan(body.indexOf('**Overall: '))
-    const run = await runOf(1, undefined, 'acme/vault')
+    const run = await runOf(1, undefined, VAULT.name)
     expect(run).toMatchObject({ redacted: SECRET_PR.distinct })
     expect(leaksSecret(SECRET_PR, JSON.stringify(run))).toBe(false)
   })
@@ -458,13 +317,7 @@ describe('a PR that holds secrets', () => {
     })
     expect(post.status).toBe(202)
     const { id } = (await post.json()) as { id: string }
-    type Result = { status: string; redaction?: { redacted: number; findings: unknown[] } }
-    let result: Result | null = null
-    for (let i = 0; i < 300; i += 1) {
-      result = (await (await fetch(`${base}/api/review-classifier/try-out/${id}`)).json()) as Result
-      if (result?.status !== 'running') break
-      await Bun.sleep(100)
-    }
+    const result = await tryOutEnded<{ status: string; redaction?: { redacted: number; findings: unknown[] } }>(id)
     expect(result?.status).toBe('done')
     expect(result?.redaction?.redacted).toBe(SECRET_PR.distinct)
     expect(result?.redaction?.findings).toContainEqual({
@@ -476,7 +329,7 @@ describe('a PR that holds secrets', () => {
       side: 'new',
     })
     expect(leaksSecret(SECRET_PR, JSON.stringify(result))).toBe(false)
-    expect(await runOf(1, 'done', 'acme/vault')).toMatchObject({ id, trigger: 'try-out', redacted: SECRET_PR.distinct })
+    expect(await runOf(1, 'done', VAULT.name)).toMatchObject({ id, trigger: 'try-out', redacted: SECRET_PR.distinct })
     for (const text of sentForVault()) expect(leaksSecret(SECRET_PR, text)).toBe(false)
   })
 })
@@ -522,13 +375,7 @@ describe('writing a rule: try it out, then open a PR', () => {
     })
     expect(post.status).toBe(202)
     const { id } = (await post.json()) as { id: string }
-    type TryOutResult = { status: string; rows: { name: string; verdict: string }[]; overall: string; head_sha: string }
-    let result: TryOutResult | null = null
-    for (let i = 0; i < 300; i += 1) {
-      result = (await (await fetch(`${base}/api/review-classifier/try-out/${id}`)).json()) as TryOutResult
-      if (result.status !== 'running') break
-      await Bun.sleep(100)
-    }
+    const result = await tryOutEnded(id)
     expect(result).toMatchObject({
       status: 'done',
       overall: 'approve',

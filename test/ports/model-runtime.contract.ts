@@ -12,10 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { ModelRuntime } from '../../ports/model-runtime.ts'
 import { aClassifyInput } from '../support/builders.ts'
 import { classifyOnce } from '../support/classify-once.ts'
-import { expectNothingFor, ROOMY_DEADLINE_MS } from '../support/waits.ts'
+import { expectNothingFor, ROOMY_DEADLINE_MS, waitFor } from '../support/waits.ts'
 
 export type ProviderBehaviour =
   | { kind: 'answer'; text: string }
+  /**
+   * Takes the request and answers `text` only once `until` resolves: a slow provider, as the
+   * end-to-end tests script one (test/support/scripted-model.ts holds answers until the test lets go).
+   */
+  | { kind: 'hold'; text: string; until: Promise<void> }
   /** Accepts the request and never answers. */
   | { kind: 'hang' }
   /** Refuses the key (HTTP 401), which no runtime retries. */
@@ -65,6 +70,31 @@ export function modelRuntimeContract(
         aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: ROOMY_DEADLINE_MS }),
       )
       expect(result.ok ? result.value.text.trim() : result.error).toBe(ANSWER)
+    })
+
+    it('waits for an answer the provider holds back, and answers with it once the provider lets go', async () => {
+      let release = () => {}
+      const until = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      await harness.behave({ kind: 'hold', text: ANSWER, until })
+      const before = harness.providerCalls()
+      let settled = false
+      const pending = classifyOnce(
+        harness.runtime,
+        aClassifyInput({ runId: RUN_ID, apiKey: API_KEY, deadlineMs: ROOMY_DEADLINE_MS }),
+      ).finally(() => {
+        settled = true
+      })
+      try {
+        await waitFor(() => harness.providerCalls() > before, 'the question at the provider', ROOMY_DEADLINE_MS)
+        await expectNothingFor(() => settled, 'an answer while the provider holds it', 500)
+      } finally {
+        release()
+      }
+      const result = await pending
+      expect(result.ok ? result.value.text.trim() : result.error).toBe(ANSWER)
+      expect(harness.providerCalls() - before).toBe(1)
     })
 
     it('stops a session at its deadline with a timeout failure', async () => {

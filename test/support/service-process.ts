@@ -46,9 +46,16 @@ export function startClassifierProcess(env: Record<string, string>): ServiceProc
   return startServiceProcess('classifier', env)
 }
 
-export function startServiceProcess(name: 'classifier' | 'controller', env: Record<string, string>): ServiceProcess {
+/** The services' own entry points, and the classifier on the scripted model (scripted-classifier.ts). */
+const ENTRY_POINTS = {
+  classifier: '../../entrypoints/classifier.ts',
+  controller: '../../entrypoints/controller.ts',
+  'scripted-classifier': './scripted-classifier.ts',
+} as const
+
+export function startServiceProcess(name: keyof typeof ENTRY_POINTS, env: Record<string, string>): ServiceProcess {
   const workDir = mkdtempSync(join(tmpdir(), 'rc-work-'))
-  const entrypoint = resolve(import.meta.dir, `../../entrypoints/${name}.ts`)
+  const entrypoint = resolve(import.meta.dir, ENTRY_POINTS[name])
   const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(dieWithParent([process.execPath, 'run', entrypoint]), {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', WORK_DIR: workDir, ...env },
     stdin: 'ignore',

@@ -1,11 +1,14 @@
 /**
- * Everything the operator's pages need, for the browser tests: a real
- * nats-server, the controller and the classifier as real processes, the
- * real `claude` against a fake Messages API whose answers a test scripts by
- * rule name, a fake Forgejo checked against the swagger file, the launcher's
- * identity proxy in front of the controller (naming `ann`), and Debian's
- * chromium driven by playwright-core, on 127.0.0.1 only. `stop` ends every
- * process and the browser, even when the start failed half way.
+ * Everything the operator's pages need, for the browser tests: the service
+ * world (service-world.ts: a real nats-server, the controller and the
+ * classifier as real processes, a fake Forgejo checked against the swagger
+ * file) with the classifier on the test's scripted model, whose answers a
+ * test scripts by rule name; the launcher's identity proxy in front of the
+ * controller (naming `ann`); and Debian's chromium driven by playwright-core,
+ * one browser for the file, on 127.0.0.1 only. No `claude` runs here: the
+ * pages never depend on which runtime answered (the runtimes' own end-to-end
+ * reviews are test/entrypoints/review-runtimes.e2e.test.ts). `stop` ends
+ * every process and the browser, even when the start failed half way.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,28 +17,20 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import type { SeedPull } from '../../adapters/memory/forge.ts'
 import { EXAMPLES_YML_PATH } from '../../core/examples-file.ts'
 import { RULES_YML_PATH } from '../../core/rules-file.ts'
-import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import { type IdentityProxy, startIdentityProxy } from '../../entrypoints/identity-proxy.ts'
-import { aNumberedPull, headOf, TWO_RULES_YAML } from './builders.ts'
+import { aNumberedPull, TWO_RULES_YAML } from './builders.ts'
 import { cleanUp } from './cleanup.ts'
-import { type FakeAnthropic, startFakeAnthropic } from './fake-anthropic.ts'
-import { ADMIN_LOGIN, ADMIN_TOKEN } from './fake-forgejo/harness.ts'
-import { createFakeForgejo, type FakeForgejo } from './fake-forgejo.ts'
-import { type NatsServer, startNatsServer } from './nats-server.ts'
-import { makeSecretsDir, type ServiceProcess, startServiceProcess, stopStep } from './service-process.ts'
-import { deliveryHeaders, goJson, reviewRequestPayload } from './webhook.ts'
+import type { FakeForgejo } from './fake-forgejo.ts'
+import { passingVerdict, type ScriptedModel, type Verdict } from './scripted-model.ts'
+import { type ServiceWorld, startServiceWorld } from './service-world.ts'
 
 export const UI_USER = 'ann'
-export const WEBHOOK_SECRET = 'ui-e2e-webhook-secret-5c1d'
 export const REPO = { owner: 'acme', name: 'widgets' }
 
 export const RULES = TWO_RULES_YAML
 
-/** What a test's scripted model answers: a verdict, a certainty and a reason. */
-export type ScriptedAnswer = { verdict: 'match' | 'no-match' | 'not-applicable'; certainty: number; reason: string }
-
 /** Decides the model's answer from the rule's name, its description and the PR number. */
-export type AnswerScript = (rule: string, description: string, pr: number) => ScriptedAnswer
+export type AnswerScript = (rule: string, description: string, pr: number) => Verdict
 
 /** The shared numbered PR, with the title, author and file of its own that the pages show. */
 function aPull(pr: number, extra: Partial<SeedPull> = {}): SeedPull {
@@ -47,26 +42,18 @@ function aPull(pr: number, extra: Partial<SeedPull> = {}): SeedPull {
   })
 }
 
-/** The rule's name and description, and the PR number, from a Messages API body as `claude` sends it. */
-function questionOf(body: unknown): { rule: string; description: string; pr: number } {
-  const text = JSON.stringify(body)
-  const rule = /Name: ([^\\"]+)/.exec(text)?.[1] ?? ''
-  const description = /Description: ([^\\"]+)/.exec(text)?.[1] ?? ''
-  const pr = Number(/#(\d+) in/.exec(text)?.[1] ?? 0)
-  return { rule, description, pr }
-}
-
 export type UiWorld = {
   /** The proxy's address: what a browser opens. */
   url: string
   /** The controller's own address (no identity). */
   controllerUrl: string
   forge: FakeForgejo
-  ai: FakeAnthropic
-  controller: ServiceProcess
-  classifier: ServiceProcess
+  /** The classifier's model: holds, and every question asked. */
+  model: ScriptedModel
   /** Replaces the model's script. */
   answer(script: AnswerScript): void
+  /** Holds the answers to the questions about `rule` until the returned function is called. */
+  holdRule(rule: string): () => void
   /** A signed review request for a PR, as the forge delivers it. */
   deliverReviewRequest(pr: number): Promise<Response>
   /** Posts a try-out through the proxy, as the page does; answers its id. */
@@ -86,19 +73,11 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ]
 
-export const DEFAULT_SCRIPT: AnswerScript = (rule) =>
-  rule === 'no-ads'
-    ? { verdict: 'no-match', certainty: 97, reason: 'No commit message advertises anything.' }
-    : { verdict: 'match', certainty: 95, reason: 'Every timestamp the PR adds carries a zone.' }
+export const DEFAULT_SCRIPT: AnswerScript = (rule) => passingVerdict(rule)
 
 /** `examples`: the text of acme/widgets' examples file, when the tests want one (none by default). */
 export async function startUiWorld(options: { examples?: string } = {}): Promise<UiWorld> {
-  let nats: NatsServer | undefined
-  let ai: FakeAnthropic | undefined
-  let forge: FakeForgejo | undefined
-  let secretsDir: string | undefined
-  let classifier: ServiceProcess | undefined
-  let controller: ServiceProcess | undefined
+  let services: ServiceWorld | undefined
   let proxy: IdentityProxy | undefined
   let browser: BrowserContext | undefined
   let profileDir: string | undefined
@@ -107,23 +86,11 @@ export async function startUiWorld(options: { examples?: string } = {}): Promise
       browser === undefined ? null : () => browser?.close(),
       profileDir === undefined ? null : () => rmSync(profileDir ?? '', { recursive: true, force: true }),
       proxy === undefined ? null : () => proxy?.stop(),
-      stopStep(controller),
-      stopStep(classifier),
-      ai === undefined ? null : () => ai?.stop(),
-      forge === undefined ? null : () => forge?.stop(),
-      nats === undefined ? null : () => nats?.cleanup(),
-      secretsDir === undefined ? null : () => rmSync(secretsDir ?? '', { recursive: true, force: true }),
+      services === undefined ? null : () => services?.stop(),
     )
 
   try {
     let script = DEFAULT_SCRIPT
-    nats = await startNatsServer()
-    ai = startFakeAnthropic({
-      responder(body) {
-        const { rule, description, pr } = questionOf(body)
-        return { text: JSON.stringify(script(rule, description, pr)) }
-      },
-    })
     const pulls = [
       aPull(1),
       aPull(2),
@@ -132,57 +99,32 @@ export async function startUiWorld(options: { examples?: string } = {}): Promise
       aPull(5, { state: 'closed', merged: true, title: 'Change 5: merged last week' }),
       aPull(6),
     ]
-    forge = createFakeForgejo({
-      seed: {
-        users: [
-          { login: ADMIN_LOGIN, admin: true },
-          { login: 'alice', fullName: 'Alice Example' },
-          { login: UI_USER, fullName: 'Ann Operator' },
-        ],
-        tokens: [{ login: ADMIN_LOGIN, name: 'controller', token: ADMIN_TOKEN, scopes: ['all'] }],
-        repos: [
-          {
-            ...REPO,
-            files: {
-              [RULES_YML_PATH]: RULES,
-              ...(options.examples === undefined ? {} : { [EXAMPLES_YML_PATH]: options.examples }),
-            },
-            pulls,
-            collaborators: { 'review-classifier': 'write', alice: 'write', [UI_USER]: 'write' },
+    const world = await startServiceWorld({
+      swarm: 'ui-e2e',
+      users: [
+        { login: 'alice', fullName: 'Alice Example' },
+        { login: UI_USER, fullName: 'Ann Operator' },
+      ],
+      repos: [
+        {
+          ...REPO,
+          files: {
+            [RULES_YML_PATH]: RULES,
+            ...(options.examples === undefined ? {} : { [EXAMPLES_YML_PATH]: options.examples }),
           },
-          { owner: 'acme', name: 'gadgets', pulls: [aPull(1)], collaborators: { 'review-classifier': 'read' } },
-        ],
-      },
+          pulls,
+          collaborators: { 'review-classifier': 'write', alice: 'write', [UI_USER]: 'write' },
+        },
+        { owner: 'acme', name: 'gadgets', pulls: [aPull(1)], collaborators: { 'review-classifier': 'read' } },
+      ],
+      // Roomy, as everywhere the pages are the subject and the deadlines aren't.
+      controllerEnv: { RUN_TIMEOUT_S: '120' },
     })
-    secretsDir = makeSecretsDir({
-      'swarm/services/swarm-controller/forge/token': { token: ADMIN_TOKEN },
-      [RUNTIME_KEY_SECRETS['api-key'].path]: { api_key: 'sk-ant-ui-e2e-0b7e' },
-    })
-    const swarm = 'ui-e2e'
-    classifier = startServiceProcess('classifier', {
-      NATS_URL: nats.url,
-      SWARM: swarm,
-      SECRETS_DIR: secretsDir,
-      ANTHROPIC_BASE_URL: ai.url,
-      // Roomy, as everywhere the pages are the subject and the deadlines aren't: under two suites at
-      // once, ten questions of a replay took over a minute.
-      CLASSIFICATION_TIMEOUT_S: '60',
-    })
-    controller = startServiceProcess('controller', {
-      PORT: '0',
-      NATS_URL: nats.url,
-      SWARM: swarm,
-      SECRETS_DIR: secretsDir,
-      FORGE_URL: forge.url,
-      FORGE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      RUN_TIMEOUT_S: '120',
-    })
-    await classifier.waitForLine('review classifier listening')
-    const listening = JSON.parse(await controller.waitForLine('controller listening')) as { port: number }
-    const controllerUrl = `http://127.0.0.1:${listening.port}`
-    await controller.waitForLine('review classifier service account token minted')
-    await controller.waitForLine('operator pages ready')
-    proxy = startIdentityProxy({ target: controllerUrl, user: UI_USER, port: 0 })
+    services = world
+    await world.controller.waitForLine('review classifier service account token minted')
+    await world.controller.waitForLine('operator pages ready')
+    world.model.script(({ rule, description, pr }) => script(rule, description, pr))
+    proxy = startIdentityProxy({ target: world.base, user: UI_USER, port: 0 })
     profileDir = mkdtempSync(join(tmpdir(), 'rc-chromium-'))
     browser = await chromium.launchPersistentContext(profileDir, {
       executablePath: '/usr/bin/chromium',
@@ -197,36 +139,20 @@ export async function startUiWorld(options: { examples?: string } = {}): Promise
     )
     const proxyUrl = proxy.url
     const context = browser
-    const fakeForge = forge
-    const fakeAi = ai
-    const controllerProcess = controller
-    const classifierProcess = classifier
 
     return {
       url: proxyUrl,
-      controllerUrl,
-      forge: fakeForge,
-      ai: fakeAi,
-      controller: controllerProcess,
-      classifier: classifierProcess,
+      controllerUrl: world.base,
+      forge: world.forge,
+      model: world.model,
       answer(next) {
         script = next
       },
-      async deliverReviewRequest(pr) {
-        const body = goJson(
-          reviewRequestPayload({
-            owner: REPO.owner,
-            repo: REPO.name,
-            pr,
-            headSha: headOf(pr),
-            forgeUrl: fakeForge.url,
-          }),
-        )
-        return fetch(`${controllerUrl}/webhook/forge/review-request`, {
-          method: 'POST',
-          headers: deliveryHeaders(body, { secret: WEBHOOK_SECRET }),
-          body,
-        })
+      holdRule(rule) {
+        return world.model.hold((asked) => asked.rule === rule)
+      },
+      deliverReviewRequest(pr) {
+        return world.deliver(pr)
       },
       async postTryOut(body) {
         const response = await fetch(`${proxyUrl}/api/review-classifier/try-out`, {

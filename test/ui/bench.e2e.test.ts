@@ -142,11 +142,7 @@ describe('accessibility', () => {
       new MutationObserver(() => window.__announced.push(document.getElementById('attempt-announcer').textContent))
         .observe(document.getElementById('attempt-announcer'), { childList: true, characterData: true, subtree: true })
     })()`)
-    let release = () => {}
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    world.ai.setHold((body) => (JSON.stringify(body).includes('Name: no-ads') ? released : undefined))
+    const release = world.holdRule('no-ads')
     try {
       await page.click('#try-run')
       const attempt = page.locator('.attempt[data-attempt="1"]')
@@ -160,7 +156,6 @@ describe('accessibility', () => {
       await attempt.locator('.status--done').waitFor({ timeout: ROOMY_DEADLINE_MS })
     } finally {
       release()
-      world.ai.setHold(null)
     }
     expect(await page.evaluate('document.activeElement.__mark === true && document.activeElement.isConnected')).toBe(
       true,

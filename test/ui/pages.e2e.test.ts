@@ -1,7 +1,7 @@
 /**
  * The operator's pages in a real browser (Debian's chromium, driven by
  * playwright-core) against the controller and the classifier as real
- * processes, real NATS, the real `claude` on a fake Messages API and a fake
+ * processes, real NATS, the classifier's model scripted by the test, and a fake
  * Forgejo, reached through the launcher's identity proxy: every request
  * stays on 127.0.0.1. Screenshots of each page go to test/artifacts/.
  */
@@ -417,11 +417,7 @@ describe('try-out', () => {
     await loadRules(page)
     // One rule's answer is held until the page has shown the other's row, however fast or slow the
     // machine: the page must show a finished row while a classification is still running.
-    let release = () => {}
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    world.ai.setHold((body) => (JSON.stringify(body).includes('Name: no-ads') ? released : undefined))
+    const release = world.holdRule('no-ads')
     try {
       await page.click('#try-run')
       const attempt = page.locator('.attempt--latest[data-attempt="1"]')
@@ -433,7 +429,6 @@ describe('try-out', () => {
       expect(await attempt.locator('.row--pending').count()).toBe(0)
     } finally {
       release()
-      world.ai.setHold(null)
     }
     expect(errors).toEqual([])
     await page.close()

@@ -31,8 +31,13 @@ modelRuntimeContract(
     return {
       runtime,
       behave: async (behaviour) => {
+        fake.setHold(null)
         if (behaviour.kind === 'answer') fake.setMode({ mode: 'ok', text: behaviour.text })
-        else fake.setMode({ mode: behaviour.kind === 'hang' ? 'hang' : '401' })
+        else if (behaviour.kind === 'hold') {
+          const { until } = behaviour
+          fake.setMode({ mode: 'ok', text: behaviour.text })
+          fake.setHold(() => until)
+        } else fake.setMode({ mode: behaviour.kind === 'hang' ? 'hang' : '401' })
       },
       providerCalls: () => fake.stats().messages,
       cleanup: async () => {

@@ -10,6 +10,10 @@ modelRuntimeContract(
     let behaviour: ProviderBehaviour = { kind: 'hang' }
     const runtime = createScriptedModelRuntime(() => {
       if (behaviour.kind === 'answer') return answered(behaviour.text)
+      if (behaviour.kind === 'hold') {
+        const { text, until } = behaviour
+        return until.then(() => answered(text))
+      }
       if (behaviour.kind === 'refuse-key') return failed('runtime', 'API error 401: invalid x-api-key')
       return hang()
     })

@@ -17,7 +17,7 @@ const API_KEY = 'sk-opencode-test-7d2e91'
 const ANSWER = '{"verdict":"match","certainty":88,"reason":"fake"}'
 
 function modeFor(behaviour: ProviderBehaviour): FakeMode {
-  if (behaviour.kind === 'answer') return { kind: 'answer', text: behaviour.text }
+  if (behaviour.kind === 'answer' || behaviour.kind === 'hold') return { kind: 'answer', text: behaviour.text }
   if (behaviour.kind === 'hang') return { kind: 'hang' }
   return { kind: 'status', status: 401 }
 }
@@ -28,7 +28,11 @@ modelRuntimeContract(
     const harness = await startOpencodeHarness()
     return {
       runtime: harness.pointed,
-      behave: async (behaviour) => harness.fake.setMode(modeFor(behaviour)),
+      behave: async (behaviour) => {
+        harness.fake.setMode(modeFor(behaviour))
+        const until = behaviour.kind === 'hold' ? behaviour.until : null
+        harness.fake.onRequest(until === null ? null : () => until)
+      },
       providerCalls: () => harness.fake.requests().length,
       cleanup: harness.cleanup,
     }

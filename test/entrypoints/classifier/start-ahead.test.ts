@@ -136,6 +136,8 @@ describe('a run on the claude runtime starts its processes ahead', () => {
     world.fake.setMode({ mode: 'hang' })
     const pending = world.handle(rules(3))
     await waitFor(() => world.logger.withMessage('claude session started').length === 3, 'three processes', 30_000)
+    // The first one's question at the provider, where it hangs: a stop before that would find it unasked.
+    await waitFor(() => world.fake.stats().messages === 1, 'the first question at the provider', 30_000)
     world.abortAll()
     const reply = await pending
     expect(reply.ok).toBe(false)

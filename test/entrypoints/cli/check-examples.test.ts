@@ -2,8 +2,9 @@
  * `check --examples` end to end: a bare "origin" repository in a temp
  * directory publishing `refs/pull/<n>/head` as Forgejo does (one PR open,
  * one merged with a merge commit), a clone of it, the real classifier
- * service in process and the real `claude` against the fake Anthropic API
- * on 127.0.0.1, whose answers depend on the rule and the PR asked about.
+ * service in process on the scripted model (test/support/scripted-model.ts),
+ * whose answers depend on the rule and the PR asked about. What the runtime
+ * adds, `check` on the real `claude` and `opencode`, is check.test.ts's.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
@@ -13,11 +14,11 @@ import { Value } from '@sinclair/typebox/value'
 import { ReliabilityScoreSchema } from '../../../core/score-schemas.ts'
 import { runCli } from '../../../entrypoints/cli.ts'
 import { TWO_RULES_YAML } from '../../support/builders.ts'
-import { type FakeAnthropic, startFakeAnthropic, userTexts } from '../../support/fake-anthropic.ts'
 import { hermeticGit } from '../../support/git-repo.ts'
+import { localScriptedModel } from '../../support/scripted-model.ts'
 
-// bun 1.4.5 does not apply bunfig's [test] timeout; each PR spawns one claude per rule.
-setDefaultTimeout(90_000)
+// bun 1.4.5 does not apply bunfig's [test] timeout; git's work on a loaded machine can outlast its 5 s default.
+setDefaultTimeout(60_000)
 
 const KEY = 'sk-ant-api03-EXAMPLESTEST-5e4d3c2b1a'
 
@@ -37,13 +38,19 @@ const MAIN_ONLY = 'MAIN_ONLY_FILE_51d0'
 
 let root = ''
 let clone = ''
-let fake: FakeAnthropic
 /** The answer a rule gets on a PR: `${rule} ${pr}`; anything not named gets no-match at 95. */
 let answers: Record<string, string> = {}
 
 function answer(verdict: string, certainty = 95): string {
   return JSON.stringify({ verdict, certainty, reason: `Said ${verdict}.` })
 }
+
+/** The PR a question is about, from its shared block's header. */
+const prOf = (context: string) => /Pull request #(\d+)/.exec(context)?.[1] ?? ''
+
+const model = localScriptedModel(({ rule, context }) => ({
+  text: answers[`${rule} ${prOf(context)}`] ?? answer('no-match'),
+}))
 
 const { env: gitEnv, git, commit } = hermeticGit(() => root)
 
@@ -85,54 +92,36 @@ function makeOrigin(): void {
   git(root, 'clone', '-q', origin, clone)
 }
 
-function askedAbout(body: unknown): { rule: string; pr: string; context: string } {
-  const texts = userTexts(body)
-  const context = texts[0] ?? ''
-  return {
-    rule: /^Name: (.+)$/m.exec(texts.at(-1) ?? '')?.[1] ?? '',
-    pr: /Pull request #(\d+)/.exec(context)?.[1] ?? '',
-    context,
-  }
-}
-
+/** What the model was asked: each question's rule, PR and shared block. */
 function modelCalls() {
-  return fake
-    .requests()
-    .filter((request) => request.method === 'POST' && request.path === '/v1/messages')
-    .map((request) => askedAbout(request.body))
+  return model.asked.map(({ rule, context }) => ({ rule, pr: prOf(context), context }))
 }
 
 async function check(args: string[] = []) {
   let out = ''
   let err = ''
-  const env = { ...gitEnv(), ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url }
+  const env = { ...gitEnv(), ANTHROPIC_API_KEY: KEY }
   const code = await runCli(['check', '--examples', ...args], {
     cwd: clone,
     env,
     out: (t) => (out += t),
     err: (t) => (err += t),
+    runtimes: model.runtimes,
   })
   return { code, out, err }
 }
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'rc-examples-'))
-  fake = startFakeAnthropic({
-    responder: (body) => {
-      const { rule, pr } = askedAbout(body)
-      return { text: answers[`${rule} ${pr}`] ?? answer('no-match') }
-    },
-  })
   makeOrigin()
 })
 
-afterAll(async () => {
-  await fake.stop()
+afterAll(() => {
   rmSync(root, { recursive: true, force: true })
 })
 
 beforeEach(() => {
-  fake.reset()
+  model.asked.splice(0)
   answers = {}
 })
 

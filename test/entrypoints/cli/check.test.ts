@@ -1,9 +1,12 @@
 /**
  * `check` end to end: a temporary git repository (a rules file and a
- * commit only `main` has, a branch with commits of its own), the real
- * classifier service in process, the real `claude` against the fake
- * Anthropic API on 127.0.0.1, and once the real `opencode` against the fake
- * OpenAI-compatible provider.
+ * commit only `main` has, a branch with commits of its own) and the real
+ * classifier service in process. What `check` itself decides (the branch it
+ * reads, the rules, the report, the exit codes, redaction) runs on the
+ * scripted model (test/support/scripted-model.ts); `check` as a process, its
+ * choice of claude credential, and the ACP runtime run the real `claude`
+ * against the fake Anthropic API on 127.0.0.1 and the real `opencode`
+ * against the fake OpenAI-compatible provider.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -16,6 +19,7 @@ import { TWO_RULES_YAML } from '../../support/builders.ts'
 import { type FakeAnthropic, startFakeAnthropic, userTexts } from '../../support/fake-anthropic.ts'
 import { startFakeOpenAI } from '../../support/fake-openai.ts'
 import { hermeticGit } from '../../support/git-repo.ts'
+import { localScriptedModel } from '../../support/scripted-model.ts'
 
 // bun 1.4.5 does not apply bunfig's [test] timeout; a run spawns one claude per rule.
 setDefaultTimeout(60_000)
@@ -30,8 +34,9 @@ const MAIN_ONLY_COMMIT = 'MAIN_ONLY_COMMIT_93bf'
 
 let root = ''
 let fake: FakeAnthropic
-/** The answer each rule gets, by name; a rule not named gets MATCH. */
+/** The answer each rule gets, by name, from the scripted model and the fake provider alike; a rule not named gets MATCH. */
 let answers: Record<string, string> = {}
+const model = localScriptedModel(({ rule }) => ({ text: answers[rule] ?? MATCH }))
 
 const { env: gitEnv, git, commit } = hermeticGit(() => root)
 
@@ -60,11 +65,27 @@ function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { ...gitEnv(), ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, ...extra }
 }
 
-async function check(cwd: string, args: string[] = [], env: Record<string, string | undefined> = cliEnv()) {
+/** `check` in this process, on the scripted model. */
+function check(cwd: string, args: string[] = [], env: Record<string, string | undefined> = cliEnv()) {
+  return checkOn(model.runtimes, cwd, args, env)
+}
+
+/** `check` in this process on the real `claude` and `opencode`. */
+function checkReal(cwd: string, args: string[] = [], env: Record<string, string | undefined> = cliEnv()) {
+  return checkOn(undefined, cwd, args, env)
+}
+
+async function checkOn(
+  runtimes: typeof model.runtimes | undefined,
+  cwd: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<Ran> {
   let out = ''
   let err = ''
-  const code = await runCli(['check', ...args], { cwd, env, out: (t) => (out += t), err: (t) => (err += t) })
-  return { code, out, err } satisfies Ran
+  const io = { cwd, env, out: (t: string) => (out += t), err: (t: string) => (err += t) }
+  const code = await runCli(['check', ...args], runtimes === undefined ? io : { ...io, runtimes })
+  return { code, out, err }
 }
 
 /** The `/v1/messages` calls the fake received. */
@@ -72,10 +93,15 @@ function modelCalls() {
   return fake.requests().filter((request) => request.method === 'POST' && request.path === '/v1/messages')
 }
 
-/** The rule a call asks about, from its question's `Name:` line. */
+/** The rule a call to the fake provider asks about, from its question's `Name:` line. */
 function ruleOf(body: unknown): string | null {
   const question = userTexts(body).at(-1) ?? ''
   return /^Name: (.+)$/m.exec(question)?.[1] ?? null
+}
+
+/** The rules the scripted model was asked, in the order asked. */
+function rulesAsked(): string[] {
+  return model.asked.map((asked) => asked.rule)
 }
 
 function oneLine(text: string): string {
@@ -105,10 +131,11 @@ afterAll(async () => {
 
 beforeEach(() => {
   fake.reset()
+  model.asked.splice(0)
   answers = {}
 })
 
-describe('check against the real claude and the fake provider', () => {
+describe('check on the scripted model', () => {
   it('exits 0 for approve and prints the table, then the overall verdict on its own line', async () => {
     answers = { 'no-ads': NO_MATCH }
     const r = await check(repo)
@@ -125,8 +152,7 @@ describe('check against the real claude and the fake provider', () => {
     answers = { 'no-ads': NO_MATCH }
     const r = await check(repo)
     expect(r.code).toBe(0)
-    const calls = modelCalls()
-    expect(calls.map((call) => ruleOf(call.body)).sort()).toEqual(['datetime', 'no-ads'])
+    expect(rulesAsked().sort()).toEqual(['datetime', 'no-ads'])
 
     const mergeBase = git(repo, 'merge-base', 'main', 'feature').trim()
     const expected = buildSharedContext({
@@ -136,8 +162,7 @@ describe('check against the real claude and the fake provider', () => {
       commits: [{ message: 'Add a clock\n\nIt tells the time in UTC.\n' }, { message: 'Use the clock\n' }],
       diff: git(repo, 'diff', mergeBase, 'feature'),
     })
-    for (const call of calls) {
-      const [context = ''] = userTexts(call.body)
+    for (const { context } of model.asked) {
       expect(context).toBe(expected)
       expect(context).toContain('Commit 1 of 2\nAdd a clock\n\nIt tells the time in UTC.')
       expect(context).toContain('+now = datetime.now(timezone.utc)')
@@ -196,7 +221,7 @@ describe('check against the real claude and the fake provider', () => {
     })
     expect(r.out).not.toContain('usage')
     expect(r.out).not.toContain('tokens')
-    expect(userTexts(modelCalls()[0]?.body)[0]).toContain('Title: Clock\n')
+    expect(model.asked[0]?.context).toContain('Title: Clock\n')
   })
 
   it('exits 2 when a rule gets no answer, showing the row with its error', async () => {
@@ -212,7 +237,7 @@ describe('check against the real claude and the fake provider', () => {
     const rules = join(root, 'trying.yml')
     const r = await check(repo, ['--rules', rules, '--json'])
     expect(r.code).toBe(0)
-    expect(modelCalls().map((call) => ruleOf(call.body))).toEqual(['tested'])
+    expect(rulesAsked()).toEqual(['tested'])
     expect(JSON.parse(r.out)).toMatchObject({ rules: { path: rules, at: null } })
   })
 
@@ -225,11 +250,7 @@ describe('check against the real claude and the fake provider', () => {
     answers = { 'no-ads': NO_MATCH }
     const r = await check(dir, ['--json'])
     expect(r.code).toBe(0)
-    expect(
-      modelCalls()
-        .map((call) => ruleOf(call.body))
-        .sort(),
-    ).toEqual(['datetime', 'no-ads'])
+    expect(rulesAsked().sort()).toEqual(['datetime', 'no-ads'])
   })
 
   it("in a clone, checks against origin's default branch and names the repo from origin's URL", async () => {
@@ -279,11 +300,10 @@ describe('check on a branch that adds secrets', () => {
     expect(plain.out).toContain('- github-fine-grained-pat #1: deploy/config.ts, line 1')
     expect(plain.out).toContain('- private-key #2: deploy/key.pem, line 1')
     expect(plain.out.indexOf('Secrets redacted')).toBeGreaterThan(plain.out.indexOf('no-ads'))
-    const calls = modelCalls()
-    expect(calls.length).toBe(2)
-    for (const call of calls) {
-      expect(leaks(JSON.stringify(call.body))).toBe(false)
-      expect(userTexts(call.body)[0]).toContain('[redacted private-key #2]')
+    expect(model.asked.length).toBe(2)
+    for (const asked of model.asked) {
+      expect(leaks(JSON.stringify([asked.context, asked.question]))).toBe(false)
+      expect(asked.context).toContain('[redacted private-key #2]')
     }
 
     const json = await check(dir, ['--json'])
@@ -309,7 +329,7 @@ describe('check stops before any model call', () => {
       'check: no API key: set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN for a Claude subscription, or use the ACP runtime with --acp-base-url, --acp-model and ACP_API_KEY)',
     )
     expect(r.out).toBe('')
-    expect(fake.requests()).toEqual([])
+    expect(model.asked).toEqual([])
   })
 
   it('exits 2 with one line when the rules on the base do not load', async () => {
@@ -322,7 +342,7 @@ describe('check stops before any model call', () => {
     expect(line).toStartWith("check: the rules file .hyperhive/review-classifier.yml on main doesn't load: ")
     expect(line).toContain('colour')
     expect(line).toContain('description is empty')
-    expect(fake.requests()).toEqual([])
+    expect(model.asked).toEqual([])
   })
 
   it('refuses a base holding both rules files, as the service does', async () => {
@@ -348,7 +368,7 @@ describe('check stops before any model call', () => {
     const r = await check(dir)
     expect(r.code).toBe(2)
     expect(oneLine(r.err)).toBe(`check: ${dir} is not in a git repository`)
-    expect(fake.requests()).toEqual([])
+    expect(model.asked).toEqual([])
   })
 
   it('exits 2 with one line for an unknown base or head', async () => {
@@ -358,7 +378,7 @@ describe('check stops before any model call', () => {
     const head = await check(repo, ['--head=--output=evil'])
     expect(head.code).toBe(2)
     expect(oneLine(head.err)).toBe('check: unknown head "--output=evil": no branch, tag or commit by that name')
-    expect(fake.requests()).toEqual([])
+    expect(model.asked).toEqual([])
   })
 
   it('exits 2 when the branch has nothing main lacks', async () => {
@@ -373,7 +393,7 @@ describe('check stops before any model call', () => {
       expect(r.code).toBe(2)
       expect(r.err).toContain('usage:')
     }
-    expect(fake.requests()).toEqual([])
+    expect(model.asked).toEqual([])
   })
 })
 
@@ -407,7 +427,7 @@ describe('check with each claude credential', () => {
   })
 
   it('runs on the subscription when CLAUDE_CODE_OAUTH_TOKEN is the only credential', async () => {
-    const r = await check(repo, ['--json'], cliEnv({ ANTHROPIC_API_KEY: '', CLAUDE_CODE_OAUTH_TOKEN: TOKEN }))
+    const r = await checkReal(repo, ['--json'], cliEnv({ ANTHROPIC_API_KEY: '', CLAUDE_CODE_OAUTH_TOKEN: TOKEN }))
     expect(r.code).toBe(0)
     expect(JSON.parse(r.out)).toMatchObject({ overall: 'approve', runtime: 'subscription', model: 'haiku' })
     expect(r.err).toContain('model claude haiku (subscription)')
@@ -421,7 +441,7 @@ describe('check with each claude credential', () => {
   })
 
   it('runs on the API key when ANTHROPIC_API_KEY is the only credential', async () => {
-    const r = await check(repo, ['--json'], cliEnv())
+    const r = await checkReal(repo, ['--json'], cliEnv())
     expect(r.code).toBe(0)
     expect(JSON.parse(r.out)).toMatchObject({ runtime: 'api-key' })
     for (const call of modelCalls()) {
@@ -432,7 +452,7 @@ describe('check with each claude credential', () => {
 
   it('with both set, refuses to guess (a usage error, exit 2) and takes --runtime', async () => {
     const both = cliEnv({ CLAUDE_CODE_OAUTH_TOKEN: TOKEN })
-    const refused = await check(repo, [], both)
+    const refused = await checkReal(repo, [], both)
     expect(refused.code).toBe(2)
     expect(refused.err).toContain(
       'both ANTHROPIC_API_KEY and CLAUDE_CODE_OAUTH_TOKEN are set: choose with --runtime api-key or --runtime subscription',
@@ -440,7 +460,7 @@ describe('check with each claude credential', () => {
     expect(refused.err).toContain('usage:')
     expect(fake.requests()).toEqual([])
 
-    const chosen = await check(repo, ['--runtime', 'subscription', '--json'], both)
+    const chosen = await checkReal(repo, ['--runtime', 'subscription', '--json'], both)
     expect(chosen.code).toBe(0)
     expect(JSON.parse(chosen.out)).toMatchObject({ runtime: 'subscription' })
     for (const call of modelCalls()) {
@@ -450,7 +470,7 @@ describe('check with each claude credential', () => {
   })
 
   it('exits 2 with one line for --runtime subscription without a token', async () => {
-    const r = await check(repo, ['--runtime', 'subscription'], cliEnv())
+    const r = await checkReal(repo, ['--runtime', 'subscription'], cliEnv())
     expect(r.code).toBe(2)
     expect(oneLine(r.err)).toBe(
       'check: no OAuth token: set CLAUDE_CODE_OAUTH_TOKEN to the token `claude setup-token` printed',
@@ -463,7 +483,7 @@ describe('check on the ACP runtime (the real opencode, the fake OpenAI-compatibl
   it('asks the provider at --acp-base-url with ACP_API_KEY', async () => {
     const provider = await startFakeOpenAI()
     try {
-      const r = await check(
+      const r = await checkReal(
         repo,
         [
           '--acp-base-url',

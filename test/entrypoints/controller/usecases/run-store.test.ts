@@ -225,6 +225,11 @@ describe('createKvRunStore', () => {
   })
 
   describe('on a real nats-server', () => {
+    /**
+     * How long a KV call may wait for the server here: not what these tests are about. With three
+     * busy loops beside it on 2 cores, a starved server let a get run past the adapter's default 5 s.
+     */
+    const ROOMY_KV = { timeoutMs: 60_000 }
     let server: NatsServer
     const clients: NatsClient[] = []
     beforeAll(async () => {
@@ -257,7 +262,7 @@ describe('createKvRunStore', () => {
         logger: createRecordingLogger(),
       })
       try {
-        await test(createNatsKvBuckets(client))
+        await test(createNatsKvBuckets(client, ROOMY_KV))
       } finally {
         await cleanUp(
           () => client.close(1000),
@@ -288,7 +293,7 @@ describe('createKvRunStore', () => {
     })
 
     it('loses nothing to three concurrent writers on their own connections and keeps the newest 100', async () => {
-      const buckets = clients.map((client) => createNatsKvBuckets(client))
+      const buckets = clients.map((client) => createNatsKvBuckets(client, ROOMY_KV))
       const { runs, warnings } = await recordConcurrently((writer) => {
         const bucket = buckets[writer]
         if (bucket === undefined) throw new Error(`no connection for writer ${writer}`)
