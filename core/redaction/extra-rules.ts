@@ -39,10 +39,19 @@ const URL_DELIMITERS = String.raw`:/?#\[\]@!$&'()*+,;=`
  * isLikelyRealPassword), tried on the password: shorter than 4, one character repeated, a
  * template variable, or holding one of its placeholder words (less `${password}` and
  * `${username}`, which hold `{password}` and `{username}` and so pass with them).
+ *
+ * "One character repeated" is a backreference upstream (`^(.)\1{3,}$`), which RE2 has
+ * not: it is spelt out here for the printable ASCII characters, so a password of one
+ * other character repeated is redacted (the safe side).
  */
+const ONE_CHARACTER_REPEATED = `^(?:${Array.from({ length: 0x7f - 0x21 }, (_, i) => {
+  const c = String.fromCharCode(0x21 + i)
+  return `${/[0-9A-Za-z]/.test(c) ? c : `\\x${(0x21 + i).toString(16)}`}{4,}`
+}).join('|')})$`
+
 const PLACEHOLDER_PASSWORDS = [
   String.raw`^[\s\S]{1,3}$`,
-  String.raw`^([\s\S])\1{3,}$`,
+  ONE_CHARACTER_REPEATED,
   String.raw`\$\{[^}]{1,50}\}|\{\{[^}]{1,50}\}\}|\{[^}]{1,50}\}|%[A-Z_]{1,30}%|\$[A-Z_]{1,30}`,
 ].map((source) => ({ source, flags: '' }))
 const PLACEHOLDER_WORDS = [

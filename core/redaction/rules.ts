@@ -3,7 +3,15 @@
  * (rules.json, derived from the vendored gitleaks.toml) and then the few
  * added for kinds gitleaks lacks (extra-rules.ts), plus the keyword table
  * that decides which rules run where.
+ *
+ * Every pattern (a rule's regex, its path, its allowlists' and the global
+ * allowlist's) is compiled by re2js, a pure-JavaScript port of RE2: its
+ * matching time is linear in the text, whatever the pattern, so no PR can
+ * make a rule backtrack (gitleaks' patterns were written for Go's RE2, and
+ * JavaScript's backtracking RegExp took seconds per line on some of them).
+ * A pattern RE2 cannot take fails here, when the module loads, never later.
  */
+import { RE2JS } from 're2js'
 import { DOCUMENTED_EXAMPLE_KEYS, EXTRA_RULES } from './extra-rules.ts'
 import vendored from './gitleaks/rules.json' with { type: 'json' }
 import type { JsRegex, VendoredAllowlist, VendoredRule, VendoredRules } from './rule-types.ts'
@@ -11,19 +19,19 @@ import type { JsRegex, VendoredAllowlist, VendoredRule, VendoredRules } from './
 export type Allowlist = {
   target: 'secret' | 'match' | 'line'
   and: boolean
-  regexes: readonly RegExp[]
-  paths: readonly RegExp[]
+  regexes: readonly RE2JS[]
+  paths: readonly RE2JS[]
   stopwords: readonly string[]
 }
 
 export type Rule = {
   /** The kind a placeholder names: gitleaks' rule id, or ours for the added rules. */
   kind: string
-  /** Global, with indices (`d`), so a match's secret group has its place. */
-  regex: RegExp
+  /** The whole pattern, as rules.json or extra-rules.ts give it; linear-time (re2js). */
+  regex: RE2JS
   secretGroup: number
   entropy: number
-  path: RegExp | null
+  path: RE2JS | null
   multiline: boolean
   allowlists: readonly Allowlist[]
   /** gitleaks' catch-all; a specific rule's kind wins where both match. */
@@ -32,8 +40,21 @@ export type Rule = {
 
 const SOURCE: VendoredRules = vendored satisfies VendoredRules
 
-function compiled(regex: JsRegex, extraFlags = ''): RegExp {
-  return new RegExp(regex.source, [...new Set(regex.flags + extraFlags)].join(''))
+const RE2_FLAGS: Readonly<Record<string, number>> = {
+  i: RE2JS.CASE_INSENSITIVE,
+  s: RE2JS.DOTALL,
+  m: RE2JS.MULTILINE,
+}
+
+/** The pattern in re2js; a flag it has no meaning for is refused rather than dropped. */
+export function compiled(regex: JsRegex): RE2JS {
+  let flags = 0
+  for (const flag of new Set(regex.flags)) {
+    const bit = RE2_FLAGS[flag]
+    if (bit === undefined) throw new RangeError(`flag ${flag} of /${regex.source}/ is not one RE2 takes`)
+    flags |= bit
+  }
+  return RE2JS.compile(regex.source, flags)
 }
 
 function allowlistOf(list: VendoredAllowlist): Allowlist {
@@ -50,9 +71,10 @@ function allowlistOf(list: VendoredAllowlist): Allowlist {
 }
 
 function ruleOf(rule: VendoredRule): Rule {
+  const regex = compiled(rule.regex)
   return {
     kind: rule.id,
-    regex: compiled(rule.regex, 'gd'),
+    regex,
     secretGroup: rule.secretGroup,
     entropy: rule.entropy,
     path: rule.path === null ? null : compiled(rule.path),

@@ -18,6 +18,7 @@
  * - Overlapping spans are merged into one; the kind is the specific rule's
  *   over gitleaks' generic one, then the longest span's.
  */
+import type { Matcher } from 're2js'
 import {
   type Allowlist,
   BIGRAM_COUNTS,
@@ -168,7 +169,13 @@ function appliesTo(rule: Rule, fragment: Fragment): boolean {
   return true
 }
 
-/** Runs the rule on `scope` (text[offset, offset + scope.length)) and adds the secrets it finds. */
+/**
+ * Runs the rule on `scope` (text[offset, offset + scope.length)) and adds the
+ * secrets it finds. re2js's `test` runs its DFA, which asks no capture and is
+ * the fast path; most rules find nothing on most of the text they are given,
+ * so the `matcher`, which has to track the groups, runs only where `test`
+ * found a match. Both are linear in the scope.
+ */
 function matchRule(
   index: number,
   scope: string,
@@ -178,47 +185,59 @@ function matchRule(
   found: Span[],
 ): void {
   const rule = RULES[index] as Rule
-  const regex = rule.regex
-  regex.lastIndex = 0
-  for (let m = regex.exec(scope); m !== null; m = regex.exec(scope)) {
-    if (m[0] === '') {
-      regex.lastIndex += 1
-      continue
-    }
-    // gitleaks trims line breaks off the match's ends.
-    let matchStart = m.index
-    let matchEnd = m.index + m[0].length
-    while (matchStart < matchEnd && scope.charCodeAt(matchStart) === LF) matchStart += 1
-    while (matchEnd > matchStart && scope.charCodeAt(matchEnd - 1) === LF) matchEnd -= 1
-    const secret = secretRange(m, rule.secretGroup, matchStart, matchEnd)
-    if (secret === undefined) continue
-    const [start, end] = secret
-    const value = scope.slice(start, end)
+  for (const m of ruleMatches(rule, scope)) {
+    const { matchStart, matchEnd } = m
+    const value = scope.slice(m.secretStart, m.secretEnd)
     if (rule.entropy > 0 && shannonEntropy(value) <= rule.entropy) continue
     const match = scope.slice(matchStart, matchEnd)
     const line = () => linesAround(text, offset + matchStart, offset + matchEnd, fragment)
     if (EXAMPLE_KEYS.has(value) || isAllowed(GLOBAL_ALLOWLIST, value, match, line, fragment.path)) continue
     if (rule.allowlists.some((list) => isAllowed(list, value, match, line, fragment.path))) continue
-    found.push({ ...widened(text, offset + start, offset + end, fragment), rule: index })
+    found.push({ ...widened(text, offset + m.secretStart, offset + m.secretEnd, fragment), rule: index })
   }
 }
 
-/** [start, end) of the secret within the scope, or undefined when the group it names is empty. */
+/** One match of a rule in a scope: the match (line breaks trimmed off its ends, as gitleaks does) and its secret. */
+export type RuleMatch = { matchStart: number; matchEnd: number; secretStart: number; secretEnd: number }
+
+/**
+ * The rule's matches in the scope, as its whole pattern gives them (Go's
+ * FindAllStringSubmatchIndex), less those whose secret group is empty.
+ */
+export function* ruleMatches(rule: Rule, scope: string): Generator<RuleMatch> {
+  if (!rule.regex.test(scope)) return
+  const m = rule.regex.matcher(scope)
+  const groups = m.groupCount()
+  while (m.find()) {
+    let matchStart = m.start(0)
+    let matchEnd = m.end(0)
+    while (matchStart < matchEnd && scope.charCodeAt(matchStart) === LF) matchStart += 1
+    while (matchEnd > matchStart && scope.charCodeAt(matchEnd - 1) === LF) matchEnd -= 1
+    if (matchStart === matchEnd) continue
+    const secret = secretRange(m, groups, rule.secretGroup, matchStart, matchEnd)
+    if (secret !== undefined) yield { matchStart, matchEnd, secretStart: secret[0], secretEnd: secret[1] }
+  }
+}
+
+/** [start, end) of the secret within the scope, or undefined when the group it names is empty or unmatched. */
 function secretRange(
-  m: RegExpExecArray,
+  m: Matcher,
+  groups: number,
   secretGroup: number,
   matchStart: number,
   matchEnd: number,
 ): [number, number] | undefined {
-  const indices = m.indices
-  if (indices === undefined || m.length < 2) return [matchStart, matchEnd]
+  if (groups === 0) return [matchStart, matchEnd]
   if (secretGroup > 0) {
-    const group = indices[secretGroup]
-    return group === undefined || group[0] === group[1] ? undefined : [group[0], group[1]]
+    if (secretGroup > groups) return undefined
+    const start = m.start(secretGroup)
+    const end = m.end(secretGroup)
+    return start < 0 || start === end ? undefined : [start, end]
   }
-  for (let g = 1; g < m.length; g++) {
-    const group = indices[g]
-    if (group !== undefined && group[0] < group[1]) return [group[0], group[1]]
+  for (let g = 1; g <= groups; g++) {
+    const start = m.start(g)
+    const end = m.end(g)
+    if (start >= 0 && start < end) return [start, end]
   }
   return [matchStart, matchEnd]
 }
