@@ -14,6 +14,7 @@
 import { RE2JS } from 're2js'
 import { DOCUMENTED_EXAMPLE_KEYS, EXTRA_RULES } from './extra-rules.ts'
 import vendored from './gitleaks/rules.json' with { type: 'json' }
+import { type LazyPrefix, withoutLazyPrefix } from './lazy-prefix.ts'
 import type { JsRegex, VendoredAllowlist, VendoredRule, VendoredRules } from './rule-types.ts'
 
 export type Allowlist = {
@@ -29,6 +30,13 @@ export type Rule = {
   kind: string
   /** The whole pattern, as rules.json or extra-rules.ts give it; linear-time (re2js). */
   regex: RE2JS
+  /**
+   * What the scan runs: the whole pattern, or for one that opens with
+   * gitleaks' lazy identifier prefix, the pattern without it, the match
+   * then widened back over `prefix` (core/redaction/lazy-prefix.ts).
+   */
+  scan: RE2JS
+  prefix: LazyPrefix | null
   secretGroup: number
   entropy: number
   path: RE2JS | null
@@ -72,9 +80,12 @@ function allowlistOf(list: VendoredAllowlist): Allowlist {
 
 function ruleOf(rule: VendoredRule): Rule {
   const regex = compiled(rule.regex)
+  const split = withoutLazyPrefix(rule.regex.source, rule.regex.flags)
   return {
     kind: rule.id,
     regex,
+    scan: split === null ? regex : compiled({ source: split.rest, flags: rule.regex.flags }),
+    prefix: split?.prefix ?? null,
     secretGroup: rule.secretGroup,
     entropy: rule.entropy,
     path: rule.path === null ? null : compiled(rule.path),

@@ -19,6 +19,7 @@
  *   over gitleaks' generic one, then the longest span's.
  */
 import type { Matcher } from 're2js'
+import { prefixStart } from './lazy-prefix.ts'
 import {
   type Allowlist,
   BIGRAM_COUNTS,
@@ -205,12 +206,15 @@ export type RuleMatch = { matchStart: number; matchEnd: number; secretStart: num
  * FindAllStringSubmatchIndex), less those whose secret group is empty.
  */
 export function* ruleMatches(rule: Rule, scope: string): Generator<RuleMatch> {
-  if (!rule.regex.test(scope)) return
-  const m = rule.regex.matcher(scope)
+  if (!rule.scan.test(scope)) return
+  const m = rule.scan.matcher(scope)
   const groups = m.groupCount()
+  let searchFrom = 0
   while (m.find()) {
     let matchStart = m.start(0)
     let matchEnd = m.end(0)
+    if (rule.prefix !== null) matchStart = prefixStart(scope, matchStart, searchFrom, rule.prefix)
+    searchFrom = matchEnd
     while (matchStart < matchEnd && scope.charCodeAt(matchStart) === LF) matchStart += 1
     while (matchEnd > matchStart && scope.charCodeAt(matchEnd - 1) === LF) matchEnd -= 1
     if (matchStart === matchEnd) continue
