@@ -55,6 +55,14 @@ export type Redacted = {
   redacted: number
 }
 
+/**
+ * How long a run's redaction may take (the classifier runs it on a worker
+ * thread): far above what the benchmark measures for the largest context a
+ * run may send (bench/results/redact.md), so only a PR built to be slow, or
+ * a machine in trouble, meets it; the run then ends as no verdict.
+ */
+export const REDACTION_DEADLINE_MS = 10_000
+
 /** For the system prompt: what a placeholder in the pull request's text is. */
 export const REDACTION_NOTE =
   'Where the pull request held a secret (a key, token, password or private key), it was replaced before the pull request was sent to you by a placeholder of the form [redacted <kind> #<n>]: <kind> says what sort of secret it was, and <n> numbers the distinct secrets, the same number wherever the same secret appears. The secret itself is not available to you; judge the pull request as if it were there.'

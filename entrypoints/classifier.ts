@@ -13,6 +13,7 @@
  * a directory of its own, which a live classifier sharing the `WORK_DIR`
  * leaves alone.
  */
+
 import { join, resolve } from 'node:path'
 import { type ClaudeRuntimeConfig, createClaudeRuntime } from '../adapters/claude/runtime.ts'
 import { ensurePrivateDir } from '../adapters/fs/private-dir.ts'
@@ -23,6 +24,7 @@ import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
 import { endLeftovers, startInstance } from '../adapters/process/records.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
+import { createWorkerRedactor } from '../adapters/worker/redactor.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../core/budget.ts'
 import { createClassifier, DRAIN_GRACE_MS } from './classifier/service.ts'
 import { createSessionLimiter } from './classifier/session-limiter.ts'
@@ -85,6 +87,8 @@ async function main(): Promise<void> {
     limiter: createSessionLimiter(config.maxSessions),
     classificationTimeoutMs: config.classificationTimeoutMs,
     contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
+    // A worker thread: a long redaction never holds the loop the heartbeats and other runs need.
+    redactor: createWorkerRedactor(),
     acpBaseUrls: config.acpBaseUrls,
   })
 

@@ -21,6 +21,7 @@ import { createMemorySecretStore } from '../../adapters/memory/secret-store.ts'
 import { createOpencodeRuntime } from '../../adapters/opencode/runtime.ts'
 import { createSystemClock } from '../../adapters/system/clock.ts'
 import { createJsonLogger, parseLogLevel } from '../../adapters/system/logger.ts'
+import { createWorkerRedactor } from '../../adapters/worker/redactor.ts'
 import { checkReplyRows } from '../../core/aggregate.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../../core/budget.ts'
 import { type CheckOutcome, checkJsonRow, plainLabel, renderCheckReport } from '../../core/check-report.ts'
@@ -185,6 +186,8 @@ export async function openClassifier(runtime: Runtime, key: string, io: CliIo): 
     limiter: createSessionLimiter(DEFAULT_MAX_SESSIONS),
     classificationTimeoutMs: DEFAULT_CLASSIFICATION_TIMEOUT_S * 1000,
     contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
+    // As the service: on a worker thread, so the progress lines go on while a large PR is redacted.
+    redactor: createWorkerRedactor(),
   })
   return {
     async run(request, progress) {
