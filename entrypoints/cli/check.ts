@@ -29,6 +29,7 @@ import { describeError, isAppError } from '../../core/errors.ts'
 import { countDiffFiles } from '../../core/local-branch.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import type { Classification, Overall, RunReply, RunRequest, Runtime } from '../../core/types.ts'
+import { invalidUtf8Note } from '../../core/utf8.ts'
 import type { Metrics } from '../../ports/metrics.ts'
 import { createClassifier } from '../classifier/service.ts'
 import { createSessionLimiter } from '../classifier/session-limiter.ts'
@@ -123,6 +124,7 @@ function describeRun(branch: LocalBranch, rules: LoadedRules, options: CheckOpti
     `${plural(rules.classifications.length, 'rule')} from ${source}; model ${model}${settings.effort === null ? '' : `, effort ${settings.effort}`}`,
   ]
   if (branch.dirty) lines.push('uncommitted changes are not checked: only commits are')
+  if (!branch.diffValid) lines.push(invalidUtf8Note('the diff'))
   return lines
 }
 
