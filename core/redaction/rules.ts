@@ -9,7 +9,7 @@
  * matching time is linear in the text, whatever the pattern, so no PR can
  * make a rule backtrack (gitleaks' patterns were written for Go's RE2, and
  * JavaScript's backtracking RegExp took seconds per line on some of them).
- * A pattern RE2 cannot take fails here, when the module loads, never later.
+ * Each is compiled on first use (below).
  */
 import { RE2JS } from 're2js'
 import { DOCUMENTED_EXAMPLE_KEYS, EXTRA_RULES } from './extra-rules.ts'
@@ -65,32 +65,61 @@ export function compiled(regex: JsRegex): RE2JS {
   return RE2JS.compile(regex.source, flags)
 }
 
+/*
+ * Patterns are compiled on first use, not when the module loads: a text
+ * starts few of the 224 rules (their keywords decide), and compiling all
+ * of them and their allowlists took 0.2 to 0.9 s, which every `prompt`
+ * and every fresh classifier worker paid before reading its input.
+ * test/core/redact-rules.test.ts compiles every one, so a pattern RE2
+ * cannot take still fails the tests, not a run.
+ */
+
 function allowlistOf(list: VendoredAllowlist): Allowlist {
   const target = list.target
   if (target !== 'secret' && target !== 'match' && target !== 'line') throw new RangeError(`allowlist target ${target}`)
   if (list.condition !== 'AND' && list.condition !== 'OR') throw new RangeError(`allowlist condition ${list.condition}`)
+  let regexes: readonly RE2JS[] | undefined
+  let paths: readonly RE2JS[] | undefined
   return {
     target,
     and: list.condition === 'AND',
-    regexes: list.regexes.map((regex) => compiled(regex)),
-    paths: list.paths.map((regex) => compiled(regex)),
+    get regexes() {
+      regexes ??= list.regexes.map((regex) => compiled(regex))
+      return regexes
+    },
+    get paths() {
+      paths ??= list.paths.map((regex) => compiled(regex))
+      return paths
+    },
     stopwords: list.stopwords,
   }
 }
 
 function ruleOf(rule: VendoredRule): Rule {
-  const regex = compiled(rule.regex)
   const split = withoutLazyPrefix(rule.regex.source, rule.regex.flags)
+  const allowlists = rule.allowlists.map(allowlistOf)
+  let regex: RE2JS | undefined
+  let scan: RE2JS | undefined
+  let path: RE2JS | null | undefined
   return {
     kind: rule.id,
-    regex,
-    scan: split === null ? regex : compiled({ source: split.rest, flags: rule.regex.flags }),
+    get regex() {
+      regex ??= compiled(rule.regex)
+      return regex
+    },
+    get scan() {
+      scan ??= split === null ? this.regex : compiled({ source: split.rest, flags: rule.regex.flags })
+      return scan
+    },
     prefix: split?.prefix ?? null,
     secretGroup: rule.secretGroup,
     entropy: rule.entropy,
-    path: rule.path === null ? null : compiled(rule.path),
+    get path() {
+      if (path === undefined) path = rule.path === null ? null : compiled(rule.path)
+      return path
+    },
     multiline: rule.multiline,
-    allowlists: rule.allowlists.map(allowlistOf),
+    allowlists,
     generic: rule.id === 'generic-api-key',
   }
 }
