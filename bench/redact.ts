@@ -122,7 +122,7 @@ async function main(): Promise<void> {
         contextBytes: utf8(buildSharedContext(input.pr)),
         now: median(now),
         nowMin: Math.min(...now),
-        then: median(then),
+        before: median(then),
         prepare: median(timed(reps, () => prepareDiffPieces(input.pr.diff).length)),
         cold: { load: median(cold.map((c) => c.load)), first: median(cold.map((c) => c.first)) },
       }
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
       })
       const then = beforeLineMs(before.dir, diff, dir)
       console.error(`${line.name}: done`)
-      return { line, bytes: utf8(line.line), first: runs[0] ?? 0, warm: median(runs.slice(1)), then }
+      return { line, bytes: utf8(line.line), first: runs[0] ?? 0, warm: median(runs.slice(1)), before: then }
     })
     const worstLine = Math.max(...lines.map((row) => Math.max(row.first, row.warm)))
     // 3. Engines on the worst line for the rule count.
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
       '|---|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (row) =>
-          `| ${row.input.name} | ${fmt(row.contextBytes / 1000)} KB | ${row.input.placed} / ${row.input.secrets} | ${fmt(row.now, 1)} (${fmt(row.nowMin, 1)}) | ${fmt(row.then, 1)} | ${fmt(row.prepare, 1)} | ${fmt(row.cold.load, 0)} + ${fmt(row.cold.first, 0)} |`,
+          `| ${row.input.name} | ${fmt(row.contextBytes / 1000)} KB | ${row.input.placed} / ${row.input.secrets} | ${fmt(row.now, 1)} (${fmt(row.nowMin, 1)}) | ${fmt(row.before, 1)} | ${fmt(row.prepare, 1)} | ${fmt(row.cold.load, 0)} + ${fmt(row.cold.first, 0)} |`,
       ),
       '',
       '## Hostile single lines',
@@ -177,7 +177,7 @@ async function main(): Promise<void> {
       '|---|---|---:|---:|---:|---:|',
       ...lines.map(
         (row) =>
-          `| ${row.line.name} | ${row.line.why} | ${fmt(row.bytes / 1000)} KB | ${fmt(row.first)} ms | ${fmt(row.warm)} ms | ${ms(row.then)} |`,
+          `| ${row.line.name} | ${row.line.why} | ${fmt(row.bytes / 1000)} KB | ${fmt(row.first)} ms | ${fmt(row.warm)} ms | ${ms(row.before)} |`,
       ),
       '',
       '## The engines on one line',
