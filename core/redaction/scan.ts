@@ -10,7 +10,10 @@
  * - The secret is the rule's secret group (else its first non-empty group,
  *   else the match), kept only if its entropy is over the rule's and no
  *   allowlist (gitleaks' global one less its paths, then the rule's) lets it
- *   pass, and it is none of the vendors' documented example keys.
+ *   pass, it is none of the vendors' documented example keys, and the
+ *   checks a pattern can't make (filters.ts) hold.
+ * - In a diff, a secret over several lines is cut into one piece per run of
+ *   lines of one side (filters.ts, `diffPieces`).
  * - A secret's span is then widened to the whole run of letters, digits,
  *   `_` and `-` it sits in, so a rule that matches a token's first N
  *   characters cannot leave its tail behind; in a diff it never takes a
@@ -18,6 +21,7 @@
  * - Overlapping spans are merged into one; the kind is the specific rule's
  *   over gitleaks' generic one, then the longest span's.
  */
+import { diffPieces, isSecret } from './filters.ts'
 import {
   type Allowlist,
   BIGRAM_COUNTS,
@@ -199,7 +203,16 @@ function matchRule(
     const line = () => linesAround(text, offset + matchStart, offset + matchEnd, fragment)
     if (EXAMPLE_KEYS.has(value) || isAllowed(GLOBAL_ALLOWLIST, value, match, line, fragment.path)) continue
     if (rule.allowlists.some((list) => isAllowed(list, value, match, line, fragment.path))) continue
-    found.push({ ...widened(text, offset + start, offset + end, fragment), rule: index })
+    const at = start - matchStart
+    if (!isSecret({ kind: rule.kind, value, match, at, diff: fragment.diff, path: fragment.path })) {
+      // A real key may start inside a match passed over (a PEM header in code, then a key): look again from the next character.
+      if (rule.multiline) regex.lastIndex = m.index + 1
+      continue
+    }
+    const span = widened(text, offset + start, offset + end, fragment)
+    for (const piece of fragment.diff ? diffPieces(text, span.start, span.end, rule.kind) : [span]) {
+      found.push({ ...piece, rule: index })
+    }
   }
 }
 

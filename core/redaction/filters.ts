@@ -1,0 +1,161 @@
+/**
+ * The checks a rule's pattern can't make, run as plain code on each secret
+ * it finds (core/redaction/scan.ts asks `isSecret`), and the cutting of a
+ * secret over several lines of a diff into one piece per side
+ * (`diffPieces`). docs/decisions.md ("Redaction") says why each is there.
+ * Pure; kept out of the patterns so that every pattern stays one a
+ * linear-time (RE2) engine runs as it is: no lookaround, no backreference.
+ */
+import { isCodeName, isCodePath, isGenericSecret, nameBefore } from './values.ts'
+
+/** One secret as a rule found it. */
+export type Found = {
+  /** The rule's kind. */
+  kind: string
+  /** The secret as the rule took it (its secret group, else the match). */
+  value: string
+  /** The rule's whole match, and where the secret starts in it. */
+  match: string
+  at: number
+  /** A diff section: each line after the first starts with the hunk's marker. */
+  diff: boolean
+  /** The file's path; '' outside a diff. */
+  path(): string
+}
+
+/** Whether what the rule found is a secret after all. Rules with no check here are taken at their word. */
+export function isSecret(found: Found): boolean {
+  // Our own placeholder (or its first word, where a value ends at a space) is no secret: redacting twice changes nothing.
+  if (found.value === '[redacted' || /^\[redacted [a-z0-9-]+ #\d+\]$/.test(found.value)) return false
+  const check = CHECKS[found.kind]
+  return check === undefined || check(found)
+}
+
+/** The fewest base64 characters a private key's body has: a bare Ed25519 key in PKCS #8 has 64. */
+const MIN_KEY_BODY = 40
+
+const CHECKS: Readonly<Record<string, (found: Found) => boolean>> = {
+  'private-key': (found) => isPrivateKeyBlock(found.value, found.diff),
+  // An unquoted name in source code is an expression (`const token = oauth2AccessToken`).
+  'generic-api-key': (found) =>
+    isGenericSecret(found.value, nameBefore(found.match, found.at)) && !isCodeExpression(found),
+}
+
+const PEM_BEGIN = /^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/i
+const PEM_END = /-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----$/i
+
+/**
+ * A private key block: its BEGIN line, a body of base64 (and PEM headers
+ * such as `Proc-Type:`), and its END line. A BEGIN line with no such body
+ * after it (a string in a scanner's rules, a template that fills the body
+ * in at run time) is not a key, and the text after it is not the key's.
+ */
+function isPrivateKeyBlock(value: string, diff: boolean): boolean {
+  const begin = PEM_BEGIN.exec(value)
+  const end = PEM_END.exec(value)
+  if (begin === null || end === null || end.index < begin[0].length) return false
+  return keyBodyLength(value.slice(begin[0].length, end.index), diff, false) >= MIN_KEY_BODY
+}
+
+const BASE64_LINE = /^(?:[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4})$/
+const ARMOUR_HEADER = /^(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):/
+/** What stands between a key's lines in code: a concatenation, a line continuation, a comment mark. */
+const NOT_BODY: ReadonlySet<string> = new Set(['+', '\\', '//', '#', '*'])
+
+/**
+ * How many base64 characters a key's body holds, or -1 when a line of it
+ * is something else. A line may be a string in code (quoted, with a
+ * literal `\n`, joined by `+`), indented, commented out, or several lines
+ * joined by spaces; in a diff
+ * each line but the first (unless `firstLineMarked`) starts with its
+ * marker, and hunk headers and `\ No newline` lines are passed over.
+ */
+export function keyBodyLength(body: string, diff: boolean, firstLineMarked: boolean): number {
+  let total = 0
+  const lines = body.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i] as string
+    if (diff && (i > 0 || firstLineMarked)) {
+      if (line[0] === '@' || line[0] === '\\') continue
+      line = line.slice(1)
+    }
+    for (const part of line.split(/\\+[nr]/)) {
+      // A base64 line holds no quote: quotes, and the `+` and comment marks between them, are the code around it.
+      const words = part.replace(/["'`]/g, ' ').trim()
+      if (ARMOUR_HEADER.test(words)) continue
+      for (const word of words.replace(/\\$/, '').split(/[ \t\r,;]+/)) {
+        if (word === '' || NOT_BODY.has(word)) continue
+        if (!BASE64_LINE.test(word)) return -1
+        total += word.length
+      }
+    }
+  }
+  return total
+}
+
+/** The value stands right after a quote or an XML element's `>`: a literal, whatever the file. */
+function isQuoted(found: Found): boolean {
+  const before = found.match[found.at - 1]
+  return before === '"' || before === "'" || before === '`' || before === '>'
+}
+
+/** An unquoted name in source code (`password = cfg.password`) is an expression, not a value. */
+function isCodeExpression(found: Found): boolean {
+  return !isQuoted(found) && isCodePath(found.path()) && isCodeName(found.value)
+}
+
+/**
+ * A secret over several lines of a diff, cut into one piece per run of
+ * lines with the same marker (context, removed, added), hunk headers and
+ * `\ No newline` lines left out, so that no placeholder covers lines of
+ * both sides: a key rotated in place becomes one placeholder for the old
+ * body and one for the new. A key's pieces are then judged by side: the
+ * removed ones only if the old file's key (context and removed lines) has
+ * a body, the added ones likewise, and a piece that holds no more than a
+ * BEGIN or END line is dropped.
+ */
+export function diffPieces(text: string, start: number, end: number, kind: string): { start: number; end: number }[] {
+  // Most secrets are on one line: looked for within the span only, as the line may be a megabyte long.
+  let within = start
+  while (within < end && text.charCodeAt(within) !== 0x0a) within += 1
+  if (within >= end - 1) return [{ start, end }]
+  const pieces: Piece[] = []
+  let pieceStart = start
+  let marker = text[text.lastIndexOf('\n', start - 1) + 1] ?? ' '
+  for (let line = text.indexOf('\n', start) + 1; line > 0 && line < end; line = text.indexOf('\n', line) + 1) {
+    const next = text[line] ?? ' '
+    const skipped = next === '@' || next === '\\'
+    if (!skipped && next === marker) continue
+    if (pieceStart !== -1) pieces.push({ start: pieceStart, end: line - (text[line - 2] === '\r' ? 2 : 1), marker })
+    pieceStart = skipped ? -1 : Math.min(line + 1, end)
+    marker = skipped ? '' : next
+  }
+  if (pieceStart !== -1) pieces.push({ start: pieceStart, end, marker })
+  const kept = pieces.filter((piece) => piece.end > piece.start)
+  if (kept.length < 2 || (kind !== 'private-key' && kind !== 'putty-private-key')) return kept.map(span)
+  const bodies = kept.map((piece) =>
+    Math.max(0, keyBodyLength(unarmoured(text.slice(piece.start, piece.end)), true, false)),
+  )
+  const side = (markers: string) =>
+    kept.reduce((sum, piece, i) => sum + (markers.includes(piece.marker) ? (bodies[i] ?? 0) : 0), 0)
+  const [oldKey, newKey] = [side(' -') >= MIN_KEY_BODY, side(' +') >= MIN_KEY_BODY]
+  return kept
+    .filter((piece, i) => {
+      const ofKey = piece.marker === '-' ? oldKey : piece.marker === '+' ? newKey : oldKey || newKey
+      return ofKey && (bodies[i] ?? 0) > 0
+    })
+    .map(span)
+}
+
+type Piece = { start: number; end: number; marker: string }
+
+function span(piece: Piece): { start: number; end: number } {
+  return { start: piece.start, end: piece.end }
+}
+
+const ARMOUR_LINE = /-----(?:BEGIN|END)[ A-Z0-9_-]{0,100}-----/gi
+
+/** A piece of a key block without its BEGIN and END lines. */
+function unarmoured(piece: string): string {
+  return piece.replace(ARMOUR_LINE, '')
+}
