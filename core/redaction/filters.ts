@@ -6,7 +6,7 @@
  * Pure; kept out of the patterns so that every pattern stays one a
  * linear-time (RE2) engine runs as it is: no lookaround, no backreference.
  */
-import { isCodeName, isCodePath, isGenericSecret, nameBefore } from './values.ts'
+import { isCodeName, isCodePath, isGenericSecret, isPlaceholder, isWordlike, nameBefore } from './values.ts'
 
 /** One secret as a rule found it. */
 export type Found = {
@@ -36,9 +36,23 @@ const MIN_KEY_BODY = 40
 
 const CHECKS: Readonly<Record<string, (found: Found) => boolean>> = {
   'private-key': (found) => isPrivateKeyBlock(found.value, found.diff),
+  // The secret starts at its first line's start (in a diff, at its marker) or, pasted onto one line, after a space.
+  'putty-private-key': (found) =>
+    keyBodyLength(found.value, found.diff, found.diff && found.match[found.at - 1] === '\n') >= MIN_KEY_BODY,
   // An unquoted name in source code is an expression (`const token = oauth2AccessToken`).
   'generic-api-key': (found) =>
     isGenericSecret(found.value, nameBefore(found.match, found.at)) && !isCodeExpression(found),
+  'url-password': isUrlPassword,
+  'password-assignment': isAssignedPassword,
+  // Its alphabet holds `%(`, `$(` and `#`: only a whole-value template is one.
+  'django-secret-key': (found) => !isPlaceholder(found.value, [], false) && !isCodeExpression(found),
+  // WordPress' own placeholder, and names (`AUTH_KEY = 'Authorization'` in another app): its salts are 64 random characters.
+  'wordpress-auth-key': (found) =>
+    found.value.trim().toLowerCase() !== 'put your unique phrase here' && !isWordlike(found.value),
+  // Its values are base64 or tokens, which may be letters alone; a name with separators is code (`_auth = auth_handler`).
+  'npmrc-auth': (found) => !isPlaceholder(found.value) && !(isWordlike(found.value) && /[_.\-/:]/.test(found.value)),
+  'netrc-password': isNetrcPassword,
+  'filezilla-password': (found) => !isPlaceholder(found.value),
 }
 
 const PEM_BEGIN = /^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/i
@@ -93,6 +107,39 @@ export function keyBodyLength(body: string, diff: boolean, firstLineMarked: bool
   return total
 }
 
+const LOCAL_HOST =
+  /^(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\]|host|hostname|example)$|\.(?:example|test|invalid|localhost)$|(?:^|\.)example\.(?:com|net|org)$/i
+
+/**
+ * A password in a URL, unless it is a placeholder (percent-decoded), the
+ * user's own name (`guest:guest`), or for a server on this machine or on a
+ * domain kept for examples (RFC 2606: `example.com`, `.test`).
+ */
+function isUrlPassword(found: Found): boolean {
+  const user = found.match.slice(found.match.indexOf('://') + 3, found.at - 1)
+  const host = found.match.slice(found.at + found.value.length + 1)
+  return !isPlaceholder(percentDecoded(found.value), [user]) && !isPlaceholderHost(host)
+}
+
+/** A .netrc password, unless a placeholder, the login's own name, or for a host kept for examples or on this machine. */
+function isNetrcPassword(found: Found): boolean {
+  const [, host = '', login = ''] = /machine[ \t]+([^ \t]+)(?:[ \t]+login[ \t]+([^ \t]+))?/.exec(found.match) ?? []
+  return !isPlaceholder(found.value, [login]) && !isPlaceholderHost(host)
+}
+
+/** A host (its port aside) on this machine or kept for examples. */
+function isPlaceholderHost(host: string): boolean {
+  return LOCAL_HOST.test(host.endsWith(']') ? host : host.replace(/:[^:]*$/, ''))
+}
+
+function percentDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value // Not valid percent-encoding: taken as written.
+  }
+}
+
 /** The value stands right after a quote or an XML element's `>`: a literal, whatever the file. */
 function isQuoted(found: Found): boolean {
   const before = found.match[found.at - 1]
@@ -102,6 +149,28 @@ function isQuoted(found: Found): boolean {
 /** An unquoted name in source code (`password = cfg.password`) is an expression, not a value. */
 function isCodeExpression(found: Found): boolean {
   return !isQuoted(found) && isCodePath(found.path()) && isCodeName(found.value)
+}
+
+/**
+ * A value given to a password-named key: a password unless it is a
+ * placeholder (values.ts, `isPlaceholder`), shorter than six characters,
+ * holds a space (a label, a sentence), is letters and name separators only
+ * (a word, a translation, a class: passwords have a digit or a symbol), a
+ * list of rules (`required|string|min:8`), a call (`getpass(`), a version
+ * range, a password hash (the password-hash rule's to judge), or is an
+ * unquoted name in source code (`password = cfg.password`,
+ * `$pass = $this->getPassword()`).
+ */
+function isAssignedPassword(found: Found): boolean {
+  // Percent-decoded, as in a form body (`password=secure%20password`), and its quotes aside.
+  const value = percentDecoded(found.value).replace(/^["'`]+|["'`]+$/g, '')
+  if (isPlaceholder(value, [nameBefore(found.match, found.at)])) return false
+  if (value.length < 6 || /\s/.test(value) || isWordlike(value) || /[A-Za-z_]\w*\(/.test(value)) return false
+  if (/^[A-Za-z_]+(?::[^|]*)?(?:\|[A-Za-z_]+(?::[^|]*)?)+$/.test(value)) return false
+  // A version range: a package named for passwords in a manifest or a lockfile (`"@inquirer/password": "^4.0.7"`).
+  if (/^(?:npm:|workspace:)?[~^<>=v]*\d+(?:\.(?:\d+|x|\*))+(?:[-+][\w.]+)?$/.test(value)) return false
+  if (/^(?:\$(?:2[abxy]?|1|5|6|apr1|y|argon2(?:id|i|d))\$|pbkdf2_sha)/.test(value)) return false
+  return !isCodeExpression(found)
 }
 
 /**

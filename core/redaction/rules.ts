@@ -4,7 +4,7 @@
  * added for kinds gitleaks lacks (extra-rules.ts), plus the keyword table
  * that decides which rules run where.
  */
-import { DOCUMENTED_EXAMPLE_KEYS, EXTRA_RULES } from './extra-rules.ts'
+import { CATCH_ALL_KINDS, DOCUMENTED_EXAMPLE_KEYS, EXTRA_RULES } from './extra-rules.ts'
 import vendored from './gitleaks/rules.json' with { type: 'json' }
 import type { JsRegex, VendoredAllowlist, VendoredRule, VendoredRules } from './rule-types.ts'
 
@@ -26,7 +26,7 @@ export type Rule = {
   path: RegExp | null
   multiline: boolean
   allowlists: readonly Allowlist[]
-  /** gitleaks' catch-all; a specific rule's kind wins where both match. */
+  /** A catch-all (gitleaks' generic rule, our password one); a specific rule's kind wins where both match. */
   generic: boolean
 }
 
@@ -58,7 +58,7 @@ function ruleOf(rule: VendoredRule): Rule {
     path: rule.path === null ? null : compiled(rule.path),
     multiline: rule.multiline,
     allowlists: rule.allowlists.map(allowlistOf),
-    generic: rule.id === 'generic-api-key',
+    generic: CATCH_ALL_KINDS.includes(rule.id),
   }
 }
 

@@ -19,7 +19,8 @@
  *   characters cannot leave its tail behind; in a diff it never takes a
  *   line's first column, the `+`, `-` or ` ` of the hunk.
  * - Overlapping spans are merged into one; the kind is the specific rule's
- *   over gitleaks' generic one, then the longest span's.
+ *   over a catch-all's (gitleaks' generic one, our password one), then the
+ *   longest span's.
  */
 import { diffPieces, isSecret } from './filters.ts'
 import {

@@ -1,9 +1,133 @@
 /**
  * What a found value is, read by plain code where a pattern can't say it
- * (docs/decisions.md, "Redaction"): a digest or an id rather than a key, a
- * name in code rather than a token. core/redaction/filters.ts asks these of each secret
+ * (docs/decisions.md, "Redaction"): a placeholder or a reference rather
+ * than a password, a digest or an id rather than a key, a name in code
+ * rather than a token. core/redaction/filters.ts asks these of each secret
  * the rules find. Pure, and linear in the value's length.
  */
+
+/** Placeholder words, compared with the value lower-cased and stripped to its letters and digits. */
+const PLACEHOLDER_WORDS: ReadonlySet<string> = new Set([
+  'admin',
+  'bar',
+  'changeit',
+  'changeme',
+  'default',
+  'dummy',
+  'empty',
+  'example',
+  'fake',
+  'false',
+  'foo',
+  'foobar',
+  'guest',
+  'hidden',
+  'mypassword',
+  'mysecret',
+  'myusername',
+  'nil',
+  'none',
+  'null',
+  'pass',
+  'passphrase',
+  'passw0rd',
+  'passwd',
+  'password',
+  'placeholder',
+  'pwd',
+  'redacted',
+  'root',
+  'sample',
+  'secret',
+  'test',
+  'testing',
+  'todo',
+  'true',
+  'undefined',
+  'user',
+  'username',
+])
+
+/** A placeholder's first word, then a separator: `your_password_here`, `dummy-pass`, `example.secret`, `my password`. */
+const PLACEHOLDER_START = /^(?:your|enter|insert|replace|change|example|sample|dummy|fake|my|some|put)[-_. ]/i
+
+function squeezed(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]/g, '')
+}
+
+/** The usual letter-for-symbol spellings read back as letters, so `Pa$$w0rd` and `P@ssw0rd` read as `password`. */
+function unLeet(text: string): string {
+  return text.replace(/[$5]/g, 's').replace(/[@4]/g, 'a').replace(/0/g, 'o').replace(/[1!]/g, 'i').replace(/3/g, 'e')
+}
+
+/**
+ * Whether the text is placeholder words alone, with or without separators
+ * (`pass#pass`, `Pa$$w0rd`, `admin admin`), or a word run together from
+ * `my`, `your`, `some` or `super` and placeholder words (`mysecretpassword`,
+ * the Postgres image's documented example).
+ */
+function isPlaceholderWords(text: string): boolean {
+  const words = text.toLowerCase().split(/[^a-z0-9$@!]+/)
+  return (
+    words.some((word) => word !== '') &&
+    words.every((word) => {
+      const bare = squeezed(unLeet(word))
+      return bare === '' || PLACEHOLDER_WORDS.has(bare) || isRunTogether(bare)
+    })
+  )
+}
+
+const FILLERS = ['my', 'your', 'some', 'super']
+
+/** `my` + placeholder words run together, by trying each split (words of 40 letters at most). */
+function isRunTogether(word: string): boolean {
+  const filler = FILLERS.find((start) => word.startsWith(start))
+  if (filler === undefined || word.length > 40) return false
+  // reachable[i]: word[filler.length, i) splits into placeholder words.
+  const reachable = new Array<boolean>(word.length + 1).fill(false)
+  reachable[filler.length] = true
+  for (let i = filler.length; i < word.length; i++) {
+    if (!reachable[i]) continue
+    for (let j = i + 3; j <= word.length; j++) if (PLACEHOLDER_WORDS.has(word.slice(i, j))) reachable[j] = true
+  }
+  return reachable[word.length] === true && word.length > filler.length
+}
+
+/** A reference or a template that is the whole value: `${DB_PASSWORD}`, `{{ vault_pw }}`, `$PASS`, `<password>`, `[secret]`, `%s`, YAML's `!vault`. */
+const WHOLE_REFERENCE =
+  /^(?:\$\{[^}]*\}|\{\{[^}]*\}\}|\$\([^)]*\)|<%.*%>|%\([A-Za-z_]\w*\)[a-z]|#\{[^}]*\}|\$[A-Za-z_]\w*(?::[A-Za-z_]\w*)?|%[A-Za-z_]+%|<[^>]*>|\[[^\]]*\]|\{[^}]*\}|%[-+ #0]?[a-z]|:[a-z_]+|![a-z_]+)$/
+
+/** A template with a name in it, inside a value: `postgres-${ENV}`, `pw-{{ env }}-1`, `<%= ENV["PW"] %>`, `%(password)s`. */
+const INNER_TEMPLATE = /\$\{[A-Za-z_][\w.:-]*\}|\{\{[ \t]*[A-Za-z_][^}]*\}\}|<%=?[^%]*%>|%\([A-Za-z_]\w*\)[sd]/
+
+/**
+ * A value (its quotes aside) that stands for a password rather than being
+ * one: shorter than four characters, one character repeated (`xxxx`,
+ * `****`), a reference or a template (the whole value, or with `inner` a
+ * named template inside it), a path, placeholder words alone (`password`,
+ * `changeme`, `pass#pass`, `Pa$$w0rd`), a phrase starting with a
+ * placeholder's first word (`your-password-here`, `dummy_pass`,
+ * `yourPassword`), or the same as one of `names` (`IRC_PASS=irc_pass`,
+ * `guest:guest`). `inner` is off for keys whose alphabet may make a
+ * template's shape by chance.
+ */
+export function isPlaceholder(value: string, names: readonly string[] = [], inner = true): boolean {
+  const text = value.trim().replace(/^["'`]+|["'`]+$/g, '')
+  if (text.length < 4) return true
+  let same = true
+  for (let i = 1; i < text.length && same; i++) same = text[i] === text[0]
+  if (same) return true
+  if (WHOLE_REFERENCE.test(text) || (inner && INNER_TEMPLATE.test(text))) return true
+  if (/^(?:\.{0,2}\/|~\/)/.test(text)) return true
+  const bare = squeezed(text)
+  if (isPlaceholderWords(text) || PLACEHOLDER_START.test(text) || /^your[A-Z]/.test(text)) return true
+  return names.some((name) => name !== '' && squeezed(name) === bare)
+}
+
+/** Letters and the separators of names and paths only (`userPassword`, `auth/weak-password`, `Auth\\PasswordController`): a word, a label or a name in code. */
+export function isWordlike(value: string): boolean {
+  return /^[A-Za-z_.\-/:\\|]+$/.test(value)
+}
 
 /**
  * An expression in code: a name, maybe a variable's (`$pass`, `@pw`),

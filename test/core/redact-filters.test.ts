@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'bun:test'
 import { redactSharedContext } from '../../core/redact.ts'
 import { diffPieces, keyBodyLength } from '../../core/redaction/filters.ts'
-import { isDottedName, isGenericSecret } from '../../core/redaction/values.ts'
+import { isDottedName, isGenericSecret, isPlaceholder } from '../../core/redaction/values.ts'
 import { armoured, Random } from './redact-corpus.ts'
 
 const KEY_START = 'MIIEpAIBAAKCAQEA'
@@ -150,6 +150,45 @@ describe('keyBodyLength', () => {
     expect(keyBodyLength(`\\n\${encodeBase64(der)}\\n`, false, false)).toBe(-1)
     expect(keyBodyLength("', '-----BEGIN EC PRIVATE KEY-----', '", false, false)).toBe(-1)
     expect(keyBodyLength('\nMIIE...\n', false, false)).toBe(-1)
+  })
+})
+
+describe('isPlaceholder', () => {
+  it('knows placeholders, references and templates', () => {
+    for (const value of [
+      'password',
+      'changeme',
+      'xxxxxxxx',
+      '********',
+      `\${DB_PASSWORD}`,
+      '{{ vault_db_password }}',
+      '%(password)s',
+      '$PASS',
+      '<your-password>',
+      '[secret]',
+      'your_password_here',
+      'dummy-pass',
+      'Pa$$w0rd',
+      'pass#pass',
+      'mysecretpassword',
+      '!vault',
+      '/run/secrets/db',
+      'abc',
+    ]) {
+      expect({ value, placeholder: isPlaceholder(value) }).toEqual({ value, placeholder: true })
+    }
+    expect(isPlaceholder('irc_pass', ['IRC_PASS'])).toBe(true)
+  })
+
+  it('takes a password for a password', () => {
+    for (const value of ['hunter22', 'Pass!12345', 'password!#@498', 'ExamplePas123', 'x7$Kq!pL2#', 'mysql-Prod-42']) {
+      expect({ value, placeholder: isPlaceholder(value) }).toEqual({ value, placeholder: false })
+    }
+  })
+
+  it('sees a template inside a value only when asked, for alphabets that make one by chance', () => {
+    expect(isPlaceholder(`pw-\${ENV}-1`)).toBe(true)
+    expect(isPlaceholder('a%(fo)sb$(x)q-long-random', [], false)).toBe(false)
   })
 })
 
