@@ -38,7 +38,7 @@ const CHECKS: Readonly<Record<string, (found: Found) => boolean>> = {
   'private-key': (found) => isPrivateKeyBlock(found.value, found.diff),
   // The secret starts at its first line's start (in a diff, at its marker) or, pasted onto one line, after a space.
   'putty-private-key': (found) =>
-    keyBodyLength(found.value, found.diff, found.diff && found.match[found.at - 1] === '\n') >= MIN_KEY_BODY,
+    isKeyBody(keyBody(found.value, found.diff, found.diff && found.match[found.at - 1] === '\n')),
   // An unquoted name in source code is an expression (`const token = oauth2AccessToken`).
   'generic-api-key': (found) =>
     isGenericSecret(found.value, nameBefore(found.match, found.at)) && !isCodeExpression(found),
@@ -68,24 +68,24 @@ function isPrivateKeyBlock(value: string, diff: boolean): boolean {
   const begin = PEM_BEGIN.exec(value)
   const end = PEM_END.exec(value)
   if (begin === null || end === null || end.index < begin[0].length) return false
-  return keyBodyLength(value.slice(begin[0].length, end.index), diff, false) >= MIN_KEY_BODY
+  const body = value.slice(begin[0].length, end.index)
+  // Another BEGIN line inside: the match started at a header that is not this key's (the rule looks again past it).
+  return !/-----BEGIN/i.test(body) && isKeyBody(keyBody(body, diff, false))
 }
 
-const BASE64_LINE = /^(?:[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4})$/
-const ARMOUR_HEADER = /^(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):/
-/** What stands between a key's lines in code: a concatenation, a line continuation, a comment mark. */
-const NOT_BODY: ReadonlySet<string> = new Set(['+', '\\', '//', '#', '*'])
-
 /**
- * How many base64 characters a key's body holds, or -1 when a line of it
- * is something else. A line may be a string in code (quoted, with a
- * literal `\n`, joined by `+`), indented, commented out, or several lines
- * joined by spaces; in a diff
- * each line but the first (unless `firstLineMarked`) starts with its
- * marker, and hunk headers and `\ No newline` lines are passed over.
+ * How much of a key's body is key: the characters in runs of base64 of 16
+ * or more (`material`), the characters besides spaces that are not
+ * (`other`), and the base64 characters in all (`base64`). A body may be a file's lines, a JSON string with literal
+ * `\n`, strings joined by `+` in code, commented out, indented, each line
+ * behind code (`const k = MIIE…`), or pasted onto one line; in a diff each
+ * line but the first (unless `firstLineMarked`) starts with its marker,
+ * and hunk headers and `\ No newline` lines are passed over.
  */
-export function keyBodyLength(body: string, diff: boolean, firstLineMarked: boolean): number {
-  let total = 0
+export function keyBody(body: string, diff: boolean, firstLineMarked: boolean): KeyBody {
+  let material = 0
+  let other = 0
+  let shortRuns = 0
   const lines = body.split('\n')
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i] as string
@@ -93,18 +93,25 @@ export function keyBodyLength(body: string, diff: boolean, firstLineMarked: bool
       if (line[0] === '@' || line[0] === '\\') continue
       line = line.slice(1)
     }
-    for (const part of line.split(/\\+[nr]/)) {
-      // A base64 line holds no quote: quotes, and the `+` and comment marks between them, are the code around it.
-      const words = part.replace(/["'`]/g, ' ').trim()
-      if (ARMOUR_HEADER.test(words)) continue
-      for (const word of words.replace(/\\$/, '').split(/[ \t\r,;]+/)) {
-        if (word === '' || NOT_BODY.has(word)) continue
-        if (!BASE64_LINE.test(word)) return -1
-        total += word.length
-      }
+    // A header line (`Proc-Type: 4,ENCRYPTED`) is no key and no code; a long line is a key pasted whole, header and all.
+    if (line.length < 100 && ARMOUR_HEADER.test(line.replace(/^[^A-Za-z]+/, ''))) continue
+    for (const run of line.replace(/\\+[nrt]/g, ' ').split(/[^A-Za-z0-9+/=]+/)) {
+      if (run.length >= 16) material += run.length
+      else shortRuns += run.length
     }
+    other += line.replace(/[A-Za-z0-9+/=\s]/g, '').length
   }
-  return total
+  return { material, other: other + shortRuns, base64: material + shortRuns }
+}
+
+type KeyBody = { material: number; other: number; base64: number }
+
+/** A PEM or PGP armour header line, which a key's body may start with. */
+const ARMOUR_HEADER = /^(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):/
+
+/** A key's body: at least 40 characters of base64 runs (a bare Ed25519 key has 64), and twice what else is there. */
+export function isKeyBody(body: KeyBody): boolean {
+  return body.material >= MIN_KEY_BODY && body.material >= 2 * body.other
 }
 
 const LOCAL_HOST =
@@ -202,16 +209,21 @@ export function diffPieces(text: string, start: number, end: number, kind: strin
   if (pieceStart !== -1) pieces.push({ start: pieceStart, end, marker })
   const kept = pieces.filter((piece) => piece.end > piece.start)
   if (kept.length < 2 || (kind !== 'private-key' && kind !== 'putty-private-key')) return kept.map(span)
-  const bodies = kept.map((piece) =>
-    Math.max(0, keyBodyLength(unarmoured(text.slice(piece.start, piece.end)), true, false)),
-  )
+  const bodies = kept.map((piece) => keyBody(unarmoured(text.slice(piece.start, piece.end)), true, false))
   const side = (markers: string) =>
-    kept.reduce((sum, piece, i) => sum + (markers.includes(piece.marker) ? (bodies[i] ?? 0) : 0), 0)
-  const [oldKey, newKey] = [side(' -') >= MIN_KEY_BODY, side(' +') >= MIN_KEY_BODY]
+    kept.reduce(
+      (sum, piece, i) => {
+        const body = bodies[i]
+        if (body === undefined || !markers.includes(piece.marker)) return sum
+        return { material: sum.material + body.material, other: sum.other + body.other, base64: 0 }
+      },
+      { material: 0, other: 0, base64: 0 },
+    )
+  const [oldKey, newKey] = [isKeyBody(side(' -')), isKeyBody(side(' +'))]
   return kept
     .filter((piece, i) => {
       const ofKey = piece.marker === '-' ? oldKey : piece.marker === '+' ? newKey : oldKey || newKey
-      return ofKey && (bodies[i] ?? 0) > 0
+      return ofKey && (bodies[i]?.base64 ?? 0) > 0
     })
     .map(span)
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { redactSharedContext } from '../../core/redact.ts'
-import { diffPieces, keyBodyLength } from '../../core/redaction/filters.ts'
+import { diffPieces, isKeyBody, keyBody } from '../../core/redaction/filters.ts'
 import { isDottedName, isGenericSecret, isPlaceholder } from '../../core/redaction/values.ts'
 import { armoured, Random } from './redact-corpus.ts'
 
@@ -137,19 +137,27 @@ describe('diffPieces', () => {
   })
 })
 
-describe('keyBodyLength', () => {
-  it('counts base64 lines, as a file, a JSON string or concatenated strings in code hold them', () => {
-    expect(keyBodyLength('\nAAAA\nBBBB==\n', false, false)).toBe(10)
-    expect(keyBodyLength('\\nAAAA\\nBBBB\\n', false, false)).toBe(8)
-    expect(keyBodyLength('\\n" +\n  "AAAA\\n" +\n  "', false, false)).toBe(4)
-    expect(keyBodyLength('\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00FF\n\nAAAA\n', false, false)).toBe(4)
-    expect(keyBodyLength('\n+AAAA\n@@ -1 +1 @@\n BBBB\n', true, false)).toBe(8)
+describe('keyBody', () => {
+  const key = (body: string, diff = false) => isKeyBody(keyBody(body, diff, false))
+  const line = (seed: number) => body(seed, 2)[0] as string
+
+  it('takes base64 lines for a body, as a file, a JSON string or code holds them', () => {
+    expect(key(`\n${line(1)}\n${line(2)}\n`)).toBe(true)
+    expect(key(`\\n${line(1)}\\n${line(2)}\\n`)).toBe(true)
+    expect(key(`\\n" +\n  "${line(1)}\\n" +\n  "${line(2)}\\n" +\n  "`)).toBe(true)
+    expect(key(`\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00FF\n\n${line(1)}\n`)).toBe(true)
+    expect(key(`\n+${line(1)}\n@@ -1 +1 @@\n ${line(2)}\n`, true)).toBe(true)
+    expect(key(`\n# ${line(1)}\nconst more = ${line(2)}\n`)).toBe(true)
+    expect(keyBody(`\n${line(1)}\nAb==\n`, false, false)).toEqual({ material: 64, other: 4, base64: 68 })
   })
 
-  it('refuses a body with anything that is not base64 in it', () => {
-    expect(keyBodyLength(`\\n\${encodeBase64(der)}\\n`, false, false)).toBe(-1)
-    expect(keyBodyLength("', '-----BEGIN EC PRIVATE KEY-----', '", false, false)).toBe(-1)
-    expect(keyBodyLength('\nMIIE...\n', false, false)).toBe(-1)
+  it('takes no code, template or truncated body for a key', () => {
+    expect(key(`\\n\${encodeBase64(der)}\\n`)).toBe(false)
+    expect(key("', '-----BEGIN EC PRIVATE KEY-----', '")).toBe(false)
+    expect(key('\nMIIEpAIBAAKCAQEA...\n')).toBe(false)
+    expect(key('\n}\nexport function looksLikeKey(text: string): boolean {\n  return text.length > 40\n}\n')).toBe(
+      false,
+    )
   })
 })
 
