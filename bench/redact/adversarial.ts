@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { KEYWORDS } from '../../core/redaction/rules.ts'
+import { KEYWORDS, RULES } from '../../core/redaction/rules.ts'
 import { ROOT } from '../support/common.ts'
 
 export type AdversarialLine = { name: string; why: string; line: string }
@@ -71,7 +71,7 @@ export function adversarialLines(): AdversarialLine[] {
     },
     {
       name: 'every keyword + 1 MiB of [\\w.-]',
-      why: 'all 221 rules start on the line and each scans all of it',
+      why: `all ${RULES.length} rules start on the line and each scans all of it`,
       line: `${ALL_KEYWORDS.join(' ')} ${identifierRun(MIB - 10_000)}`,
     },
     {

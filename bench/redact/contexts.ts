@@ -67,10 +67,11 @@ function withSecrets(diff: string): { diff: string; title: string; commit: strin
     if (at === -1) return
     placed.push(sample)
     const headerEnd = section.indexOf('\n', at) + 1
-    // A hunk header's counts are not read by the redaction, so the lines go in as they are.
+    // A hunk header's counts are not read by the redaction, so the lines go in as they are; a key over several
+    // lines as a key file holds it (a .ppk's lines each behind code would be no .ppk).
     const lines = sample.text
       .split('\n')
-      .map((line) => `+const value${index} = ${line}\n`)
+      .map((line) => (sample.multiline ? `+${line}\n` : `+const value${index} = ${line}\n`))
       .join('')
     sections[target] = section.slice(0, headerEnd) + lines + section.slice(headerEnd)
   })

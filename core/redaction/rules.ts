@@ -12,7 +12,7 @@
  * Each is compiled on first use (below).
  */
 import { RE2JS } from 're2js'
-import { DOCUMENTED_EXAMPLE_KEYS, EXTRA_RULES } from './extra-rules.ts'
+import { CATCH_ALL_KINDS, DOCUMENTED_EXAMPLE_KEYS, EXTRA_RULES } from './extra-rules.ts'
 import vendored from './gitleaks/rules.json' with { type: 'json' }
 import { type LazyPrefix, withoutLazyPrefix } from './lazy-prefix.ts'
 import type { JsRegex, VendoredAllowlist, VendoredRule, VendoredRules } from './rule-types.ts'
@@ -42,7 +42,7 @@ export type Rule = {
   path: RE2JS | null
   multiline: boolean
   allowlists: readonly Allowlist[]
-  /** gitleaks' catch-all; a specific rule's kind wins where both match. */
+  /** A catch-all (gitleaks' generic rule, our password one); a specific rule's kind wins where both match. */
   generic: boolean
 }
 
@@ -67,7 +67,7 @@ export function compiled(regex: JsRegex): RE2JS {
 
 /*
  * Patterns are compiled on first use, not when the module loads: a text
- * starts few of the 224 rules (their keywords decide), and compiling all
+ * starts few of the 236 rules (their keywords decide), and compiling all
  * of them and their allowlists took 0.2 to 0.9 s, which every `prompt`
  * and every fresh classifier worker paid before reading its input.
  * test/core/redact-rules.test.ts compiles every one, so a pattern RE2
@@ -120,7 +120,7 @@ function ruleOf(rule: VendoredRule): Rule {
     },
     multiline: rule.multiline,
     allowlists,
-    generic: rule.id === 'generic-api-key',
+    generic: CATCH_ALL_KINDS.includes(rule.id),
   }
 }
 

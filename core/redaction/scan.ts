@@ -6,19 +6,24 @@
  * - A rule runs only where one of its keywords is (any case), as gitleaks'
  *   prefilter has it; a rule meant to span lines (`multiline`) then runs on
  *   the whole fragment, every other rule on each line holding its keyword,
- *   which is what keeps 221 rules inside the time budget.
+ *   which is what keeps 236 rules inside the time budget.
  * - The secret is the rule's secret group (else its first non-empty group,
  *   else the match), kept only if its entropy is over the rule's and no
  *   allowlist (gitleaks' global one less its paths, then the rule's) lets it
- *   pass, and it is none of the vendors' documented example keys.
+ *   pass, it is none of the vendors' documented example keys, and the
+ *   checks a pattern can't make (filters.ts) hold.
+ * - In a diff, a secret over several lines is cut into one piece per run of
+ *   lines of one side (filters.ts, `diffPieces`).
  * - A secret's span is then widened to the whole run of letters, digits,
  *   `_` and `-` it sits in, so a rule that matches a token's first N
  *   characters cannot leave its tail behind; in a diff it never takes a
  *   line's first column, the `+`, `-` or ` ` of the hunk.
  * - Overlapping spans are merged into one; the kind is the specific rule's
- *   over gitleaks' generic one, then the longest span's.
+ *   over a catch-all's (gitleaks' generic one, our password one), then the
+ *   longest span's.
  */
 import type { Matcher } from 're2js'
+import { diffPieces, isSecret } from './filters.ts'
 import { prefixStart } from './lazy-prefix.ts'
 import {
   type Allowlist,
@@ -186,7 +191,11 @@ function matchRule(
   found: Span[],
 ): void {
   const rule = RULES[index] as Rule
-  for (const m of ruleMatches(rule, scope)) {
+  const matches = ruleMatches(rule, scope)
+  let again = false
+  for (let step = matches.next(); step.done !== true; step = matches.next(again)) {
+    again = false
+    const m = step.value
     const { matchStart, matchEnd } = m
     const value = scope.slice(m.secretStart, m.secretEnd)
     if (rule.entropy > 0 && shannonEntropy(value) <= rule.entropy) continue
@@ -194,7 +203,16 @@ function matchRule(
     const line = () => linesAround(text, offset + matchStart, offset + matchEnd, fragment)
     if (EXAMPLE_KEYS.has(value) || isAllowed(GLOBAL_ALLOWLIST, value, match, line, fragment.path)) continue
     if (rule.allowlists.some((list) => isAllowed(list, value, match, line, fragment.path))) continue
-    found.push({ ...widened(text, offset + m.secretStart, offset + m.secretEnd, fragment), rule: index })
+    const at = m.secretStart - matchStart
+    if (!isSecret({ kind: rule.kind, value, match, at, diff: fragment.diff, path: fragment.path })) {
+      // A real key may start inside a match passed over (a PEM header in code, then a key): look again from the next character.
+      again = rule.multiline
+      continue
+    }
+    const span = widened(text, offset + m.secretStart, offset + m.secretEnd, fragment)
+    for (const piece of fragment.diff ? diffPieces(text, span.start, span.end, rule.kind) : [span]) {
+      found.push({ ...piece, rule: index })
+    }
   }
 }
 
@@ -204,22 +222,29 @@ export type RuleMatch = { matchStart: number; matchEnd: number; secretStart: num
 /**
  * The rule's matches in the scope, as its whole pattern gives them (Go's
  * FindAllStringSubmatchIndex), less those whose secret group is empty.
+ * Given `true` back for a match (`next(true)`), it searches again from the
+ * character after the match's start instead of after its end, as a
+ * JavaScript regex would with `lastIndex = m.index + 1`: a match passed over
+ * may hold the start of one that is not (filters.ts, a PEM header in code).
  */
-export function* ruleMatches(rule: Rule, scope: string): Generator<RuleMatch> {
+export function* ruleMatches(rule: Rule, scope: string): Generator<RuleMatch, void, boolean | undefined> {
   if (!rule.scan.test(scope)) return
   const m = rule.scan.matcher(scope)
   const groups = m.groupCount()
   let searchFrom = 0
-  while (m.find()) {
+  for (let hit = m.find(); hit; ) {
     let matchStart = m.start(0)
     let matchEnd = m.end(0)
     if (rule.prefix !== null) matchStart = prefixStart(scope, matchStart, searchFrom, rule.prefix)
+    const wholeStart = matchStart
     searchFrom = matchEnd
     while (matchStart < matchEnd && scope.charCodeAt(matchStart) === LF) matchStart += 1
     while (matchEnd > matchStart && scope.charCodeAt(matchEnd - 1) === LF) matchEnd -= 1
-    if (matchStart === matchEnd) continue
-    const secret = secretRange(m, groups, rule.secretGroup, matchStart, matchEnd)
-    if (secret !== undefined) yield { matchStart, matchEnd, secretStart: secret[0], secretEnd: secret[1] }
+    const secret = matchStart === matchEnd ? undefined : secretRange(m, groups, rule.secretGroup, matchStart, matchEnd)
+    const again =
+      secret !== undefined && (yield { matchStart, matchEnd, secretStart: secret[0], secretEnd: secret[1] }) === true
+    if (again) searchFrom = wholeStart + 1
+    hit = again ? m.find(wholeStart + 1) : m.find()
   }
 }
 
