@@ -15,6 +15,7 @@ import { RE2JS } from 're2js'
 import { CATCH_ALL_KINDS, DOCUMENTED_EXAMPLE_KEYS, EXTRA_RULES } from './extra-rules.ts'
 import vendored from './gitleaks/rules.json' with { type: 'json' }
 import { type LazyPrefix, withoutLazyPrefix } from './lazy-prefix.ts'
+import { type Reach, reachOf } from './reach.ts'
 import type { JsRegex, VendoredAllowlist, VendoredRule, VendoredRules } from './rule-types.ts'
 
 export type Allowlist = {
@@ -37,6 +38,10 @@ export type Rule = {
    */
   scan: RE2JS
   prefix: LazyPrefix | null
+  /** Its keywords, lower case: the rule runs only where one is. */
+  keywords: readonly string[]
+  /** How far its scan pattern's matches reach from its keywords (core/redaction/reach.ts), worked out on first use. */
+  reach: Reach
   secretGroup: number
   entropy: number
   path: RE2JS | null
@@ -101,6 +106,7 @@ function ruleOf(rule: VendoredRule): Rule {
   let regex: RE2JS | undefined
   let scan: RE2JS | undefined
   let path: RE2JS | null | undefined
+  let reach: Reach | undefined
   return {
     kind: rule.id,
     get regex() {
@@ -112,6 +118,11 @@ function ruleOf(rule: VendoredRule): Rule {
       return scan
     },
     prefix: split?.prefix ?? null,
+    keywords: rule.keywords,
+    get reach() {
+      reach ??= reachOf(this.scan, rule.keywords)
+      return reach
+    },
     secretGroup: rule.secretGroup,
     entropy: rule.entropy,
     get path() {

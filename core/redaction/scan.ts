@@ -4,9 +4,12 @@
  * differences docs/decisions.md ("Redaction") lists:
  *
  * - A rule runs only where one of its keywords is (any case), as gitleaks'
- *   prefilter has it; a rule meant to span lines (`multiline`) then runs on
- *   the whole fragment, every other rule on each line holding its keyword,
- *   which is what keeps 236 rules inside the time budget.
+ *   prefilter has it (keyword-scan.ts); a rule meant to span lines
+ *   (`multiline`) then runs on the whole fragment from a little before its
+ *   first keyword, every other rule on each line holding its keyword, and
+ *   there only around its keywords where its program shows that every
+ *   match holds one and how far a match reaches from it (reach.ts,
+ *   windows.ts), with what the whole line would give.
  * - The secret is the rule's secret group (else its first non-empty group,
  *   else the match), kept only if its entropy is over the rule's and no
  *   allowlist (gitleaks' global one less its paths, then the rule's) lets it
@@ -22,22 +25,13 @@
  *   over a catch-all's (gitleaks' generic one, our password one), then the
  *   longest span's.
  */
-import type { Matcher } from 're2js'
 import { diffPieces, isSecret } from './filters.ts'
-import { prefixStart } from './lazy-prefix.ts'
-import {
-  type Allowlist,
-  BIGRAM_COUNTS,
-  BIGRAM_STARTS,
-  EXAMPLE_KEYS,
-  GLOBAL_ALLOWLIST,
-  KEYWORDS,
-  PAIRS,
-  RULES,
-  type Rule,
-  TRIPLES,
-  tripleHash,
-} from './rules.ts'
+import { keywordHits } from './keyword-scan.ts'
+import { type RuleMatch, ruleMatches } from './matches.ts'
+import { type Allowlist, EXAMPLE_KEYS, GLOBAL_ALLOWLIST, RULES, type Rule } from './rules.ts'
+import { windowedMatches } from './windows.ts'
+
+export { type RuleMatch, ruleMatches } from './matches.ts'
 
 /** A secret's place in the text: [start, end), and the index of its rule in `RULES`. */
 export type Span = { start: number; end: number; rule: number }
@@ -52,11 +46,9 @@ export type Fragment = {
   diff: boolean
 }
 
-const LF = 0x0a
-
 /** The merged secret spans of the fragment, in order of their start. */
 export function findSecrets(text: string, fragment: Fragment): Span[] {
-  const { lineRuns, wholeRules } = keywordHits(text, fragment)
+  const { lines, whole } = keywordHits(text, fragment.start, fragment.end)
   const found: Span[] = []
   const usable = new Map<number, boolean>()
   const ruleUsable = (index: number) => {
@@ -67,100 +59,46 @@ export function findSecrets(text: string, fragment: Fragment): Span[] {
     }
     return ok
   }
-  let cachedStart = -1
-  let cachedLine = ''
-  for (let i = 0; i < lineRuns.length; i += 2) {
-    const lineStart = lineRuns[i] as number
-    const index = lineRuns[i + 1] as number
-    if (!ruleUsable(index)) continue
-    if (lineStart !== cachedStart) {
-      const newline = text.indexOf('\n', lineStart)
-      cachedLine = text.slice(lineStart, newline === -1 || newline > fragment.end ? fragment.end : newline)
-      cachedStart = lineStart
+  for (const { start, places } of lines) {
+    let line: string | undefined
+    for (const [index, list] of places) {
+      if (!ruleUsable(index)) continue
+      if (line === undefined) {
+        const newline = text.indexOf('\n', start)
+        line = text.slice(start, newline === -1 || newline > fragment.end ? fragment.end : newline)
+      }
+      const rule = RULES[index] as Rule
+      const reach = rule.reach
+      const matches =
+        reach.keyworded && Number.isFinite(reach.lead)
+          ? windowedMatches(
+              rule,
+              reach,
+              line,
+              list.map((at) => at - start),
+            )
+          : ruleMatches(rule, line)
+      matchRule(index, line, start, text, fragment, found, matches)
     }
-    matchRule(index, cachedLine, lineStart, text, fragment, found)
   }
-  for (const index of wholeRules) {
+  for (const [index, firstEnd] of whole) {
     if (!ruleUsable(index)) continue
-    matchRule(index, text.slice(fragment.start, fragment.end), fragment.start, text, fragment, found)
+    const rule = RULES[index] as Rule
+    const reach = rule.reach
+    // No match starts before its first keyword's end less the rule's lead.
+    const from = reach.keyworded ? Math.max(0, firstEnd - reach.lead - fragment.start) : 0
+    const scope = text.slice(fragment.start, fragment.end)
+    matchRule(
+      index,
+      scope,
+      fragment.start,
+      text,
+      fragment,
+      found,
+      ruleMatches(rule, scope, Number.isFinite(from) ? from : 0),
+    )
   }
   return merged(found)
-}
-
-/**
- * One pass over the fragment for the keywords: for each line-wise rule the
- * lines (their starts) that hold one of its keywords, as (line start, rule)
- * pairs in text order, and the multiline rules with a keyword anywhere.
- */
-function keywordHits(text: string, fragment: Fragment): { lineRuns: number[]; wholeRules: number[] } {
-  const lineRuns: number[] = []
-  const wholeRules: number[] = []
-  const lastLine = new Float64Array(RULES.length).fill(-1)
-  // Locals, not the imported bindings: this loop is most of the scan's time.
-  const starts = BIGRAM_STARTS
-  const counts = BIGRAM_COUNTS
-  const pairs = PAIRS
-  const triples = TRIPLES
-  const lower = ASCII_LOWER
-  let lineStart = fragment.start
-  const last = fragment.end - 1
-  // The characters at i, i + 1 and i + 2, folded (0 past the fragment's end).
-  let a = fragment.start < fragment.end ? foldedAt(text, fragment.start, lower) : 0
-  let b = fragment.start + 1 < fragment.end ? foldedAt(text, fragment.start + 1, lower) : 0
-  for (let i = fragment.start; i < last; i++) {
-    const c = i + 2 < fragment.end ? foldedAt(text, i + 2, lower) : 0
-    const key = (a << 7) | b
-    const current = a
-    a = b
-    b = c
-    if (current === LF) {
-      lineStart = i + 1
-      continue
-    }
-    if (pairs[key] === 0) {
-      const hash = tripleHash(current, a, c)
-      if (((triples[hash >>> 5] as number) & (1 << (hash & 31))) === 0) continue
-    }
-    const first = starts[key] as number
-    if (first === -1) continue
-    const stop = first + (counts[key] as number)
-    for (let k = first; k < stop; k++) {
-      const keyword = KEYWORDS[k]
-      if (keyword === undefined || !keywordAt(text, i, keyword.text, fragment.end)) continue
-      for (const index of keyword.rules) {
-        if (lastLine[index] === lineStart || lastLine[index] === -2) continue
-        if ((RULES[index] as Rule).multiline) {
-          lastLine[index] = -2
-          wholeRules.push(index)
-        } else {
-          lastLine[index] = lineStart
-          lineRuns.push(lineStart, index)
-        }
-      }
-    }
-  }
-  wholeRules.sort((x, y) => x - y)
-  return { lineRuns, wholeRules }
-}
-
-/** ASCII letters folded to lower case; every other code under 128 as it is. */
-const ASCII_LOWER = Uint8Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c | 32 : c))
-
-/** The character's code folded by `lower`, or 0 (which starts no keyword) for one past ASCII. */
-function foldedAt(text: string, at: number, lower: Uint8Array): number {
-  const c = text.charCodeAt(at)
-  return c < 128 ? (lower[c] as number) : 0
-}
-
-/** Whether the lower-case ASCII keyword is at text[at], any case, its first two characters already compared. */
-function keywordAt(text: string, at: number, keyword: string, end: number): boolean {
-  if (at + keyword.length > end) return false
-  for (let j = 2; j < keyword.length; j++) {
-    let c = text.charCodeAt(at + j)
-    if (c >= 65 && c <= 90) c |= 32
-    if (c !== keyword.charCodeAt(j)) return false
-  }
-  return true
 }
 
 /** The rule's own path, and its allowlists that pass a whole file by its path (gitleaks checks them before matching). */
@@ -176,11 +114,9 @@ function appliesTo(rule: Rule, fragment: Fragment): boolean {
 }
 
 /**
- * Runs the rule on `scope` (text[offset, offset + scope.length)) and adds the
- * secrets it finds. re2js's `test` runs its DFA, which asks no capture and is
- * the fast path; most rules find nothing on most of the text they are given,
- * so the `matcher`, which has to track the groups, runs only where `test`
- * found a match. Both are linear in the scope.
+ * Adds the secrets of the rule's `matches` in `scope` (text[offset,
+ * offset + scope.length)) that pass its entropy, the allowlists and the
+ * checks of filters.ts.
  */
 function matchRule(
   index: number,
@@ -189,9 +125,11 @@ function matchRule(
   text: string,
   fragment: Fragment,
   found: Span[],
+  matches: Generator<RuleMatch, void, boolean | undefined>,
 ): void {
   const rule = RULES[index] as Rule
-  const matches = ruleMatches(rule, scope)
+  // A line-wise rule's scope is the line: its `line` allowlists ask the same of every match on it, so once.
+  const scopeLine = lineTarget(() => scope)
   let again = false
   for (let step = matches.next(); step.done !== true; step = matches.next(again)) {
     again = false
@@ -200,7 +138,9 @@ function matchRule(
     const value = scope.slice(m.secretStart, m.secretEnd)
     if (rule.entropy > 0 && shannonEntropy(value) <= rule.entropy) continue
     const match = scope.slice(matchStart, matchEnd)
-    const line = () => linesAround(text, offset + matchStart, offset + matchEnd, fragment)
+    const line: LineTarget = rule.multiline
+      ? lineTarget(() => linesAround(text, offset + matchStart, offset + matchEnd, fragment))
+      : scopeLine
     if (EXAMPLE_KEYS.has(value) || isAllowed(GLOBAL_ALLOWLIST, value, match, line, fragment.path)) continue
     if (rule.allowlists.some((list) => isAllowed(list, value, match, line, fragment.path))) continue
     const at = m.secretStart - matchStart
@@ -209,66 +149,12 @@ function matchRule(
       again = rule.multiline
       continue
     }
-    const span = widened(text, offset + m.secretStart, offset + m.secretEnd, fragment)
+    const lineStart = rule.multiline ? lineStartOf(text, offset + m.secretStart, fragment) : offset
+    const span = widened(text, offset + m.secretStart, offset + m.secretEnd, lineStart, fragment)
     for (const piece of fragment.diff ? diffPieces(text, span.start, span.end, rule.kind) : [span]) {
       found.push({ ...piece, rule: index })
     }
   }
-}
-
-/** One match of a rule in a scope: the match (line breaks trimmed off its ends, as gitleaks does) and its secret. */
-export type RuleMatch = { matchStart: number; matchEnd: number; secretStart: number; secretEnd: number }
-
-/**
- * The rule's matches in the scope, as its whole pattern gives them (Go's
- * FindAllStringSubmatchIndex), less those whose secret group is empty.
- * Given `true` back for a match (`next(true)`), it searches again from the
- * character after the match's start instead of after its end, as a
- * JavaScript regex would with `lastIndex = m.index + 1`: a match passed over
- * may hold the start of one that is not (filters.ts, a PEM header in code).
- */
-export function* ruleMatches(rule: Rule, scope: string): Generator<RuleMatch, void, boolean | undefined> {
-  if (!rule.scan.test(scope)) return
-  const m = rule.scan.matcher(scope)
-  const groups = m.groupCount()
-  let searchFrom = 0
-  for (let hit = m.find(); hit; ) {
-    let matchStart = m.start(0)
-    let matchEnd = m.end(0)
-    if (rule.prefix !== null) matchStart = prefixStart(scope, matchStart, searchFrom, rule.prefix)
-    const wholeStart = matchStart
-    searchFrom = matchEnd
-    while (matchStart < matchEnd && scope.charCodeAt(matchStart) === LF) matchStart += 1
-    while (matchEnd > matchStart && scope.charCodeAt(matchEnd - 1) === LF) matchEnd -= 1
-    const secret = matchStart === matchEnd ? undefined : secretRange(m, groups, rule.secretGroup, matchStart, matchEnd)
-    const again =
-      secret !== undefined && (yield { matchStart, matchEnd, secretStart: secret[0], secretEnd: secret[1] }) === true
-    if (again) searchFrom = wholeStart + 1
-    hit = again ? m.find(wholeStart + 1) : m.find()
-  }
-}
-
-/** [start, end) of the secret within the scope, or undefined when the group it names is empty or unmatched. */
-function secretRange(
-  m: Matcher,
-  groups: number,
-  secretGroup: number,
-  matchStart: number,
-  matchEnd: number,
-): [number, number] | undefined {
-  if (groups === 0) return [matchStart, matchEnd]
-  if (secretGroup > 0) {
-    if (secretGroup > groups) return undefined
-    const start = m.start(secretGroup)
-    const end = m.end(secretGroup)
-    return start < 0 || start === end ? undefined : [start, end]
-  }
-  for (let g = 1; g <= groups; g++) {
-    const start = m.start(g)
-    const end = m.end(g)
-    if (start >= 0 && start < end) return [start, end]
-  }
-  return [matchStart, matchEnd]
 }
 
 /** The whole lines the match touches, within the fragment (gitleaks' `line` target). */
@@ -278,9 +164,31 @@ function linesAround(text: string, start: number, end: number, fragment: Fragmen
   return text.slice(from, newline === -1 || newline > fragment.end ? fragment.end : newline)
 }
 
-function isAllowed(list: Allowlist, secret: string, match: string, line: () => string, path: () => string): boolean {
-  const target = list.target === 'secret' ? secret : list.target === 'match' ? match : line()
-  const regexAllowed = list.regexes.some((regex) => regex.test(target))
+/** The lines a match touches (gitleaks' `line` target), read and tried by an allowlist's regexes once each. */
+type LineTarget = { allowedBy(list: Allowlist): boolean }
+
+function lineTarget(lines: () => string): LineTarget {
+  let text: string | undefined
+  const answers = new Map<Allowlist, boolean>()
+  return {
+    allowedBy(list) {
+      let answer = answers.get(list)
+      if (answer === undefined) {
+        text ??= lines()
+        const target = text
+        answer = list.regexes.some((regex) => regex.test(target))
+        answers.set(list, answer)
+      }
+      return answer
+    },
+  }
+}
+
+function isAllowed(list: Allowlist, secret: string, match: string, line: LineTarget, path: () => string): boolean {
+  const regexAllowed =
+    list.target === 'line'
+      ? line.allowedBy(list)
+      : list.regexes.some((regex) => regex.test(list.target === 'secret' ? secret : match))
   let stopword = false
   if (list.stopwords.length > 0) {
     const lower = secret.toLowerCase()
@@ -316,12 +224,23 @@ function isTokenChar(c: number): boolean {
   )
 }
 
-function widened(text: string, start: number, end: number, fragment: Fragment): { start: number; end: number } {
+/** The start of the line holding text[at], within the fragment. */
+function lineStartOf(text: string, at: number, fragment: Fragment): number {
+  return Math.max(fragment.start, text.lastIndexOf('\n', at - 1) + 1)
+}
+
+/** The secret's span widened to its token; `lineStart` is where the line holding `start` starts. */
+function widened(
+  text: string,
+  start: number,
+  end: number,
+  lineStart: number,
+  fragment: Fragment,
+): { start: number; end: number } {
   let from = start
   let to = end
   // The first column of a diff line is its marker, never part of a secret.
-  const floor = (at: number) => Math.max(fragment.start, text.lastIndexOf('\n', at - 1) + 1) + (fragment.diff ? 1 : 0)
-  const lowest = floor(from)
+  const lowest = lineStart + (fragment.diff ? 1 : 0)
   if (from < lowest && from < to) from = Math.min(lowest, to)
   while (from > lowest && isTokenChar(text.charCodeAt(from - 1))) from -= 1
   while (to < fragment.end && isTokenChar(text.charCodeAt(to))) to += 1

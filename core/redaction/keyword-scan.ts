@@ -1,0 +1,111 @@
+/**
+ * gitleaks' keyword prefilter, in one pass over a fragment: where each
+ * rule's keywords are (any case). A line-wise rule gets each place on each
+ * line, for core/redaction/windows.ts to search around; a rule meant to span
+ * lines (`multiline`) gets where its first keyword ends.
+ *
+ * Case is folded as RE2's `(?i)` folds ASCII letters, the Kelvin sign and
+ * the long s included (they fold to `k` and `s`), so a keyword a pattern
+ * matches ignoring case is a keyword here too (core/redaction/reach.ts
+ * relies on it).
+ */
+import { BIGRAM_COUNTS, BIGRAM_STARTS, KEYWORDS, PAIRS, RULES, type Rule, TRIPLES, tripleHash } from './rules.ts'
+
+const LF = 0x0a
+
+export type LineHits = {
+  /** Where the line starts in the text. */
+  start: number
+  /** For each line-wise rule with a keyword there: its places, [start, end) pairs flat, in order of their ends. */
+  places: Map<number, number[]>
+}
+
+export type KeywordHits = { lines: LineHits[]; whole: Map<number, number> }
+
+/** The keyword places of the fragment text[start, end): per line for line-wise rules, the first keyword's end for the others. */
+export function keywordHits(text: string, start: number, end: number): KeywordHits {
+  const lines: LineHits[] = []
+  const whole = new Map<number, number>()
+  // Locals, not the imported bindings: this loop is most of the scan's time.
+  const starts = BIGRAM_STARTS
+  const counts = BIGRAM_COUNTS
+  const pairs = PAIRS
+  const triples = TRIPLES
+  let line = null as LineHits | null
+  let lineStart = start
+  const last = end - 1
+  // The characters at i, i + 1 and i + 2, folded (0 past the fragment's end).
+  let a = start < end ? foldedAt(text, start) : 0
+  let b = start + 1 < end ? foldedAt(text, start + 1) : 0
+  for (let i = start; i < last; i++) {
+    const c = i + 2 < end ? foldedAt(text, i + 2) : 0
+    const key = (a << 7) | b
+    const current = a
+    a = b
+    b = c
+    if (current === LF) {
+      lineStart = i + 1
+      continue
+    }
+    if (pairs[key] === 0) {
+      const hash = tripleHash(current, a, c)
+      if (((triples[hash >>> 5] as number) & (1 << (hash & 31))) === 0) continue
+    }
+    const first = starts[key] as number
+    if (first === -1) continue
+    const stop = first + (counts[key] as number)
+    for (let k = first; k < stop; k++) {
+      const keyword = KEYWORDS[k]
+      if (keyword === undefined || !keywordAt(text, i, keyword.text, end)) continue
+      const keywordEnd = i + keyword.text.length
+      for (const index of keyword.rules) {
+        if ((RULES[index] as Rule).multiline) {
+          whole.set(index, Math.min(whole.get(index) ?? keywordEnd, keywordEnd))
+          continue
+        }
+        if (line?.start !== lineStart) {
+          line = { start: lineStart, places: new Map() }
+          lines.push(line)
+        }
+        let list = line.places.get(index)
+        if (list === undefined) {
+          list = []
+          line.places.set(index, list)
+        }
+        list.push(i, keywordEnd)
+      }
+    }
+  }
+  for (const { places } of lines) for (const list of places.values()) byEnd(list)
+  return { lines, whole }
+}
+
+/** Pairs found in order of their starts, put in order of their ends (keywords of different lengths can cross). */
+function byEnd(list: number[]): void {
+  let sorted = true
+  for (let i = 3; i < list.length && sorted; i += 2) sorted = (list[i - 2] as number) <= (list[i] as number)
+  if (sorted) return
+  const pairs: [number, number][] = []
+  for (let i = 0; i < list.length; i += 2) pairs.push([list[i] as number, list[i + 1] as number])
+  pairs.sort((x, y) => x[1] - y[1] || x[0] - y[0])
+  pairs.forEach(([s, e], i) => {
+    list[2 * i] = s
+    list[2 * i + 1] = e
+  })
+}
+
+/** ASCII letters folded to lower case, every other code under 128 as it is, RE2's two other folds of `k` and `s`; 0 (which starts no keyword) for anything else. */
+function foldedAt(text: string, at: number): number {
+  const c = text.charCodeAt(at)
+  if (c < 128) return c >= 65 && c <= 90 ? c | 32 : c
+  return c === 0x212a ? 0x6b : c === 0x17f ? 0x73 : 0
+}
+
+/** Whether the lower-case ASCII keyword is at text[at], folded as above, its first two characters already compared. */
+function keywordAt(text: string, at: number, keyword: string, end: number): boolean {
+  if (at + keyword.length > end) return false
+  for (let j = 2; j < keyword.length; j++) {
+    if (foldedAt(text, at + j) !== keyword.charCodeAt(j)) return false
+  }
+  return true
+}

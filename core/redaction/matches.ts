@@ -1,0 +1,107 @@
+/**
+ * A rule's matches in a scope, as its whole pattern gives them (Go's
+ * FindAllStringSubmatchIndex): the scan pattern run by re2js (linear in
+ * the scope), a match widened back over gitleaks' lazy identifier prefix
+ * (core/redaction/lazy-prefix.ts), its line breaks trimmed off its ends, and
+ * its secret (the rule's secret group, else its first non-empty group, else
+ * the match).
+ */
+import type { Matcher } from 're2js'
+import { prefixStart } from './lazy-prefix.ts'
+import type { Rule } from './rules.ts'
+
+const LF = 0x0a
+
+/** One match of a rule in a scope: the match (line breaks trimmed off its ends, as gitleaks does) and its secret. */
+export type RuleMatch = { matchStart: number; matchEnd: number; secretStart: number; secretEnd: number }
+
+/**
+ * Every match of the scan pattern, secret or not: where the scan pattern's
+ * own match starts and ends (`scanStart`, `scanEnd`: without the lazy
+ * prefix, line breaks and all), and whether it has a secret (`found`).
+ */
+export type ScanMatch = RuleMatch & { scanStart: number; scanEnd: number; found: boolean }
+
+/**
+ * The matches from `from` on, the lazy prefix reaching back no further
+ * than `floor` (where the previous match ended). Given `true` back for a
+ * match (`next(true)`), it searches again from the character after the
+ * match's start instead of after its end, as a JavaScript regex would with
+ * `lastIndex = m.index + 1`: a match passed over may hold the start of one
+ * that is not (filters.ts, a PEM header in code).
+ */
+export function* scanMatches(
+  rule: Rule,
+  scope: string,
+  from: number,
+  floor: number,
+): Generator<ScanMatch, void, boolean | undefined> {
+  const m = rule.scan.matcher(scope)
+  const groups = m.groupCount()
+  let searchFrom = floor
+  for (let hit = m.find(from); hit; ) {
+    const scanStart = m.start(0)
+    const scanEnd = m.end(0)
+    let matchStart = rule.prefix === null ? scanStart : prefixStart(scope, scanStart, searchFrom, rule.prefix)
+    let matchEnd = scanEnd
+    const wholeStart = matchStart
+    searchFrom = scanEnd
+    while (matchStart < matchEnd && scope.charCodeAt(matchStart) === LF) matchStart += 1
+    while (matchEnd > matchStart && scope.charCodeAt(matchEnd - 1) === LF) matchEnd -= 1
+    const secret = matchStart === matchEnd ? undefined : secretRange(m, groups, rule.secretGroup, matchStart, matchEnd)
+    const again =
+      (yield {
+        matchStart,
+        matchEnd,
+        secretStart: secret?.[0] ?? matchStart,
+        secretEnd: secret?.[1] ?? matchStart,
+        scanStart,
+        scanEnd,
+        found: secret !== undefined,
+      }) === true
+    if (again) searchFrom = wholeStart + 1
+    hit = again ? m.find(wholeStart + 1) : m.find()
+  }
+}
+
+/**
+ * The rule's matches with a secret in the scope, from `from` on (none
+ * starts before it), after one pass of re2js's DFA (`test`, no captures)
+ * says there is one: most rules find nothing on most of the text they are
+ * given, and the capture engine is the slow one. `next(true)` as above.
+ */
+export function* ruleMatches(rule: Rule, scope: string, from = 0): Generator<RuleMatch, void, boolean | undefined> {
+  // From a later place, one character before it too, so that an assertion there (`\b`) sees what precedes it.
+  if (!rule.scan.test(from === 0 ? scope : scope.slice(from - 1))) return
+  const inner = scanMatches(rule, scope, from, 0)
+  let again: boolean | undefined
+  for (let step = inner.next(); step.done !== true; step = inner.next(again)) {
+    again = undefined
+    const m = step.value
+    if (!m.found) continue
+    again = yield { matchStart: m.matchStart, matchEnd: m.matchEnd, secretStart: m.secretStart, secretEnd: m.secretEnd }
+  }
+}
+
+/** [start, end) of the secret within the scope, or undefined when the group it names is empty or unmatched. */
+function secretRange(
+  m: Matcher,
+  groups: number,
+  secretGroup: number,
+  matchStart: number,
+  matchEnd: number,
+): [number, number] | undefined {
+  if (groups === 0) return [matchStart, matchEnd]
+  if (secretGroup > 0) {
+    if (secretGroup > groups) return undefined
+    const start = m.start(secretGroup)
+    const end = m.end(secretGroup)
+    return start < 0 || start === end ? undefined : [start, end]
+  }
+  for (let g = 1; g <= groups; g++) {
+    const start = m.start(g)
+    const end = m.end(g)
+    if (start >= 0 && start < end) return [start, end]
+  }
+  return [matchStart, matchEnd]
+}
