@@ -6,7 +6,6 @@
  * its secret (the rule's secret group, else its first non-empty group, else
  * the match).
  */
-import type { Matcher } from 're2js'
 import { prefixStart } from './lazy-prefix.ts'
 import type { Rule } from './rules.ts'
 
@@ -39,28 +38,49 @@ export function* scanMatches(
   const m = rule.scan.matcher(scope)
   const groups = m.groupCount()
   let searchFrom = floor
+  const start = (g: number) => m.start(g)
+  const end = (g: number) => m.end(g)
   for (let hit = m.find(from); hit; ) {
-    const scanStart = m.start(0)
-    const scanEnd = m.end(0)
-    let matchStart = rule.prefix === null ? scanStart : prefixStart(scope, scanStart, searchFrom, rule.prefix)
-    let matchEnd = scanEnd
-    const wholeStart = matchStart
-    searchFrom = scanEnd
-    while (matchStart < matchEnd && scope.charCodeAt(matchStart) === LF) matchStart += 1
-    while (matchEnd > matchStart && scope.charCodeAt(matchEnd - 1) === LF) matchEnd -= 1
-    const secret = matchStart === matchEnd ? undefined : secretRange(m, groups, rule.secretGroup, matchStart, matchEnd)
-    const again =
-      (yield {
-        matchStart,
-        matchEnd,
-        secretStart: secret?.[0] ?? matchStart,
-        secretEnd: secret?.[1] ?? matchStart,
-        scanStart,
-        scanEnd,
-        found: secret !== undefined,
-      }) === true
+    const found = matchOf(rule, scope, groups, start, end, searchFrom)
+    const wholeStart = found.wholeStart
+    searchFrom = found.scanEnd
+    const again = (yield found) === true
     if (again) searchFrom = wholeStart + 1
     hit = again ? m.find(wholeStart + 1) : m.find()
+  }
+}
+
+/**
+ * One match given its groups' places (`start(g)`, `end(g)`; group 0 the scan
+ * pattern's match): widened back over the lazy prefix no further than
+ * `floor`, its line breaks trimmed, and its secret.
+ */
+export function matchOf(
+  rule: Rule,
+  scope: string,
+  groups: number,
+  start: (group: number) => number,
+  end: (group: number) => number,
+  floor: number,
+): ScanMatch & { wholeStart: number } {
+  const scanStart = start(0)
+  const scanEnd = end(0)
+  let matchStart = rule.prefix === null ? scanStart : prefixStart(scope, scanStart, floor, rule.prefix)
+  let matchEnd = scanEnd
+  const wholeStart = matchStart
+  while (matchStart < matchEnd && scope.charCodeAt(matchStart) === LF) matchStart += 1
+  while (matchEnd > matchStart && scope.charCodeAt(matchEnd - 1) === LF) matchEnd -= 1
+  const secret =
+    matchStart === matchEnd ? undefined : secretRange(groups, rule.secretGroup, start, end, matchStart, matchEnd)
+  return {
+    matchStart,
+    matchEnd,
+    secretStart: secret?.[0] ?? matchStart,
+    secretEnd: secret?.[1] ?? matchStart,
+    scanStart,
+    scanEnd,
+    found: secret !== undefined,
+    wholeStart,
   }
 }
 
@@ -85,22 +105,23 @@ export function* ruleMatches(rule: Rule, scope: string, from = 0): Generator<Rul
 
 /** [start, end) of the secret within the scope, or undefined when the group it names is empty or unmatched. */
 function secretRange(
-  m: Matcher,
   groups: number,
   secretGroup: number,
+  startOf: (group: number) => number,
+  endOf: (group: number) => number,
   matchStart: number,
   matchEnd: number,
 ): [number, number] | undefined {
   if (groups === 0) return [matchStart, matchEnd]
   if (secretGroup > 0) {
     if (secretGroup > groups) return undefined
-    const start = m.start(secretGroup)
-    const end = m.end(secretGroup)
+    const start = startOf(secretGroup)
+    const end = endOf(secretGroup)
     return start < 0 || start === end ? undefined : [start, end]
   }
   for (let g = 1; g <= groups; g++) {
-    const start = m.start(g)
-    const end = m.end(g)
+    const start = startOf(g)
+    const end = endOf(g)
     if (start >= 0 && start < end) return [start, end]
   }
   return [matchStart, matchEnd]

@@ -25,13 +25,15 @@
  * (which a later range finds, or which re2js made up at the slice's end)
  * ends it. Ranges are taken in order, each from where the last match ended.
  */
+
+import { leftmostMatch, type Program } from './bitstate.ts'
 import { hasWordBoundary, sliceTest } from './edges.ts'
-import { type RuleMatch, scanMatches } from './matches.ts'
+import { matchOf, type RuleMatch, scanMatches } from './matches.ts'
 import type { Reach } from './reach.ts'
 import type { Rule } from './rules.ts'
 
-/** A slice this long or shorter is searched with the capture engine: re2js's bit-state backtracker takes up to 577 characters on a 454-instruction program (gitleaks' generic rule). */
-const LEAF_UNITS = 512
+/** The most units a chunk's keywords spread over: one DFA test rules out no more than this much of a line. */
+const CHUNK_UNITS = 4096
 
 /**
  * The rule's matches with a secret on `line`, given its keywords' places
@@ -43,43 +45,72 @@ export function* windowedMatches(
   line: string,
   places: readonly number[],
 ): Generator<RuleMatch> {
-  const walk = walker(reach, line)
   const back = Math.max(1, rule.prefix?.max ?? 0)
   const boundary = hasWordBoundary(rule.scan.pattern())
+  const re2 = rule.scan.re2()
+  const program = re2.prog as Program
+  const literal = re2.prefix as string
+  const groups = program.numCap / 2 - 1
+  const count = places.length / 2
+  // Where no path from a start at or before each keyword can read (walkEnd), asked once each, in order.
+  const walk = walker(reach, line)
+  const reachEnd = new Int32Array(count)
+  for (let i = 0; i < count; i++) reachEnd[i] = walk(places[2 * i] as number)
   let p = 0
-  function* range(a: number, b: number): Generator<RuleMatch> {
+
+  /** The matches of keywords a to b (by their ends), from where the search is on. */
+  function* chunk(a: number, b: number): Generator<RuleMatch> {
     let firstEnd = Number.POSITIVE_INFINITY
-    let lastStart = -1
-    let count = 0
+    let farthest = -1
     for (let i = a; i < b; i++) {
-      const start = places[2 * i] as number
       // A keyword before where the search is can be in no match from there on.
-      if (start < p) continue
-      count += 1
+      if ((places[2 * i] as number) < p) continue
       firstEnd = Math.min(firstEnd, places[2 * i + 1] as number)
-      lastStart = Math.max(lastStart, start)
+      farthest = Math.max(farthest, reachEnd[i] as number)
     }
-    if (count === 0) return
+    if (farthest === -1) return
     const from = Math.max(p, firstEnd - reach.lead)
     // Back far enough for the lazy prefix and for the assertions at `from`; to one past where no path goes, and
     // with a `\b` in the pattern, on to before a character that is not a word's, so that `\b` at the slice's end
     // holds there as on the line.
     const sliceStart = Math.max(0, from - back)
-    let sliceEnd = Math.min(line.length, walk(lastStart) + 1)
+    let sliceEnd = Math.min(line.length, farthest + 1)
     if (boundary) sliceEnd = beforeNonWord(line, sliceEnd)
-    const slice = line.slice(sliceStart, sliceEnd)
     const test = sliceTest(rule, sliceStart > 0, sliceEnd < line.length)
     // A slice whose end is inside a word, with `\b` in the pattern, is searched as if the test had said yes.
-    if ((!boundary || sliceEnd === line.length || !isWordChar(line.charCodeAt(sliceEnd))) && !test.test(slice)) return
-    // Split while the keywords spread over much more than what a match past the last of them can reach.
-    if (count > 1 && lastStart - from > Math.max(LEAF_UNITS, 2 * (sliceEnd - lastStart))) {
-      const middle = (a + b) >>> 1
-      yield* range(a, middle)
-      yield* range(middle, b)
-      return
+    const exact = !boundary || sliceEnd === line.length || !isWordChar(line.charCodeAt(sliceEnd))
+    if (exact && !test.test(line.slice(sliceStart, sliceEnd))) return
+    // Each keyword in turn: the leftmost match starting from a lead before its end to its start, found by the
+    // backtracker on the line itself; again from that match's end while the keyword is after it.
+    for (let i = a; i < b; i++) {
+      const start = places[2 * i] as number
+      const end = places[2 * i + 1] as number
+      const canStart = (at: number) => reach.canStart(line.codePointAt(at) ?? -1, end - at)
+      while (start >= p) {
+        const searchFrom = Math.max(p, end - reach.lead)
+        const limit = Math.min(line.length, (reachEnd[i] as number) + 1)
+        const caps = leftmostMatch(program, literal, line, searchFrom, start, limit, canStart)
+        if (caps === undefined) {
+          yield* sliceSearch(searchFrom, start, limit)
+          break
+        }
+        if (caps === null) break
+        const start0 = (g: number) => caps[2 * g] ?? -1
+        const end0 = (g: number) => caps[2 * g + 1] ?? -1
+        const m = matchOf(rule, line, groups, start0, end0, p)
+        p = m.scanEnd
+        if (m.found)
+          yield { matchStart: m.matchStart, matchEnd: m.matchEnd, secretStart: m.secretStart, secretEnd: m.secretEnd }
+      }
     }
+  }
+
+  /** The matches starting from `from` to `last`, by re2js on a slice: for a window too large for the backtracker. */
+  function* sliceSearch(from: number, last: number, limit: number): Generator<RuleMatch> {
+    const sliceStart = Math.max(0, from - back)
+    const slice = line.slice(sliceStart, limit)
     for (const m of scanMatches(rule, slice, from - sliceStart, Math.max(0, p - sliceStart))) {
-      if (m.scanStart + sliceStart > lastStart) return
+      if (m.scanStart + sliceStart > last) return
       p = m.scanEnd + sliceStart
       if (m.found) {
         yield {
@@ -91,19 +122,25 @@ export function* windowedMatches(
       }
     }
   }
-  // Keywords whose slices do not overlap are taken apart from the start: one far from another shares no match with it.
-  const count = places.length / 2
-  let clusterStart = 0
-  let farthest = -1
+
+  // Chunks of keywords in a row: a new one where a keyword's slice starts past all the others' (it shares no match with
+  // them), or where the keywords would spread over more than CHUNK_UNITS (so one DFA test rules out no more than that).
+  let first = 0
+  let chunkFrom = 0
+  let chunkReach = -1
   for (let i = 0; i < count; i++) {
     const from = (places[2 * i + 1] as number) - reach.lead
-    if (i > clusterStart && from > farthest) {
-      yield* range(clusterStart, i)
-      clusterStart = i
+    if (i > first && (from > chunkReach || (places[2 * i] as number) - chunkFrom > CHUNK_UNITS)) {
+      yield* chunk(first, i)
+      first = i
     }
-    farthest = Math.max(i === clusterStart ? -1 : farthest, walk(places[2 * i] as number))
+    if (i === first) {
+      chunkFrom = from
+      chunkReach = -1
+    }
+    chunkReach = Math.max(chunkReach, reachEnd[i] as number)
   }
-  yield* range(clusterStart, count)
+  yield* chunk(first, count)
 }
 
 /** RE2's word characters: ASCII letters, digits and `_`. */
@@ -125,38 +162,40 @@ function beforeNonWord(line: string, at: number): number {
  */
 function walker(reach: Reach, line: string): (k: number) => number {
   if (Number.isFinite(reach.longest)) return (k) => Math.min(line.length, k + reach.longest)
-  let outside: number[] = []
+  const ascii = Uint8Array.from({ length: 128 }, (_, c) => (reach.inLoop(c) ? 1 : 0))
+  // The places in [from, scanned) of code points outside the repeats: places[head, tail).
+  let found = new Int32Array(1024)
+  let head = 0
+  let tail = 0
   let from = 0
   let scanned = 0
-  const extend = () => {
-    let c = line.charCodeAt(scanned)
-    let width = 1
-    if (c >= 0xd800 && c <= 0xdbff && scanned + 1 < line.length) {
-      const low = line.charCodeAt(scanned + 1)
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00)
-        width = 2
-      }
-    }
-    if (!reach.inLoop(c)) outside.push(scanned)
-    scanned += width
-  }
   return (k) => {
     if (k < from || k > scanned) {
-      outside = []
-      from = k
+      head = 0
+      tail = 0
       scanned = k
     }
-    while (scanned < line.length && (outside.length === 0 || (outside[outside.length - 1] as number) < k)) extend()
-    let lo = 0
-    let hi = outside.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if ((outside[mid] as number) < k) lo = mid + 1
-      else hi = mid
+    while (head < tail && (found[head] as number) < k) head += 1
+    from = k
+    const wanted = reach.spare + 1
+    while (tail - head < wanted && scanned < line.length) {
+      if (tail === found.length) {
+        const kept = found.subarray(head, tail)
+        if (head < found.length / 2) found = new Int32Array(found.length * 2)
+        found.set(kept)
+        tail -= head
+        head = 0
+      }
+      const c = line.charCodeAt(scanned)
+      if (c < 128) {
+        if (ascii[c] === 0) found[tail++] = scanned
+        scanned += 1
+        continue
+      }
+      const point = line.codePointAt(scanned) as number
+      if (!reach.inLoop(point)) found[tail++] = scanned
+      scanned += point > 0xffff ? 2 : 1
     }
-    const wanted = lo + reach.spare
-    while (scanned < line.length && outside.length <= wanted) extend()
-    return wanted < outside.length ? (outside[wanted] as number) : line.length
+    return tail - head >= wanted ? (found[head + reach.spare] as number) : line.length
   }
 }

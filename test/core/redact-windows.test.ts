@@ -269,6 +269,19 @@ describe("a rule's reach, read off its program", () => {
     expect(of('x{0,5}token=([0-9]+)', ['token']).inLoop('='.charCodeAt(0))).toBe(false)
   })
 
+  it('tells where a match can start from its first character and how far its first keyword ends', () => {
+    const password = RULES.find((rule) => rule.kind === 'password-assignment') as Rule
+    const lt = '<'.charCodeAt(0)
+    // Its XML form allows 46 characters before the keyword ends, and starts with `<`; the others a character or two.
+    expect(password.reach.lead).toBe(46)
+    expect(password.reach.canStart(lt, 46)).toBe(true)
+    expect(password.reach.canStart('a'.charCodeAt(0), 46)).toBe(false)
+    expect(password.reach.canStart('_'.charCodeAt(0), 5)).toBe(true)
+    expect(of('(?i)key=1|x{2}key', ['key']).canStart('x'.charCodeAt(0), 5)).toBe(true)
+    expect(of('(?i)key=1|x{2}key', ['key']).canStart('x'.charCodeAt(0), 3)).toBe(false)
+    expect(of('(?i)key=1|x{2}key', ['key']).canStart('K'.charCodeAt(0), 3)).toBe(true)
+  })
+
   it('says a rule may match without its keyword, or with a repeat without bound before it', () => {
     expect(of('ke.=1', ['key']).keyworded).toBe(false)
     expect(of('(?:key|pass)=1', ['key']).keyworded).toBe(false)
