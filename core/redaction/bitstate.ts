@@ -45,12 +45,12 @@ const NO_WORD_BOUNDARY = 32
 /** The most (instruction, place) pairs one search may mark: past it the caller searches with re2js instead. */
 export const MAX_STATES = 1 << 22
 
-let visited = new Uint16Array(0)
+let visited = new Uint32Array(0)
 let generation = 0
 let JOBS = new Int32Array(3 * 256)
 
 /** Whether the (instruction, place) pair at `n` is new to this search, marking it. */
-function visit(mark: Uint16Array, stamp: number, n: number): boolean {
+function visit(mark: Uint32Array, stamp: number, n: number): boolean {
   if (mark[n] === stamp) return false
   mark[n] = stamp
   return true
@@ -92,10 +92,11 @@ function step(text: string, pos: number, limit: number): number {
  * The leftmost-first match of the program in `text` that starts at or after
  * `from` and at or before `last`, its groups as re2js gives them (two places
  * per group, -1 for one unset), or null when no match starts there. No path
- * reads at or past `limit` (the caller has shown none can), and `prefix` is
+ * may read at or past `limit` (where the caller has shown none can; one
+ * that would makes the answer `undefined`, not a guess), and `prefix` is
  * the literal every match starts with ('' for none); `canStart` may rule
- * a place out as a start beforehand. `undefined` when the window is too
- * large for one search (over MAX_STATES pairs).
+ * a place out as a start beforehand. `undefined` too when the window is
+ * too large for one search (over MAX_STATES pairs).
  */
 export function leftmostMatch(
   prog: Program,
@@ -110,11 +111,12 @@ export function leftmostMatch(
   const size = prog.inst.length * width
   if (size > MAX_STATES) return undefined
   if (visited.length < size) {
-    visited = new Uint16Array(Math.min(MAX_STATES, Math.max(size, visited.length * 2)))
+    visited = new Uint32Array(Math.min(MAX_STATES, Math.max(size, visited.length * 2)))
     generation = 0
   }
-  generation += 1
-  if (generation === 0x10000) {
+  // A 32-bit stamp: the set is never cleared in practice (once in 4 billion searches).
+  generation = (generation + 1) >>> 0
+  if (generation === 0) {
     visited.fill(0)
     generation = 1
   }
@@ -126,6 +128,7 @@ export function leftmostMatch(
   // The jobs: (instruction, whether it is a second visit, place), three to a job.
   let jobs = JOBS
   let top = 0
+  let overran = false
   const tryFrom = (start: number): boolean => {
     top = 0
     if (!visit(mark, stamp, prog.start * width + (start - from))) return false
@@ -157,7 +160,11 @@ export function leftmostMatch(
         }
         if (op >= RUNE && op <= RUNE_ANY_NOT_NL) {
           const r = step(text, pos, limit)
-          if (r < 0) break
+          if (r < 0) {
+            // A path that would read past the window: what it finds is not known here, so neither is the answer.
+            if (pos >= limit && limit < text.length) overran = true
+            break
+          }
           const c = r >> 3
           if (
             op === RUNE ? !inst.matchRune(c) : op === RUNE1 ? c !== inst.runes[0] : op === RUNE_ANY_NOT_NL && c === 0x0a
@@ -212,6 +219,7 @@ export function leftmostMatch(
       cap.fill(-1)
       cap[0] = pos
       if (tryFrom(pos)) return cap
+      if (overran) return undefined
     }
     const r = step(text, pos, text.length)
     if (r < 0) break

@@ -16,13 +16,21 @@ const LF = 0x0a
 export type LineHits = {
   /** Where the line starts in the text. */
   start: number
-  /** For each line-wise rule with a keyword there: its places, [start, end) pairs flat, in order of their ends. */
-  places: Map<number, number[]>
+  /** The line-wise rules with a keyword on the line, each once. */
+  rules: number[]
+  /** Each keyword found on the line: its index in KEYWORDS and where it starts, flat. */
+  keywords: number[]
 }
 
 export type KeywordHits = { lines: LineHits[]; whole: Map<number, number> }
 
-/** The keyword places of the fragment text[start, end): per line for line-wise rules, the first keyword's end for the others. */
+/** For each keyword, its line-wise rules and its multi-line ones. */
+const SPLIT = KEYWORDS.map((keyword) => ({
+  lineRules: keyword.rules.filter((index) => !(RULES[index] as Rule).multiline),
+  wholeRules: keyword.rules.filter((index) => (RULES[index] as Rule).multiline),
+}))
+
+/** The keyword places of the fragment text[start, end): per line, the line-wise rules and keywords there; for the multi-line rules, their first keyword's end. */
 export function keywordHits(text: string, start: number, end: number): KeywordHits {
   const lines: LineHits[] = []
   const whole = new Map<number, number>()
@@ -31,6 +39,7 @@ export function keywordHits(text: string, start: number, end: number): KeywordHi
   const counts = BIGRAM_COUNTS
   const pairs = PAIRS
   const triples = TRIPLES
+  const seenOn = new Float64Array(RULES.length).fill(-1)
   let line = null as LineHits | null
   let lineStart = start
   const last = end - 1
@@ -47,37 +56,49 @@ export function keywordHits(text: string, start: number, end: number): KeywordHi
       lineStart = i + 1
       continue
     }
+    // Most places start no keyword's first two characters; of those that do, most start no keyword's first three.
+    const first = starts[key] as number
+    if (first === -1) continue
     if (pairs[key] === 0) {
       const hash = tripleHash(current, a, c)
       if (((triples[hash >>> 5] as number) & (1 << (hash & 31))) === 0) continue
     }
-    const first = starts[key] as number
-    if (first === -1) continue
     const stop = first + (counts[key] as number)
     for (let k = first; k < stop; k++) {
       const keyword = KEYWORDS[k]
       if (keyword === undefined || !keywordAt(text, i, keyword.text, end)) continue
-      const keywordEnd = i + keyword.text.length
-      for (const index of keyword.rules) {
-        if ((RULES[index] as Rule).multiline) {
-          whole.set(index, Math.min(whole.get(index) ?? keywordEnd, keywordEnd))
-          continue
-        }
-        if (line?.start !== lineStart) {
-          line = { start: lineStart, places: new Map() }
-          lines.push(line)
-        }
-        let list = line.places.get(index)
-        if (list === undefined) {
-          list = []
-          line.places.set(index, list)
-        }
-        list.push(i, keywordEnd)
+      const split = SPLIT[k] as (typeof SPLIT)[number]
+      for (const index of split.wholeRules) {
+        const keywordEnd = i + keyword.text.length
+        whole.set(index, Math.min(whole.get(index) ?? keywordEnd, keywordEnd))
+      }
+      if (split.lineRules.length === 0) continue
+      if (line?.start !== lineStart) {
+        line = { start: lineStart, rules: [], keywords: [] }
+        lines.push(line)
+      }
+      line.keywords.push(k, i)
+      for (const index of split.lineRules) {
+        if (seenOn[index] === lineStart) continue
+        seenOn[index] = lineStart
+        line.rules.push(index)
       }
     }
   }
-  for (const { places } of lines) for (const list of places.values()) byEnd(list)
   return { lines, whole }
+}
+
+/** The places of the rule's keywords on the line, relative to its start, as [start, end) pairs flat in order of their ends. */
+export function placesOf(line: LineHits, rule: number): number[] {
+  const list: number[] = []
+  for (let i = 0; i < line.keywords.length; i += 2) {
+    const keyword = KEYWORDS[line.keywords[i] as number] as (typeof KEYWORDS)[number]
+    if (!keyword.rules.includes(rule)) continue
+    const at = (line.keywords[i + 1] as number) - line.start
+    list.push(at, at + keyword.text.length)
+  }
+  byEnd(list)
+  return list
 }
 
 /** Pairs found in order of their starts, put in order of their ends (keywords of different lengths can cross). */
@@ -94,10 +115,12 @@ function byEnd(list: number[]): void {
   })
 }
 
+const ASCII_LOWER = Uint8Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c | 32 : c))
+
 /** ASCII letters folded to lower case, every other code under 128 as it is, RE2's two other folds of `k` and `s`; 0 (which starts no keyword) for anything else. */
 function foldedAt(text: string, at: number): number {
   const c = text.charCodeAt(at)
-  if (c < 128) return c >= 65 && c <= 90 ? c | 32 : c
+  if (c < 128) return ASCII_LOWER[c] as number
   return c === 0x212a ? 0x6b : c === 0x17f ? 0x73 : 0
 }
 

@@ -6,6 +6,8 @@
  * its secret (the rule's secret group, else its first non-empty group, else
  * the match).
  */
+import { leftmostMatch, MAX_STATES, type Program } from './bitstate.ts'
+import { hasWordBoundary } from './edges.ts'
 import { prefixStart } from './lazy-prefix.ts'
 import type { Rule } from './rules.ts'
 
@@ -87,12 +89,18 @@ export function matchOf(
 /**
  * The rule's matches with a secret in the scope, from `from` on (none
  * starts before it), after one pass of re2js's DFA (`test`, no captures)
- * says there is one: most rules find nothing on most of the text they are
- * given, and the capture engine is the slow one. `next(true)` as above.
+ * says there is one (unless the caller asked it already): most rules find
+ * nothing on most of the text they are given, and the capture engine is
+ * the slow one. `next(true)` as above.
  */
-export function* ruleMatches(rule: Rule, scope: string, from = 0): Generator<RuleMatch, void, boolean | undefined> {
+export function* ruleMatches(
+  rule: Rule,
+  scope: string,
+  from = 0,
+  test = true,
+): Generator<RuleMatch, void, boolean | undefined> {
   // From a later place, one character before it too, so that an assertion there (`\b`) sees what precedes it.
-  if (!rule.scan.test(from === 0 ? scope : scope.slice(from - 1))) return
+  if (test && !rule.scan.test(from === 0 ? scope : scope.slice(from - 1))) return
   const inner = scanMatches(rule, scope, from, 0)
   let again: boolean | undefined
   for (let step = inner.next(); step.done !== true; step = inner.next(again)) {
@@ -100,6 +108,86 @@ export function* ruleMatches(rule: Rule, scope: string, from = 0): Generator<Rul
     const m = step.value
     if (!m.found) continue
     again = yield { matchStart: m.matchStart, matchEnd: m.matchEnd, secretStart: m.secretStart, secretEnd: m.secretEnd }
+  }
+}
+
+/** What a rule's program gives the search, worked out once. */
+type Statics = { program: Program; literal: string; groups: number; back: number; boundary: boolean }
+
+const STATICS = new WeakMap<Rule, Statics>()
+
+export function staticsOf(rule: Rule): Statics {
+  let statics = STATICS.get(rule)
+  if (statics === undefined) {
+    const re2 = rule.scan.re2()
+    const program = re2.prog as Program
+    statics = {
+      program,
+      literal: re2.prefix as string,
+      groups: program.numCap / 2 - 1,
+      back: Math.max(1, rule.prefix?.max ?? 0),
+      boundary: hasWordBoundary(rule.scan.pattern()),
+    }
+    STATICS.set(rule, statics)
+  }
+  return statics
+}
+
+/**
+ * The rule's matches with a secret in the scope from `from` on, by the
+ * bit-state backtracker (bitstate.ts) where each next match lies within
+ * MAX_STATES of where its search starts, else by re2js: for a rule meant
+ * to span lines, whose capture in re2js's Pike VM read a whole key at about
+ * 1.5 µs a character. A DFA pass first says whether there is a next match
+ * at all. `next(true)` as in scanMatches.
+ */
+export function* backtrackMatches(
+  rule: Rule,
+  scope: string,
+  from: number,
+): Generator<RuleMatch, void, boolean | undefined> {
+  const { program, literal, groups } = staticsOf(rule)
+  const reach = Math.floor(MAX_STATES / program.inst.length) - 1
+  let pos = from
+  let floor = 0
+  while (pos <= scope.length && rule.scan.test(pos === 0 ? scope : scope.slice(pos - 1))) {
+    const limit = Math.min(scope.length, pos + reach)
+    const caps = leftmostMatch(program, literal, scope, pos, limit, limit)
+    if (caps === null && limit === scope.length) return
+    if (caps === undefined || caps === null) {
+      // The next match starts, or reads, further than one search may mark: re2js takes it from here.
+      const rest = scanMatches(rule, scope, pos, floor)
+      let again: boolean | undefined
+      for (let step = rest.next(); step.done !== true; step = rest.next(again)) {
+        again = undefined
+        const m = step.value
+        if (m.found)
+          again = yield {
+            matchStart: m.matchStart,
+            matchEnd: m.matchEnd,
+            secretStart: m.secretStart,
+            secretEnd: m.secretEnd,
+          }
+      }
+      return
+    }
+    const m = matchOf(
+      rule,
+      scope,
+      groups,
+      (g) => caps[2 * g] ?? -1,
+      (g) => caps[2 * g + 1] ?? -1,
+      floor,
+    )
+    floor = m.scanEnd
+    const again =
+      m.found &&
+      (yield { matchStart: m.matchStart, matchEnd: m.matchEnd, secretStart: m.secretStart, secretEnd: m.secretEnd }) ===
+        true
+    if (again) {
+      floor = m.wholeStart + 1
+      pos = m.wholeStart + 1
+    } else pos = m.scanEnd > m.scanStart ? m.scanEnd : m.scanEnd + 1
   }
 }
 

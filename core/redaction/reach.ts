@@ -36,6 +36,8 @@ export type Reach = {
   spare: number
   longest: number
   inLoop(c: number): boolean
+  /** `inLoop` for the ASCII characters, 1 where a repeat takes it. */
+  loopAscii: Uint8Array
   /** Whether a match whose first keyword ends at `end` can start at `start` (the code point there given). */
   canStart(c: number, distance: number): boolean
 }
@@ -46,6 +48,7 @@ const NOWHERE: Reach = {
   spare: 0,
   longest: 0,
   inLoop: () => true,
+  loopAscii: new Uint8Array(128).fill(1),
   canStart: () => true,
 }
 
@@ -58,7 +61,7 @@ export function reachOf(pattern: RE2JS, keywords: readonly string[]): Reach {
   const ascii = Uint8Array.from({ length: 128 }, (_, c) => (loopInsts.some((inst) => accepts(inst, c)) ? 1 : 0))
   const inLoop = (c: number) => (c < 128 ? ascii[c] === 1 : loopInsts.some((inst) => accepts(inst, c)))
   const { keyworded, lead, firsts } = keywordWalk(prog, keywords)
-  return { keyworded, lead, spare, longest, inLoop, canStart: starter(firsts) }
+  return { keyworded, lead, spare, longest, inLoop, loopAscii: ascii, canStart: starter(firsts) }
 }
 
 /**

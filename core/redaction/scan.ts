@@ -26,8 +26,8 @@
  *   longest span's.
  */
 import { diffPieces, isSecret } from './filters.ts'
-import { keywordHits } from './keyword-scan.ts'
-import { type RuleMatch, ruleMatches } from './matches.ts'
+import { keywordHits, placesOf } from './keyword-scan.ts'
+import { backtrackMatches, type RuleMatch, ruleMatches } from './matches.ts'
 import { type Allowlist, EXAMPLE_KEYS, GLOBAL_ALLOWLIST, RULES, type Rule } from './rules.ts'
 import { windowedMatches } from './windows.ts'
 
@@ -46,6 +46,9 @@ export type Fragment = {
   diff: boolean
 }
 
+/** Lines up to this long are tested whole by each rule with a keyword on them (one DFA pass); longer ones in slices. */
+const WHOLE_LINE_UNITS = 1024
+
 /** The merged secret spans of the fragment, in order of their start. */
 export function findSecrets(text: string, fragment: Fragment): Span[] {
   const { lines, whole } = keywordHits(text, fragment.start, fragment.end)
@@ -59,25 +62,25 @@ export function findSecrets(text: string, fragment: Fragment): Span[] {
     }
     return ok
   }
-  for (const { start, places } of lines) {
+  for (const hits of lines) {
+    const { start } = hits
     let line: string | undefined
-    for (const [index, list] of places) {
+    for (const index of hits.rules) {
       if (!ruleUsable(index)) continue
       if (line === undefined) {
         const newline = text.indexOf('\n', start)
         line = text.slice(start, newline === -1 || newline > fragment.end ? fragment.end : newline)
       }
       const rule = RULES[index] as Rule
-      const reach = rule.reach
+      // A short line is asked whole first: one DFA pass over it costs less than working out slices, and most lines
+      // have no match. The matches are then taken around the keywords (or, for a rule whose matches may lack one,
+      // by re2js on the whole line).
+      const short = line.length <= WHOLE_LINE_UNITS
+      if (short && !rule.scan.test(line)) continue
       const matches =
-        reach.keyworded && Number.isFinite(reach.lead)
-          ? windowedMatches(
-              rule,
-              reach,
-              line,
-              list.map((at) => at - start),
-            )
-          : ruleMatches(rule, line)
+        rule.reach.keyworded && Number.isFinite(rule.reach.lead)
+          ? windowedMatches(rule, rule.reach, line, placesOf(hits, index), short)[Symbol.iterator]()
+          : ruleMatches(rule, line, 0, !short)
       matchRule(index, line, start, text, fragment, found, matches)
     }
   }
@@ -95,7 +98,7 @@ export function findSecrets(text: string, fragment: Fragment): Span[] {
       text,
       fragment,
       found,
-      ruleMatches(rule, scope, Number.isFinite(from) ? from : 0),
+      backtrackMatches(rule, scope, Number.isFinite(from) ? from : 0),
     )
   }
   return merged(found)
@@ -125,7 +128,7 @@ function matchRule(
   text: string,
   fragment: Fragment,
   found: Span[],
-  matches: Generator<RuleMatch, void, boolean | undefined>,
+  matches: Iterator<RuleMatch, void, boolean | undefined>,
 ): void {
   const rule = RULES[index] as Rule
   // A line-wise rule's scope is the line: its `line` allowlists ask the same of every match on it, so once.
@@ -191,8 +194,7 @@ function isAllowed(list: Allowlist, secret: string, match: string, line: LineTar
       : list.regexes.some((regex) => regex.test(list.target === 'secret' ? secret : match))
   let stopword = false
   if (list.stopwords.length > 0) {
-    const lower = secret.toLowerCase()
-    stopword = list.stopwords.some((word) => lower.includes(word))
+    stopword = holdsAny(secret.toLowerCase(), list.stopwords)
   }
   if (!list.and) return regexAllowed || stopword
   const checks: boolean[] = []
@@ -200,6 +202,46 @@ function isAllowed(list: Allowlist, secret: string, match: string, line: LineTar
   if (list.regexes.length > 0) checks.push(regexAllowed)
   if (list.stopwords.length > 0) checks.push(stopword)
   return checks.every(Boolean)
+}
+
+/** A trie of words: a node's children by character, and whether a word ends there. */
+type Trie = { next: Map<number, Trie>; end: boolean }
+
+const TRIES = new WeakMap<readonly string[], Trie>()
+
+/**
+ * Whether the text holds one of the words (`words.some((w) => text.includes(w))`), by a walk of their trie
+ * from each place: gitleaks' generic rule has 1,446 stopwords, asked of every value it finds.
+ */
+export function holdsAny(text: string, words: readonly string[]): boolean {
+  let trie = TRIES.get(words)
+  if (trie === undefined) {
+    trie = { next: new Map(), end: false }
+    for (const word of words) {
+      let node = trie
+      for (let i = 0; i < word.length; i++) {
+        const c = word.charCodeAt(i)
+        let child = node.next.get(c)
+        if (child === undefined) {
+          child = { next: new Map(), end: false }
+          node.next.set(c, child)
+        }
+        node = child
+      }
+      node.end = true
+    }
+    TRIES.set(words, trie)
+  }
+  if (trie.end) return true
+  for (let start = 0; start < text.length; start++) {
+    let node: Trie | undefined = trie
+    for (let i = start; i < text.length; i++) {
+      node = node.next.get(text.charCodeAt(i))
+      if (node === undefined) break
+      if (node.end) return true
+    }
+  }
+  return false
 }
 
 /** Shannon entropy in bits per character, as gitleaks computes it. */

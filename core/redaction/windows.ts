@@ -26,9 +26,9 @@
  * ends it. Ranges are taken in order, each from where the last match ended.
  */
 
-import { leftmostMatch, type Program } from './bitstate.ts'
-import { hasWordBoundary, sliceTest } from './edges.ts'
-import { matchOf, type RuleMatch, scanMatches } from './matches.ts'
+import { leftmostMatch } from './bitstate.ts'
+import { sliceTest } from './edges.ts'
+import { matchOf, type RuleMatch, scanMatches, staticsOf } from './matches.ts'
 import type { Reach } from './reach.ts'
 import type { Rule } from './rules.ts'
 
@@ -37,29 +37,27 @@ const CHUNK_UNITS = 4096
 
 /**
  * The rule's matches with a secret on `line`, given its keywords' places
- * there as [start, end) pairs, flat, in order of their ends.
+ * there as [start, end) pairs, flat, in order of their ends; `tested` when
+ * a DFA pass over the whole line found a match already.
  */
-export function* windowedMatches(
+export function windowedMatches(
   rule: Rule,
   reach: Reach,
   line: string,
   places: readonly number[],
-): Generator<RuleMatch> {
-  const back = Math.max(1, rule.prefix?.max ?? 0)
-  const boundary = hasWordBoundary(rule.scan.pattern())
-  const re2 = rule.scan.re2()
-  const program = re2.prog as Program
-  const literal = re2.prefix as string
-  const groups = program.numCap / 2 - 1
+  tested = false,
+): RuleMatch[] {
+  const { program, literal, groups, back, boundary } = staticsOf(rule)
   const count = places.length / 2
   // Where no path from a start at or before each keyword can read (walkEnd), asked once each, in order.
   const walk = walker(reach, line)
-  const reachEnd = new Int32Array(count)
-  for (let i = 0; i < count; i++) reachEnd[i] = walk(places[2 * i] as number)
+  const reachEnd: number[] = []
+  for (let i = 0; i < count; i++) reachEnd.push(walk(places[2 * i] as number))
+  const out: RuleMatch[] = []
   let p = 0
 
   /** The matches of keywords a to b (by their ends), from where the search is on. */
-  function* chunk(a: number, b: number): Generator<RuleMatch> {
+  const chunk = (a: number, b: number): void => {
     let firstEnd = Number.POSITIVE_INFINITY
     let farthest = -1
     for (let i = a; i < b; i++) {
@@ -69,17 +67,7 @@ export function* windowedMatches(
       farthest = Math.max(farthest, reachEnd[i] as number)
     }
     if (farthest === -1) return
-    const from = Math.max(p, firstEnd - reach.lead)
-    // Back far enough for the lazy prefix and for the assertions at `from`; to one past where no path goes, and
-    // with a `\b` in the pattern, on to before a character that is not a word's, so that `\b` at the slice's end
-    // holds there as on the line.
-    const sliceStart = Math.max(0, from - back)
-    let sliceEnd = Math.min(line.length, farthest + 1)
-    if (boundary) sliceEnd = beforeNonWord(line, sliceEnd)
-    const test = sliceTest(rule, sliceStart > 0, sliceEnd < line.length)
-    // A slice whose end is inside a word, with `\b` in the pattern, is searched as if the test had said yes.
-    const exact = !boundary || sliceEnd === line.length || !isWordChar(line.charCodeAt(sliceEnd))
-    if (exact && !test.test(line.slice(sliceStart, sliceEnd))) return
+    if (!tested && !mayMatch(Math.max(p, firstEnd - reach.lead), farthest)) return
     // Each keyword in turn: the leftmost match starting from a lead before its end to its start, found by the
     // backtracker on the line itself; again from that match's end while the keyword is after it.
     for (let i = a; i < b; i++) {
@@ -91,34 +79,58 @@ export function* windowedMatches(
         const limit = Math.min(line.length, (reachEnd[i] as number) + 1)
         const caps = leftmostMatch(program, literal, line, searchFrom, start, limit, canStart)
         if (caps === undefined) {
-          yield* sliceSearch(searchFrom, start, limit)
+          sliceSearch(searchFrom, start, limit)
           break
         }
         if (caps === null) break
-        const start0 = (g: number) => caps[2 * g] ?? -1
-        const end0 = (g: number) => caps[2 * g + 1] ?? -1
-        const m = matchOf(rule, line, groups, start0, end0, p)
+        const m = matchOf(
+          rule,
+          line,
+          groups,
+          (g) => caps[2 * g] ?? -1,
+          (g) => caps[2 * g + 1] ?? -1,
+          p,
+        )
         p = m.scanEnd
         if (m.found)
-          yield { matchStart: m.matchStart, matchEnd: m.matchEnd, secretStart: m.secretStart, secretEnd: m.secretEnd }
+          out.push({
+            matchStart: m.matchStart,
+            matchEnd: m.matchEnd,
+            secretStart: m.secretStart,
+            secretEnd: m.secretEnd,
+          })
       }
     }
   }
 
+  /**
+   * Whether the slice from `from` to past `farthest` may hold a match: one DFA test, back far enough for the lazy
+   * prefix and for the assertions at `from`, to one past where no path goes and, with a `\b` in the pattern, on to
+   * before a character that is not a word's, so that `\b` at the slice's end holds there as on the line (one whose
+   * end stays inside a word is searched as if the test had said yes).
+   */
+  const mayMatch = (from: number, farthest: number): boolean => {
+    const sliceStart = Math.max(0, from - back)
+    let sliceEnd = Math.min(line.length, farthest + 1)
+    if (boundary) sliceEnd = beforeNonWord(line, sliceEnd)
+    if (boundary && sliceEnd < line.length && isWordChar(line.charCodeAt(sliceEnd))) return true
+    return sliceTest(rule, sliceStart > 0, sliceEnd < line.length).test(line.slice(sliceStart, sliceEnd))
+  }
+
   /** The matches starting from `from` to `last`, by re2js on a slice: for a window too large for the backtracker. */
-  function* sliceSearch(from: number, last: number, limit: number): Generator<RuleMatch> {
+  const sliceSearch = (from: number, last: number, limit: number): void => {
     const sliceStart = Math.max(0, from - back)
     const slice = line.slice(sliceStart, limit)
     for (const m of scanMatches(rule, slice, from - sliceStart, Math.max(0, p - sliceStart))) {
       if (m.scanStart + sliceStart > last) return
       p = m.scanEnd + sliceStart
       if (m.found) {
-        yield {
+        out.push({
           matchStart: m.matchStart + sliceStart,
           matchEnd: m.matchEnd + sliceStart,
           secretStart: m.secretStart + sliceStart,
           secretEnd: m.secretEnd + sliceStart,
-        }
+        })
       }
     }
   }
@@ -131,7 +143,7 @@ export function* windowedMatches(
   for (let i = 0; i < count; i++) {
     const from = (places[2 * i + 1] as number) - reach.lead
     if (i > first && (from > chunkReach || (places[2 * i] as number) - chunkFrom > CHUNK_UNITS)) {
-      yield* chunk(first, i)
+      chunk(first, i)
       first = i
     }
     if (i === first) {
@@ -140,7 +152,8 @@ export function* windowedMatches(
     }
     chunkReach = Math.max(chunkReach, reachEnd[i] as number)
   }
-  yield* chunk(first, count)
+  chunk(first, count)
+  return out
 }
 
 /** RE2's word characters: ASCII letters, digits and `_`. */
@@ -154,6 +167,9 @@ function beforeNonWord(line: string, at: number): number {
   return at + 64 < line.length ? at : line.length
 }
 
+/** The walker's buffer, kept from one line to the next (one line is walked at a time). */
+let SCRATCH = new Int32Array(1024)
+
 /**
  * walkEnd for the line: the index of the (spare + 1)th code point at or
  * after `k` that the rule's unbounded repeats cannot take (or the line's
@@ -162,9 +178,9 @@ function beforeNonWord(line: string, at: number): number {
  */
 function walker(reach: Reach, line: string): (k: number) => number {
   if (Number.isFinite(reach.longest)) return (k) => Math.min(line.length, k + reach.longest)
-  const ascii = Uint8Array.from({ length: 128 }, (_, c) => (reach.inLoop(c) ? 1 : 0))
+  const ascii = reach.loopAscii
   // The places in [from, scanned) of code points outside the repeats: places[head, tail).
-  let found = new Int32Array(1024)
+  let found = SCRATCH
   let head = 0
   let tail = 0
   let from = 0
@@ -181,7 +197,10 @@ function walker(reach: Reach, line: string): (k: number) => number {
     while (tail - head < wanted && scanned < line.length) {
       if (tail === found.length) {
         const kept = found.subarray(head, tail)
-        if (head < found.length / 2) found = new Int32Array(found.length * 2)
+        if (head < found.length / 2) {
+          found = new Int32Array(found.length * 2)
+          SCRATCH = found
+        }
         found.set(kept)
         tail -= head
         head = 0

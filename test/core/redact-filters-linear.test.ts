@@ -12,6 +12,8 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { redactSharedContext } from '../../core/redact.ts'
 import { keyBody } from '../../core/redaction/filters.ts'
+import { RULES } from '../../core/redaction/rules.ts'
+import { holdsAny } from '../../core/redaction/scan.ts'
 import {
   hasMustache,
   isCodeName,
@@ -202,6 +204,21 @@ describe('the plain code that stands in for a pattern', () => {
       fc.property(from('AaBb0_-', 14), (name) => Bun.deepEquals(nameWords(name), words(name))),
       runs,
     )
+  })
+
+  it("holdsAny finds a stopword as `some(includes)` did, over gitleaks' own list", () => {
+    const generic = RULES.find((rule) => rule.kind === 'generic-api-key') as (typeof RULES)[number]
+    const stopwords = generic.allowlists.flatMap((list) => list.stopwords)
+    expect(stopwords.length).toBeGreaterThan(1000)
+    const pieces = fc.constantFrom(...stopwords.slice(0, 200), 'a', 'x9', '_', 'ke', 'zz')
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 6 }), (parts) => {
+        const text = parts.join('')
+        expect(holdsAny(text, stopwords)).toBe(stopwords.some((word) => text.includes(word)))
+      }),
+      runs,
+    )
+    expect(holdsAny('', ['x'])).toBe(false)
   })
 
   it('isGenericSecret reads hex and UUIDs as its patterns did', () => {

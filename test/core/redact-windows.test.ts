@@ -13,8 +13,8 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { RE2JS } from 're2js'
 import { hasWordBoundary, withoutEdges } from '../../core/redaction/edges.ts'
-import { keywordHits } from '../../core/redaction/keyword-scan.ts'
-import { type RuleMatch, ruleMatches } from '../../core/redaction/matches.ts'
+import { keywordHits, placesOf } from '../../core/redaction/keyword-scan.ts'
+import { backtrackMatches, type RuleMatch, ruleMatches } from '../../core/redaction/matches.ts'
 import { reachOf } from '../../core/redaction/reach.ts'
 import { KEYWORDS, RULES, type Rule } from '../../core/redaction/rules.ts'
 import { windowedMatches } from '../../core/redaction/windows.ts'
@@ -30,11 +30,11 @@ const windowed = (rule: Rule) => rule.reach.keyworded && Number.isFinite(rule.re
  * with no keyword there, which must find nothing on the whole line.
  */
 function compareLine(line: string): { kind: string; windowed: RuleMatch[]; whole: RuleMatch[] }[] {
-  const hits = keywordHits(line, 0, line.length).lines[0]?.places ?? new Map<number, number[]>()
+  const hits = keywordHits(line, 0, line.length).lines[0]
   const out: { kind: string; windowed: RuleMatch[]; whole: RuleMatch[] }[] = []
   RULES.forEach((rule, index) => {
     if (rule.multiline || !windowed(rule)) return
-    const places = hits.get(index)
+    const places = hits?.rules.includes(index) ? placesOf(hits, index) : undefined
     const around = places === undefined ? [] : [...windowedMatches(rule, rule.reach, line, places)]
     // A line with none of the rule's keywords is never given to it; a keyworded rule finds nothing there anyway.
     if (
@@ -191,12 +191,15 @@ describe('the scan around keywords', () => {
     }
   })
 
-  it('starts a multi-line rule a little before its first keyword with what it finds from the fragment start', () => {
+  it("finds a multi-line rule's matches from a little before its first keyword, by the backtracker, as re2js does from the start", () => {
     const random = new Random(9)
     const texts = [...SECRET_KINDS, ...NON_SECRETS].map((kind) => {
       const filler = Array.from({ length: 40 }, () => `const x = ${random.chars('abc =-', 30)}`).join('\n')
       return `${filler}\n${kind.make(random).text}\n${filler}`
     })
+    // Headers with no key, and keys back to back: matches passed over and searched again, and one after another.
+    const key = SECRET_KINDS.find((kind) => kind.name.includes('RSA'))?.make(random).text ?? ''
+    texts.push(`x = "-----BEGIN PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----"\n${key}\n${key}`)
     let found = 0
     RULES.forEach((rule, index) => {
       if (!rule.multiline) return
@@ -206,7 +209,21 @@ describe('the scan around keywords', () => {
         const from = rule.reach.keyworded && Number.isFinite(rule.reach.lead) ? Math.max(0, first - rule.reach.lead) : 0
         const whole = [...ruleMatches(rule, text)]
         found += whole.length
-        expect({ kind: rule.kind, from: [...ruleMatches(rule, text, from)] }).toEqual({ kind: rule.kind, from: whole })
+        expect({ kind: rule.kind, from: [...backtrackMatches(rule, text, from)] }).toEqual({
+          kind: rule.kind,
+          from: whole,
+        })
+        // Each match passed over (`next(true)`): the search goes on from the character after its start.
+        const passedOver = (matches: Iterator<RuleMatch, void, boolean | undefined>) => {
+          const out: RuleMatch[] = []
+          for (let step = matches.next(); step.done !== true && out.length < 200; step = matches.next(true))
+            out.push(step.value)
+          return out
+        }
+        expect({ kind: rule.kind, again: passedOver(backtrackMatches(rule, text, from)) }).toEqual({
+          kind: rule.kind,
+          again: passedOver(ruleMatches(rule, text)),
+        })
       }
     })
     expect(found).toBeGreaterThan(3)
@@ -288,7 +305,7 @@ describe("a rule's reach, read off its program", () => {
     expect(of('\\s*key=1', ['key']).lead).toBe(Number.POSITIVE_INFINITY)
     // RE2 folds k onto the Kelvin sign ignoring case; the keyword scan does too.
     expect(of('(?i)key', ['key']).keyworded).toBe(true)
-    expect(keywordHits('\u212aEY=1', 0, 4).lines[0]?.places.size).toBeGreaterThan(0)
+    expect(keywordHits('\u212aEY=1', 0, 4).lines[0]?.rules.length).toBeGreaterThan(0)
   })
 
   it('makes the assertions of a slice edge ones that never hold, classes and escapes aside', () => {
