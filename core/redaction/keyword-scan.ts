@@ -9,7 +9,18 @@
  * matches ignoring case is a keyword here too (core/redaction/reach.ts
  * relies on it).
  */
-import { BIGRAM_COUNTS, BIGRAM_STARTS, KEYWORDS, PAIRS, RULES, type Rule, TRIPLES, tripleHash } from './rules.ts'
+import {
+  BIGRAM_STARTS,
+  KEYWORDS,
+  PAIR_KEYWORD,
+  PAIRS,
+  RULES,
+  type Rule,
+  TRIGRAM_SPAN,
+  TRIGRAMS,
+  TRIPLES,
+  tripleHash,
+} from './rules.ts'
 
 const LF = 0x0a
 
@@ -36,14 +47,34 @@ export function keywordHits(text: string, start: number, end: number): KeywordHi
   const whole = new Map<number, number>()
   // Locals, not the imported bindings: this loop is most of the scan's time.
   const starts = BIGRAM_STARTS
-  const counts = BIGRAM_COUNTS
   const pairs = PAIRS
   const triples = TRIPLES
+  const pairKeyword = PAIR_KEYWORD
+  const trigrams = TRIGRAMS
   const seenOn = new Float64Array(RULES.length).fill(-1)
   let line = null as LineHits | null
   let lineStart = start
   const last = end - 1
   // The characters at i, i + 1 and i + 2, folded (0 past the fragment's end).
+  const hit = (k: number, i: number) => {
+    const keyword = KEYWORDS[k] as (typeof KEYWORDS)[number]
+    const split = SPLIT[k] as (typeof SPLIT)[number]
+    for (const index of split.wholeRules) {
+      const keywordEnd = i + keyword.text.length
+      whole.set(index, Math.min(whole.get(index) ?? keywordEnd, keywordEnd))
+    }
+    if (split.lineRules.length === 0) return
+    if (line?.start !== lineStart) {
+      line = { start: lineStart, rules: [], keywords: [] }
+      lines.push(line)
+    }
+    line.keywords.push(k, i)
+    for (const index of split.lineRules) {
+      if (seenOn[index] === lineStart) continue
+      seenOn[index] = lineStart
+      line.rules.push(index)
+    }
+  }
   let a = start < end ? foldedAt(text, start) : 0
   let b = start + 1 < end ? foldedAt(text, start + 1) : 0
   for (let i = start; i < last; i++) {
@@ -57,32 +88,20 @@ export function keywordHits(text: string, start: number, end: number): KeywordHi
       continue
     }
     // Most places start no keyword's first two characters; of those that do, most start no keyword's first three.
-    const first = starts[key] as number
-    if (first === -1) continue
+    if (starts[key] === -1) continue
     if (pairs[key] === 0) {
       const hash = tripleHash(current, a, c)
       if (((triples[hash >>> 5] as number) & (1 << (hash & 31))) === 0) continue
     }
-    const stop = first + (counts[key] as number)
+    const pair = pairKeyword[key] as number
+    if (pair !== -1) hit(pair, i)
+    const range = trigrams.get((key << 7) | c)
+    if (range === undefined) continue
+    const first = Math.floor(range / TRIGRAM_SPAN)
+    const stop = first + (range % TRIGRAM_SPAN)
     for (let k = first; k < stop; k++) {
-      const keyword = KEYWORDS[k]
-      if (keyword === undefined || !keywordAt(text, i, keyword.text, end)) continue
-      const split = SPLIT[k] as (typeof SPLIT)[number]
-      for (const index of split.wholeRules) {
-        const keywordEnd = i + keyword.text.length
-        whole.set(index, Math.min(whole.get(index) ?? keywordEnd, keywordEnd))
-      }
-      if (split.lineRules.length === 0) continue
-      if (line?.start !== lineStart) {
-        line = { start: lineStart, rules: [], keywords: [] }
-        lines.push(line)
-      }
-      line.keywords.push(k, i)
-      for (const index of split.lineRules) {
-        if (seenOn[index] === lineStart) continue
-        seenOn[index] = lineStart
-        line.rules.push(index)
-      }
+      const keyword = KEYWORDS[k] as (typeof KEYWORDS)[number]
+      if (keywordAt(text, i, keyword.text, end)) hit(k, i)
     }
   }
   return { lines, whole }
@@ -124,10 +143,10 @@ function foldedAt(text: string, at: number): number {
   return c === 0x212a ? 0x6b : c === 0x17f ? 0x73 : 0
 }
 
-/** Whether the lower-case ASCII keyword is at text[at], folded as above, its first two characters already compared. */
+/** Whether the lower-case ASCII keyword is at text[at], folded as above, its first three characters already compared. */
 function keywordAt(text: string, at: number, keyword: string, end: number): boolean {
   if (at + keyword.length > end) return false
-  for (let j = 2; j < keyword.length; j++) {
+  for (let j = 3; j < keyword.length; j++) {
     if (foldedAt(text, at + j) !== keyword.charCodeAt(j)) return false
   }
   return true

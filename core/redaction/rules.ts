@@ -22,6 +22,8 @@ export type Allowlist = {
   target: 'secret' | 'match' | 'line'
   and: boolean
   regexes: readonly RE2JS[]
+  /** The regexes as one alternation (null for none): one DFA pass asks whether any of them matches. */
+  anyRegex: RE2JS | null
   paths: readonly RE2JS[]
   stopwords: readonly string[]
 }
@@ -79,11 +81,20 @@ export function compiled(regex: JsRegex): RE2JS {
  * cannot take still fails the tests, not a run.
  */
 
+/** The regexes as one, each in a group carrying its own flags (`(?i:…)`): it matches where any of them does. */
+export function alternation(regexes: readonly JsRegex[]): JsRegex {
+  return {
+    source: regexes.map((regex) => `(?${regex.flags === '' ? '' : `${regex.flags}`}:${regex.source})`).join('|'),
+    flags: '',
+  }
+}
+
 function allowlistOf(list: VendoredAllowlist): Allowlist {
   const target = list.target
   if (target !== 'secret' && target !== 'match' && target !== 'line') throw new RangeError(`allowlist target ${target}`)
   if (list.condition !== 'AND' && list.condition !== 'OR') throw new RangeError(`allowlist condition ${list.condition}`)
   let regexes: readonly RE2JS[] | undefined
+  let anyRegex: RE2JS | null | undefined
   let paths: readonly RE2JS[] | undefined
   return {
     target,
@@ -91,6 +102,10 @@ function allowlistOf(list: VendoredAllowlist): Allowlist {
     get regexes() {
       regexes ??= list.regexes.map((regex) => compiled(regex))
       return regexes
+    },
+    get anyRegex() {
+      anyRegex ??= list.regexes.length === 0 ? null : compiled(alternation(list.regexes))
+      return anyRegex
     },
     get paths() {
       paths ??= list.paths.map((regex) => compiled(regex))
@@ -175,6 +190,7 @@ export function tripleHash(a: number, b: number, c: number): number {
 }
 
 const TRIPLE_MASK = (1 << 18) - 1
+const TRIGRAM_SPAN_ = 1024
 
 function keywordTable(): {
   keywords: Keyword[]
@@ -182,6 +198,8 @@ function keywordTable(): {
   counts: Int32Array
   pairs: Uint8Array
   triples: Uint32Array
+  pairKeyword: Int32Array
+  trigrams: Map<number, number>
 } {
   const byText = new Map<string, number[]>()
   ALL.forEach((rule, index) => {
@@ -202,17 +220,25 @@ function keywordTable(): {
   const counts = new Int32Array(1 << 14)
   const pairs = new Uint8Array(1 << 14)
   const triples = new Uint32Array((TRIPLE_MASK + 1) >>> 5)
+  const pairKeyword = new Int32Array(1 << 14).fill(-1)
+  const trigrams = new Map<number, number>()
   keywords.forEach((keyword, index) => {
     const key = bigram(keyword.text)
     if (starts[key] === -1) starts[key] = index
     counts[key] = (counts[key] ?? 0) + 1
-    if (keyword.text.length === 2) pairs[key] = 1
-    else {
+    if (keyword.text.length === 2) {
+      pairs[key] = 1
+      pairKeyword[key] = index
+    } else {
       const hash = tripleHash(keyword.text.charCodeAt(0), keyword.text.charCodeAt(1), keyword.text.charCodeAt(2))
       triples[hash >>> 5] = (triples[hash >>> 5] ?? 0) | (1 << (hash & 31))
+      // Keywords are sorted by their text, so those sharing three first characters follow one another.
+      const three = (key << 7) | keyword.text.charCodeAt(2)
+      const range = trigrams.get(three)
+      trigrams.set(three, range === undefined ? index * TRIGRAM_SPAN_ + 1 : range + 1)
     }
   })
-  return { keywords, starts, counts, pairs, triples }
+  return { keywords, starts, counts, pairs, triples, pairKeyword, trigrams }
 }
 
 function bigram(text: string): number {
@@ -225,3 +251,11 @@ export const BIGRAM_STARTS: Int32Array = TABLE.starts
 export const BIGRAM_COUNTS: Int32Array = TABLE.counts
 export const PAIRS: Uint8Array = TABLE.pairs
 export const TRIPLES: Uint32Array = TABLE.triples
+/** The keyword of two characters with these (`a << 7 | b`), else -1. */
+export const PAIR_KEYWORD: Int32Array = TABLE.pairKeyword
+/**
+ * The keywords of three or more characters by their first three (`a << 14 | b << 7 | c`): the first one's index
+ * times TRIGRAM_SPAN plus how many follow it.
+ */
+export const TRIGRAMS: ReadonlyMap<number, number> = TABLE.trigrams
+export const TRIGRAM_SPAN = TRIGRAM_SPAN_

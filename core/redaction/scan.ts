@@ -179,7 +179,7 @@ function lineTarget(lines: () => string): LineTarget {
       if (answer === undefined) {
         text ??= lines()
         const target = text
-        answer = list.regexes.some((regex) => regex.test(target))
+        answer = list.anyRegex?.test(target) ?? false
         answers.set(list, answer)
       }
       return answer
@@ -191,7 +191,7 @@ function isAllowed(list: Allowlist, secret: string, match: string, line: LineTar
   const regexAllowed =
     list.target === 'line'
       ? line.allowedBy(list)
-      : list.regexes.some((regex) => regex.test(list.target === 'secret' ? secret : match))
+      : (list.anyRegex?.test(list.target === 'secret' ? secret : match) ?? false)
   let stopword = false
   if (list.stopwords.length > 0) {
     stopword = holdsAny(secret.toLowerCase(), list.stopwords)
