@@ -75,6 +75,31 @@ export function adversarialLines(): AdversarialLine[] {
       line: `${ALL_KEYWORDS.join(' ')} ${identifierRun(MIB - 10_000)}`,
     },
     {
+      name: 'password= and SECRET_KEY= pairs, 1 MiB',
+      why: "about 4,800 lines' worth of settings run together: 9,640 secrets, each a match of three rules",
+      line: Array.from(
+        { length: 5000 },
+        (_, i) => `password="Zq${i}x!${'a1B2'.repeat(10)}" SECRET_KEY='${'k9Z'.repeat(20)}${i}' ${'pad '.repeat(20)}`,
+      )
+        .join('')
+        .slice(0, MIB),
+    },
+    {
+      name: 'password= and SECRET_KEY= packed, 1 MiB',
+      why: 'the same with nothing between: 34,380 secrets',
+      line: "password=s3cr3t!x9 SECRET_KEY='abcdefghij0123456789xyzXYZ!@' ".repeat(Math.ceil(MIB / 60)).slice(0, MIB),
+    },
+    {
+      name: 'password= packed, 1 MiB',
+      why: 'the shortest assignment our password rule takes, over and over: 55,188 secrets',
+      line: 'password=s3cr3t!x9 '.repeat(Math.ceil(MIB / 19)).slice(0, MIB),
+    },
+    {
+      name: 'PEM headers and no key, 1 MiB',
+      why: 'each header a private-key match the checks pass over, searched again from its next character',
+      line: '"-----BEGIN PRIVATE KEY-----", '.repeat(Math.ceil(MIB / 31)).slice(0, MIB),
+    },
+    {
       name: 'every keyword, over and over, 1 MiB',
       why: 'each keyword followed by 40 identifier characters, the whole list repeated',
       line: ALL_KEYWORDS.map((keyword) => `${keyword}${identifierRun(40)}`)

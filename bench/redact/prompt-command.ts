@@ -5,7 +5,8 @@
  * the exit. Three diffs of about 1 MiB: this repository's code (over the
  * budget, so refused before any redaction: exit 3); code that fits once its
  * lockfile collapses (redacted and printed: exit 0); and one hostile line
- * (over the budget: exit 3).
+ * (over the budget: exit 3); and one hostile line of 580 KB, which fits the
+ * budget and so is redacted whole (every rule's keyword over and over).
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -32,7 +33,11 @@ function lockfileSection(bytes: number): string {
   return `diff --git a/package-lock.json b/package-lock.json\n--- a/package-lock.json\n+++ b/package-lock.json\n@@ -0,0 +1,${lines.length} @@\n${lines.join('\n')}\n`
 }
 
-export function promptCommandFigures(adversarialLineDiff: string, runs: number): CommandFigure[] {
+export function promptCommandFigures(
+  adversarialLineDiff: string,
+  fittingLineDiff: string,
+  runs: number,
+): CommandFigure[] {
   const dir = mkdtempSync(join(tmpdir(), 'bench-prompt-'))
   try {
     const rules = join(dir, 'rules.yml')
@@ -46,6 +51,7 @@ export function promptCommandFigures(adversarialLineDiff: string, runs: number):
         fitting + lockfileSection(1_048_576 - utf8(fitting)),
       ],
       ['one hostile 1 MiB line (over the budget)', adversarialLineDiff],
+      ['one hostile 580 KB line (fits the budget)', fittingLineDiff],
     ]
     return cases.map(([name, diff]) => {
       const file = join(dir, 'pr.diff')
