@@ -95,6 +95,16 @@ export function adversarialLines(): AdversarialLine[] {
       line: 'password=s3cr3t!x9 '.repeat(Math.ceil(MIB / 19)).slice(0, MIB),
     },
     {
+      name: 'password=" and 190 characters, 1 MiB',
+      why: "each value runs to the next one's quote: gitleaks' generic rule tries every length of its own before a match",
+      line: `password="${'a1'.repeat(95)} `.repeat(Math.ceil(MIB / 201)).slice(0, MIB),
+    },
+    {
+      name: 'key= and a 1 MiB value',
+      why: 'one match as long as the line: a search wider than the table of states',
+      line: `key=${'a'.repeat(MIB - 4)}`,
+    },
+    {
       name: 'PEM headers and no key, 1 MiB',
       why: 'each header a private-key match the checks pass over, searched again from its next character',
       line: '"-----BEGIN PRIVATE KEY-----", '.repeat(Math.ceil(MIB / 31)).slice(0, MIB),

@@ -42,17 +42,46 @@ const END_TEXT = 8
 const WORD_BOUNDARY = 16
 const NO_WORD_BOUNDARY = 32
 
-/** The most (instruction, place) pairs one search may mark: past it the caller searches with re2js instead. */
+/** The most (instruction, place) pairs a table holds, and one search may meet: past it the caller asks re2js. */
 export const MAX_STATES = 1 << 22
 
 let visited = new Uint32Array(0)
 let generation = 0
 let JOBS = new Int32Array(3 * 256)
 
-/** Whether the (instruction, place) pair at `n` is new to this search, marking it. */
-function visit(mark: Uint32Array, stamp: number, n: number): boolean {
-  if (mark[n] === stamp) return false
-  mark[n] = stamp
+/**
+ * The pairs a wide window meets, by place: for each place (row) the
+ * instructions met there, as a list in a pool. A search moves forward
+ * through the text, meeting few instructions at each place, so rows keep
+ * the memory to what it meets and the lists short.
+ */
+const ROWS = {
+  stamps: new Uint32Array(0),
+  heads: new Int32Array(0),
+  pcs: new Int32Array(1 << 12),
+  next: new Int32Array(1 << 12),
+  count: 0,
+}
+
+function visitRows(stamp: number, row: number, pc: number): boolean {
+  if (ROWS.stamps[row] !== stamp) {
+    ROWS.stamps[row] = stamp
+    ROWS.heads[row] = -1
+  }
+  for (let i = ROWS.heads[row] as number; i !== -1; i = ROWS.next[i] as number) if (ROWS.pcs[i] === pc) return false
+  const k = ROWS.count
+  if (k === ROWS.pcs.length) {
+    const pcs = new Int32Array(k * 2)
+    const next = new Int32Array(k * 2)
+    pcs.set(ROWS.pcs)
+    next.set(ROWS.next)
+    ROWS.pcs = pcs
+    ROWS.next = next
+  }
+  ROWS.pcs[k] = pc
+  ROWS.next[k] = ROWS.heads[row] as number
+  ROWS.heads[row] = k
+  ROWS.count = k + 1
   return true
 }
 
@@ -95,8 +124,8 @@ function step(text: string, pos: number, limit: number): number {
  * may read at or past `limit` (where the caller has shown none can; one
  * that would makes the answer `undefined`, not a guess), and `prefix` is
  * the literal every match starts with ('' for none); `canStart` may rule
- * a place out as a start beforehand. `undefined` too when the window is
- * too large for one search (over MAX_STATES pairs).
+ * a place out as a start beforehand. `undefined` too when a search meets
+ * more than MAX_STATES pairs.
  */
 export function leftmostMatch(
   prog: Program,
@@ -107,22 +136,69 @@ export function leftmostMatch(
   limit: number,
   canStart: (pos: number) => boolean = () => true,
 ): Int32Array | null | undefined {
+  // A window too wide for the table is first searched as far as the table reaches: most searches read a few
+  // hundred characters, not the window; one whose paths go further is searched again by rows.
+  const near = from + Math.floor(MAX_STATES / prog.inst.length) - 1
+  if (near < limit && last <= near) {
+    const found = search(prog, prefix, text, from, last, near, canStart)
+    if (found !== undefined) return found
+  }
+  return search(prog, prefix, text, from, last, limit, canStart)
+}
+
+/** A program as flat arrays, which the search reads faster than re2js's instruction objects. */
+type Flat = { op: Uint8Array; out: Int32Array; arg: Int32Array; insts: Inst[] }
+
+const FLAT = new WeakMap<Program, Flat>()
+
+function flatOf(prog: Program): Flat {
+  let flat = FLAT.get(prog)
+  if (flat === undefined) {
+    const n = prog.inst.length
+    flat = { op: new Uint8Array(n), out: new Int32Array(n), arg: new Int32Array(n), insts: prog.inst }
+    prog.inst.forEach((inst, pc) => {
+      const f = flat as Flat
+      f.op[pc] = inst.op
+      f.out[pc] = inst.out
+      // RUNE1 keeps its rune in `arg`, which re2js leaves unused there.
+      f.arg[pc] = inst.op === RUNE1 ? (inst.runes[0] ?? -1) : inst.arg
+    })
+    FLAT.set(prog, flat)
+  }
+  return flat
+}
+
+function search(
+  prog: Program,
+  prefix: string,
+  text: string,
+  from: number,
+  last: number,
+  limit: number,
+  canStart: (pos: number) => boolean,
+): Int32Array | null | undefined {
   const width = limit - from + 1
   const size = prog.inst.length * width
-  if (size > MAX_STATES) return undefined
-  if (visited.length < size) {
-    visited = new Uint32Array(Math.min(MAX_STATES, Math.max(size, visited.length * 2)))
-    generation = 0
-  }
   // A 32-bit stamp: the set is never cleared in practice (once in 4 billion searches).
   generation = (generation + 1) >>> 0
   if (generation === 0) {
     visited.fill(0)
+    ROWS.stamps.fill(0)
     generation = 1
   }
+  // A window too wide for a table of every (instruction, place) pair marks the pairs it meets by rows instead, up
+  // to MAX_STATES of them (past that the search gives up and re2js answers).
+  const dense = size <= MAX_STATES
+  if (dense && visited.length < size)
+    visited = new Uint32Array(Math.min(MAX_STATES, Math.max(size, visited.length * 2)))
+  if (!dense && ROWS.stamps.length < width) {
+    ROWS.stamps = new Uint32Array(Math.max(width, ROWS.stamps.length * 2))
+    ROWS.heads = new Int32Array(ROWS.stamps.length)
+  }
+  ROWS.count = 0
   const ncap = prog.numCap
   const cap = new Int32Array(ncap).fill(-1)
-  const insts = prog.inst
+  const { op: ops, out: outs, arg: args, insts } = flatOf(prog)
   const mark = visited
   const stamp = generation
   // The jobs: (instruction, whether it is a second visit, place), three to a job.
@@ -131,7 +207,11 @@ export function leftmostMatch(
   let overran = false
   const tryFrom = (start: number): boolean => {
     top = 0
-    if (!visit(mark, stamp, prog.start * width + (start - from))) return false
+    if (dense) {
+      const n = prog.start * width + (start - from)
+      if (mark[n] === stamp) return false
+      mark[n] = stamp
+    } else if (!visitRows(stamp, start - from, prog.start)) return false
     jobs[top++] = prog.start
     jobs[top++] = 0
     jobs[top++] = start
@@ -141,21 +221,32 @@ export function leftmostMatch(
       let pc = jobs[--top] as number
       let first = true
       for (;;) {
-        if (!first && !visit(mark, stamp, pc * width + (pos - from))) break
+        if (!first) {
+          if (dense) {
+            const n = pc * width + (pos - from)
+            if (mark[n] === stamp) break
+            mark[n] = stamp
+          } else {
+            if (!visitRows(stamp, pos - from, pc)) break
+            if (ROWS.count > MAX_STATES) {
+              overran = true
+              break
+            }
+          }
+        }
         first = false
-        const inst = insts[pc] as Inst
-        const op = inst.op
+        const op = ops[pc] as number
         if (op === ALT) {
           if (arg) {
             arg = false
-            pc = inst.arg
+            pc = args[pc] as number
             continue
           }
           if (top + 3 > jobs.length) jobs = grow(jobs)
           jobs[top++] = pc
           jobs[top++] = 1
           jobs[top++] = pos
-          pc = inst.out
+          pc = outs[pc] as number
           continue
         }
         if (op >= RUNE && op <= RUNE_ANY_NOT_NL) {
@@ -167,35 +258,40 @@ export function leftmostMatch(
           }
           const c = r >> 3
           if (
-            op === RUNE ? !inst.matchRune(c) : op === RUNE1 ? c !== inst.runes[0] : op === RUNE_ANY_NOT_NL && c === 0x0a
+            op === RUNE1
+              ? c !== args[pc]
+              : op === RUNE
+                ? !(insts[pc] as Inst).matchRune(c)
+                : op === RUNE_ANY_NOT_NL && c === 0x0a
           )
             break
           pos += r & 7
-          pc = inst.out
+          pc = outs[pc] as number
           continue
         }
         if (op === CAPTURE) {
+          const slot = args[pc] as number
           if (arg) {
-            cap[inst.arg] = pos
+            cap[slot] = pos
             break
           }
-          if (inst.arg < ncap) {
+          if (slot < ncap) {
             if (top + 3 > jobs.length) jobs = grow(jobs)
             jobs[top++] = pc
             jobs[top++] = 1
-            jobs[top++] = cap[inst.arg] as number
-            cap[inst.arg] = pos
+            jobs[top++] = cap[slot] as number
+            cap[slot] = pos
           }
-          pc = inst.out
+          pc = outs[pc] as number
           continue
         }
         if (op === EMPTY_WIDTH) {
-          if ((inst.arg & ~context(text, pos)) !== 0) break
-          pc = inst.out
+          if (((args[pc] as number) & ~context(text, pos)) !== 0) break
+          pc = outs[pc] as number
           continue
         }
         if (op === NOP) {
-          pc = inst.out
+          pc = outs[pc] as number
           continue
         }
         if (op === MATCH) {

@@ -6,7 +6,7 @@
  * its secret (the rule's secret group, else its first non-empty group, else
  * the match).
  */
-import { leftmostMatch, MAX_STATES, type Program } from './bitstate.ts'
+import { leftmostMatch, type Program } from './bitstate.ts'
 import { hasWordBoundary } from './edges.ts'
 import { prefixStart } from './lazy-prefix.ts'
 import type { Rule } from './rules.ts'
@@ -135,11 +135,11 @@ export function staticsOf(rule: Rule): Statics {
 
 /**
  * The rule's matches with a secret in the scope from `from` on, by the
- * bit-state backtracker (bitstate.ts) where each next match lies within
- * MAX_STATES of where its search starts, else by re2js: for a rule meant
- * to span lines, whose capture in re2js's Pike VM read a whole key at about
- * 1.5 µs a character. A DFA pass first says whether there is a next match
- * at all. `next(true)` as in scanMatches.
+ * bit-state backtracker (bitstate.ts), or by re2js from where a search
+ * would mark more than MAX_STATES pairs: for a rule meant to span lines,
+ * whose capture in re2js's Pike VM read a whole key at about 1.5 µs a
+ * character. A DFA pass first says whether there is a next match at all.
+ * `next(true)` as in scanMatches.
  */
 export function* backtrackMatches(
   rule: Rule,
@@ -147,15 +147,13 @@ export function* backtrackMatches(
   from: number,
 ): Generator<RuleMatch, void, boolean | undefined> {
   const { program, literal, groups } = staticsOf(rule)
-  const reach = Math.floor(MAX_STATES / program.inst.length) - 1
   let pos = from
   let floor = 0
   while (pos <= scope.length && rule.scan.test(pos === 0 ? scope : scope.slice(pos - 1))) {
-    const limit = Math.min(scope.length, pos + reach)
-    const caps = leftmostMatch(program, literal, scope, pos, limit, limit)
-    if (caps === null && limit === scope.length) return
-    if (caps === undefined || caps === null) {
-      // The next match starts, or reads, further than one search may mark: re2js takes it from here.
+    const caps = leftmostMatch(program, literal, scope, pos, scope.length, scope.length)
+    if (caps === null) return
+    if (caps === undefined) {
+      // The next match needs more than one search may mark: re2js takes it from here.
       const rest = scanMatches(rule, scope, pos, floor)
       let again: boolean | undefined
       for (let step = rest.next(); step.done !== true; step = rest.next(again)) {

@@ -247,18 +247,33 @@ export function holdsAny(text: string, words: readonly string[]): boolean {
 /** Shannon entropy in bits per character, as gitleaks computes it. */
 export function shannonEntropy(value: string): number {
   if (value === '') return 0
-  const counts = new Map<number, number>()
+  // Counted in a table for ASCII, a map past it, and summed in the order characters first appear (as a Map
+  // iterates): the same sum to the last bit, which a threshold compares.
+  const order: number[] = []
+  let wide: Map<number, number> | undefined
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i)
-    counts.set(c, (counts.get(c) ?? 0) + 1)
+    if (c < 128) {
+      if (ASCII_COUNTS[c] === 0) order.push(c)
+      ASCII_COUNTS[c] = (ASCII_COUNTS[c] as number) + 1
+    } else {
+      wide ??= new Map()
+      const seen = wide.get(c)
+      if (seen === undefined) order.push(c)
+      wide.set(c, (seen ?? 0) + 1)
+    }
   }
   let entropy = 0
-  for (const count of counts.values()) {
+  for (const c of order) {
+    const count = c < 128 ? (ASCII_COUNTS[c] as number) : (wide?.get(c) as number)
+    if (c < 128) ASCII_COUNTS[c] = 0
     const p = count / value.length
     entropy -= p * Math.log2(p)
   }
   return entropy
 }
+
+const ASCII_COUNTS = new Int32Array(128)
 
 function isTokenChar(c: number): boolean {
   return (

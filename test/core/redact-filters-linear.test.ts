@@ -13,7 +13,7 @@ import fc from 'fast-check'
 import { redactSharedContext } from '../../core/redact.ts'
 import { keyBody } from '../../core/redaction/filters.ts'
 import { RULES } from '../../core/redaction/rules.ts'
-import { holdsAny } from '../../core/redaction/scan.ts'
+import { holdsAny, shannonEntropy } from '../../core/redaction/scan.ts'
 import {
   hasMustache,
   isCodeName,
@@ -219,6 +219,23 @@ describe('the plain code that stands in for a pattern', () => {
       runs,
     )
     expect(holdsAny('', ['x'])).toBe(false)
+  })
+
+  it('shannonEntropy sums as the Map it replaced, to the last bit', () => {
+    const byMap = (value: string) => {
+      if (value === '') return 0
+      const counts = new Map<number, number>()
+      for (let i = 0; i < value.length; i++) counts.set(value.charCodeAt(i), (counts.get(value.charCodeAt(i)) ?? 0) + 1)
+      let entropy = 0
+      for (const count of counts.values()) entropy -= (count / value.length) * Math.log2(count / value.length)
+      return entropy
+    }
+    fc.assert(
+      fc.property(from('abcXYZ019+/=_-\u00e9\ud83d\ude00\u212a', 60), (value) => {
+        expect(shannonEntropy(value)).toBe(byMap(value))
+      }),
+      runs,
+    )
   })
 
   it('isGenericSecret reads hex and UUIDs as its patterns did', () => {

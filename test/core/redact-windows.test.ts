@@ -179,6 +179,17 @@ describe('the scan around keywords', () => {
     )
   })
 
+  it('finds what the whole line gives where a match reaches further than the search table: by rows', () => {
+    // gitleaks' generic rule takes a value of letters and digits without bound; 454 instructions times a window
+    // of 12,000 places is past the table's 4M pairs, so these searches mark their pairs by place.
+    const lines = [
+      `key=${'a'.repeat(12_000)}`,
+      `token: "${'b1'.repeat(7_000)}" key=${'c'.repeat(9_500)};`,
+      `${'password="a1a1 '.repeat(900)}secret=${'z9'.repeat(6_000)}`,
+    ]
+    for (const line of lines) expect(differing(line).map((d) => d.kind)).toEqual([])
+  })
+
   it('finds what the whole line gives on long lines of many keywords, where the slices are split', () => {
     const random = new Random(5)
     const samples = SECRET_KINDS.map((kind) => kind.make(random).text.split('\n')[0] ?? '')
