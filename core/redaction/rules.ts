@@ -25,6 +25,8 @@ export type Allowlist = {
   /** The regexes as one alternation (null for none): one DFA pass asks whether any of them matches. */
   anyRegex: RE2JS | null
   paths: readonly RE2JS[]
+  /** The paths as one alternation (null for none). */
+  anyPath: RE2JS | null
   stopwords: readonly string[]
 }
 
@@ -96,6 +98,7 @@ function allowlistOf(list: VendoredAllowlist): Allowlist {
   let regexes: readonly RE2JS[] | undefined
   let anyRegex: RE2JS | null | undefined
   let paths: readonly RE2JS[] | undefined
+  let anyPath: RE2JS | null | undefined
   return {
     target,
     and: list.condition === 'AND',
@@ -110,6 +113,10 @@ function allowlistOf(list: VendoredAllowlist): Allowlist {
     get paths() {
       paths ??= list.paths.map((regex) => compiled(regex))
       return paths
+    },
+    get anyPath() {
+      anyPath ??= list.paths.length === 0 ? null : compiled(alternation(list.paths))
+      return anyPath
     },
     stopwords: list.stopwords,
   }

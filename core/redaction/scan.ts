@@ -108,10 +108,9 @@ export function findSecrets(text: string, fragment: Fragment): Span[] {
 function appliesTo(rule: Rule, fragment: Fragment): boolean {
   if (rule.path !== null && !rule.path.test(fragment.path())) return false
   for (const list of rule.allowlists) {
-    if (list.paths.length === 0) continue
-    const pathAllowed = list.paths.some((regex) => regex.test(fragment.path()))
-    if (!list.and && pathAllowed) return false
-    if (list.and && list.regexes.length === 0 && list.stopwords.length === 0 && pathAllowed) return false
+    // A list that also asks of the secret is decided match by match (isAllowed).
+    if (list.paths.length === 0 || (list.and && (list.regexes.length > 0 || list.stopwords.length > 0))) continue
+    if (list.anyPath?.test(fragment.path())) return false
   }
   return true
 }
@@ -198,7 +197,7 @@ function isAllowed(list: Allowlist, secret: string, match: string, line: LineTar
   }
   if (!list.and) return regexAllowed || stopword
   const checks: boolean[] = []
-  if (list.paths.length > 0) checks.push(list.paths.some((regex) => regex.test(path())))
+  if (list.paths.length > 0) checks.push(list.anyPath?.test(path()) ?? false)
   if (list.regexes.length > 0) checks.push(regexAllowed)
   if (list.stopwords.length > 0) checks.push(stopword)
   return checks.every(Boolean)
