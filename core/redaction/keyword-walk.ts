@@ -129,11 +129,18 @@ export function keywordWalk(prog: Program, keywords: readonly string[]): Keyword
   const { moves, accepting } = automaton(keywords, alphabet)
   const states = accepting.length
   const width = alphabet.length + 1
-  const symbolIndexes: (Int32Array | null)[] = prog.inst.map((inst) =>
-    isRuneOp(inst.op)
-      ? Int32Array.from(symbols(inst, alphabet, folded), (x) => (x === OTHER ? alphabet.length : alphabet.indexOf(x)))
-      : null,
-  )
+  // Instructions of one class give the same symbols: a bounded repeat compiles to a copy of its class per count.
+  const byClass = new Map<string, number[]>()
+  const symbolIndexes: (number[] | null)[] = prog.inst.map((inst) => {
+    if (!isRuneOp(inst.op)) return null
+    const key = `${inst.op}/${inst.arg & 1}/${inst.runes.join(',')}`
+    let indexes = byClass.get(key)
+    if (indexes === undefined) {
+      indexes = symbols(inst, alphabet, folded).map((x) => (x === OTHER ? alphabet.length : alphabet.indexOf(x)))
+      byClass.set(key, indexes)
+    }
+    return indexes
+  })
   const nexts = prog.inst.map(successors)
   // A step takes one unit, or two for a code point past the BMP where the instruction may take one.
   const widths = prog.inst.map((inst) => (isRuneOp(inst.op) ? units(inst) : 0))
@@ -162,49 +169,73 @@ export function keywordWalk(prog: Program, keywords: readonly string[]): Keyword
       else if (high !== 0) unbounded = true
     }
   }
-  /** The node's edges: [target node or -1 where a keyword ends, units taken]. */
-  const edges = (node: number): [number, number][] => {
+  /** How many edges the node has; `edge(node, i)` then sets `to` (target node, -1 where a keyword ends) and `w` (units). */
+  const edgeCount = (node: number): number => {
+    const pc = Math.floor(node / states)
+    const indexes = symbolIndexes[pc]
+    if (indexes === null || indexes === undefined) return (nexts[pc] as number[]).length
+    return indexes.length * (widths[pc] as number)
+  }
+  let to = 0
+  let w = 0
+  const edge = (node: number, i: number): void => {
     const pc = Math.floor(node / states)
     const state = node - pc * states
-    const inst = prog.inst[pc] as Inst
-    if (inst.op === MATCH) keyworded = false
     const indexes = symbolIndexes[pc]
-    if (indexes === null || indexes === undefined) return (nexts[pc] ?? []).map((to) => [to * states + state, 0])
+    if (indexes === null || indexes === undefined) {
+      to = ((nexts[pc] as number[])[i] as number) * states + state
+      w = 0
+      return
+    }
+    const nw = widths[pc] as number
+    const next = moves[state * width + (indexes[Math.floor(i / nw)] as number)] as number
+    to = accepting[next] === true ? -1 : (prog.inst[pc] as Inst).out * states + next
+    w = 1 + (i % nw)
+  }
+  /** The node's edges as pairs, for the first instructions' sets. */
+  const edges = (node: number): [number, number][] => {
     const out: [number, number][] = []
-    for (const symbol of indexes) {
-      const next = moves[state * width + symbol] as number
-      for (let w = 1; w <= (widths[pc] as number); w++)
-        out.push([accepting[next] === true ? -1 : inst.out * states + next, w])
+    for (let i = 0; i < edgeCount(node); i++) {
+      edge(node, i)
+      out.push([to, w])
     }
     return out
   }
-  const stack: { node: number; edges: [number, number][]; i: number }[] = []
+  const stackNode = new Int32Array(size)
+  const stackEdge = new Int32Array(size)
+  const stackCount = new Int32Array(size)
+  let depth = 0
   const open = (node: number) => {
+    if ((prog.inst[Math.floor(node / states)] as Inst).op === MATCH) keyworded = false
     status[node] = 1
-    stack.push({ node, edges: edges(node), i: 0 })
+    stackNode[depth] = node
+    stackEdge[depth] = 0
+    stackCount[depth] = edgeCount(node)
+    depth += 1
   }
   open(prog.start * states)
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1] as (typeof stack)[number]
-    const edge = top.edges[top.i]
-    if (edge === undefined) {
-      status[top.node] = 2
-      stack.pop()
-      const parent = stack[stack.length - 1]
-      if (parent !== undefined) {
-        add(parent.node, top.node, (parent.edges[parent.i] as [number, number])[1])
-        parent.i += 1
+  while (depth > 0) {
+    const node = stackNode[depth - 1] as number
+    const i = stackEdge[depth - 1] as number
+    if (i >= (stackCount[depth - 1] as number)) {
+      status[node] = 2
+      depth -= 1
+      if (depth > 0) {
+        const parent = stackNode[depth - 1] as number
+        edge(parent, stackEdge[depth - 1] as number)
+        add(parent, node, w)
+        stackEdge[depth - 1] = (stackEdge[depth - 1] as number) + 1
       }
       continue
     }
-    const [to, w] = edge
-    if (to === -1) add(top.node, -1, w)
+    edge(node, i)
+    if (to === -1) add(node, -1, w)
     else if (status[to] === 1) unbounded = true
     else if (status[to] === 0) {
       open(to)
       continue
-    } else add(top.node, to, w)
-    top.i += 1
+    } else add(node, to, w)
+    stackEdge[depth - 1] = i + 1
   }
   if (unbounded) return { keyworded, lead: Number.POSITIVE_INFINITY, firsts: [] }
   let lead = -1
