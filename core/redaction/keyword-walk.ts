@@ -118,7 +118,7 @@ function automaton(
 }
 
 /** A first instruction of a match, and the distances from the match's start at which its first keyword can end. */
-export type First = { inst: Inst; distances: Uint32Array }
+export type First = { pc: number; inst: Inst; distances: Uint32Array }
 
 export type KeywordWalk = { keyworded: boolean; lead: number; firsts: First[] }
 
@@ -265,7 +265,7 @@ function firstsOf(
     }
     const distances = new Uint32Array(WORDS)
     for (const [to, w] of edges(pc * states)) add(0, to, w, distances, 0)
-    firsts.push({ inst, distances })
+    firsts.push({ pc, inst, distances })
   }
   return firsts
 }

@@ -15,7 +15,8 @@ import { RE2JS } from 're2js'
 import { CATCH_ALL_KINDS, DOCUMENTED_EXAMPLE_KEYS, EXTRA_RULES } from './extra-rules.ts'
 import vendored from './gitleaks/rules.json' with { type: 'json' }
 import { type LazyPrefix, withoutLazyPrefix } from './lazy-prefix.ts'
-import { type Reach, reachOf } from './reach.ts'
+import kept from './reach.json' with { type: 'json' }
+import { type Reach, reachOf, type StoredReach } from './reach.ts'
 import type { JsRegex, VendoredAllowlist, VendoredRule, VendoredRules } from './rule-types.ts'
 
 export type Allowlist = {
@@ -56,6 +57,9 @@ export type Rule = {
 }
 
 const SOURCE: VendoredRules = vendored satisfies VendoredRules
+
+/** Each rule's reach as scripts/redaction-reach.ts wrote it (reach.json), by the rule's kind. */
+const KEPT: Readonly<Record<string, StoredReach>> = kept.rules
 
 const RE2_FLAGS: Readonly<Record<string, number>> = {
   i: RE2JS.CASE_INSENSITIVE,
@@ -142,7 +146,7 @@ function ruleOf(rule: VendoredRule): Rule {
     prefix: split?.prefix ?? null,
     keywords: rule.keywords,
     get reach() {
-      reach ??= reachOf(this.scan, rule.keywords)
+      reach ??= reachOf(this.scan, rule.keywords, KEPT[rule.id])
       return reach
     },
     secretGroup: rule.secretGroup,

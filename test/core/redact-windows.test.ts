@@ -18,6 +18,7 @@ import { backtrackMatches, type RuleMatch, ruleMatches } from '../../core/redact
 import { reachOf } from '../../core/redaction/reach.ts'
 import { KEYWORDS, RULES, type Rule } from '../../core/redaction/rules.ts'
 import { windowedMatches } from '../../core/redaction/windows.ts'
+import { REACH_PATH, reaches } from '../../scripts/redaction-reach.ts'
 import { Random, SECRET_KINDS } from './redact-corpus.ts'
 import { NON_SECRETS } from './redact-lookalikes.ts'
 import { OWN_RULE_SAMPLES } from './redact-own-samples.ts'
@@ -287,6 +288,12 @@ describe('the scan around keywords, at the edges of its slices', () => {
 })
 
 describe("a rule's reach, read off its program", () => {
+  it("is kept in reach.json as every rule's program gives it now", () => {
+    const file = JSON.parse(readFileSync(REACH_PATH, 'utf8')) as { rules: Record<string, unknown> }
+    expect(file.rules).toEqual(reaches())
+    expect(Object.keys(file.rules).length).toBe(RULES.length)
+  })
+
   const of = (source: string, keywords: string[]) => reachOf(RE2JS.compile(source), keywords)
 
   it('bounds a match by its keywords and its repeats', () => {
