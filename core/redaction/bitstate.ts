@@ -6,13 +6,16 @@
  * (our password rule has 3,978, gitleaks' generic one 454): about 1.5 µs a
  * character, read from where the search starts, which on a line holding
  * thousands of matches was seconds. This is re2js's own backtracker
- * (`BitState.tryBacktrack` and `Backtracker.execute` in re2js 2.10.0, MIT,
- * after RE2/J and Go's regexp), with three changes: it runs on a program of
- * any size, over a window of the line, with the visited set stamped by a
- * generation rather than cleared for each search; starts are tried only up
- * to `last`; and the assertions see the whole line, so a window's edges are
- * not taken for the line's. Each (instruction, place) pair is tried once,
- * so a search costs at most the program's size times the window's.
+ * (`BitState.tryBacktrack` and `Backtracker.execute` in re2js 2.10.0, MIT
+ * licence, Copyright (c) 2023 Oleksii Vasyliev; after RE2/J and Go's
+ * regexp; see core/redaction/gitleaks/PROVENANCE.md), with these changes:
+ * it runs on a program of any size, over a window of the line; the visited
+ * set is a table stamped per search rather than cleared, or, for a window
+ * wider than the table, lists of instructions by place; starts are tried
+ * only up to `last`, and only where `canStart` allows; the assertions read
+ * the whole line, so a window's edges are not taken for the line's; and a
+ * path that would read past the window ends the search with no answer.
+ * Each (instruction, place) pair is tried at most once in a search.
  *
  * It gives what re2js gives on the line (leftmost-first, the same groups):
  * test/core/redact-windows.test.ts compares the scan's matches with re2js's
