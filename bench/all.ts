@@ -26,7 +26,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'diff', what: '5: diff preparation at 1, 10 and 50 MB', quick: ['--reps', '2', '--busy', '0'] },
   { name: 'run-store', what: '6: run store appends with 1, 3 and 8 writers', quick: ['--rounds', '1'] },
   { name: 'opencode', what: '7: the opencode process models', quick: ['--reps', '1'] },
-  { name: 'redact', what: 'issue 19: redaction of a 600 KB shared context', quick: ['--reps', '3'] },
+  { name: 'redact', what: 'issues 19 and 27: redaction of 600 KB contexts and hostile lines', quick: ['--reps', '3'] },
 ]
 
 const args = parseArgs({

@@ -17,10 +17,12 @@
  *
  * Not a test: it measures, and exits non-zero only if a delivery went unanswered or a bound broke.
  */
+
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { answered, createScriptedModelRuntime, failed } from '../adapters/memory/model-runtime.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
+import { createWorkerRedactor } from '../adapters/worker/redactor.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../core/budget.ts'
 import { WAITING_PLACES } from '../core/limits.ts'
 import { DEFAULT_SETTINGS } from '../core/settings.ts'
@@ -120,6 +122,7 @@ async function main(): Promise<void> {
         limiter: createSessionLimiter(MAX_SESSIONS * 4),
         classificationTimeoutMs: 60_000,
         contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
+        redactor: createWorkerRedactor(),
       })
       return {
         async handle(text, onProgress) {

@@ -23,6 +23,7 @@ import { createRecordingMetrics } from '../adapters/memory/metrics.ts'
 import { createScriptedModelRuntime, failed } from '../adapters/memory/model-runtime.ts'
 import { createMemorySecretStore } from '../adapters/memory/secret-store.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
+import { createWorkerRedactor } from '../adapters/worker/redactor.ts'
 import { costUsd, rowsUsage } from '../core/cost.ts'
 import { buildSharedContext } from '../core/prompt.ts'
 import { RUNTIME_KEY_SECRETS } from '../core/service-account.ts'
@@ -128,6 +129,7 @@ async function startBench(): Promise<Bench & { contextBytes: number; contextToke
       limiter: createSessionLimiter(MAX_SESSIONS),
       classificationTimeoutMs: CLASSIFICATION_TIMEOUT_MS,
       contextBudgetBytes: CONTEXT_BUDGET_BYTES,
+      redactor: createWorkerRedactor(),
       schedule,
     })
   }

@@ -26,6 +26,7 @@ import { createScriptedModelRuntime, failed } from '../adapters/memory/model-run
 import { createMemorySecretStore } from '../adapters/memory/secret-store.ts'
 import { createOpencodeRuntime } from '../adapters/opencode/runtime.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
+import { createWorkerRedactor } from '../adapters/worker/redactor.ts'
 import { buildQuestion, buildSharedContext } from '../core/prompt.ts'
 import { RUNTIME_KEY_SECRETS } from '../core/service-account.ts'
 import type { RunRequest } from '../core/types.ts'
@@ -180,6 +181,7 @@ async function startBench(ticks: number): Promise<Bench> {
       limiter: createSessionLimiter(MAX_SESSIONS),
       classificationTimeoutMs: CLASSIFICATION_TIMEOUT_MS,
       contextBudgetBytes: CONTEXT_BUDGET_BYTES,
+      redactor: createWorkerRedactor(),
     })
   }
 

@@ -91,6 +91,8 @@ type Modules = {
   answered: (text: string) => unknown
   failed: (kind: string, detail: string) => unknown
   createSystemClock: () => unknown
+  /** The worker redactor, at a revision that has one (issue 27); older ones redact in place. */
+  createRedactor: (() => unknown) | null
 }
 
 async function modulesAt(root: string): Promise<Modules> {
@@ -110,6 +112,10 @@ async function modulesAt(root: string): Promise<Modules> {
     answered: scripted.answered,
     failed: scripted.failed,
     createSystemClock: clock.createSystemClock,
+    createRedactor: await load('adapters/worker/redactor.ts').then(
+      (worker) => worker.createWorkerRedactor,
+      () => null,
+    ),
   }
 }
 
@@ -127,6 +133,7 @@ function classifierOf(modules: Modules, runtime: (logger: Logger) => unknown): C
       limiter: modules.createSessionLimiter(MAX_SESSIONS),
       classificationTimeoutMs: CLASSIFICATION_TIMEOUT_MS,
       contextBudgetBytes: CONTEXT_BUDGET_BYTES,
+      ...(modules.createRedactor === null ? {} : { redactor: modules.createRedactor() }),
     }) as ReturnType<ClassifierFactory>
 }
 

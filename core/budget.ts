@@ -66,5 +66,14 @@ export function formatSize(bytes: number, rounding: 'up' | 'down'): string {
  * as U+FFFD, 3 bytes), without building the bytes: the runtime's own count.
  */
 export function utf8Length(text: string): number {
-  return Buffer.byteLength(text, 'utf8')
+  return RUNTIME_BUFFER.byteLength(text, 'utf8')
 }
+
+/**
+ * Bun's (and Node's) Buffer, typed here: core/prompt.ts, which counts a
+ * context's bytes with `utf8Length`, is in the pages' type check through a
+ * type import, and the pages' tsconfig has no runtime's type definitions.
+ * The pages never call it.
+ */
+const RUNTIME_BUFFER = (globalThis as unknown as { Buffer: { byteLength(text: string, encoding: 'utf8'): number } })
+  .Buffer

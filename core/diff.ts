@@ -1,14 +1,23 @@
 /**
  * Normalising a unified git diff before it goes into the shared prompt
- * context: object hashes out (so a rebase keeps the cached prefix), lockfiles
- * down to one line each (so generated churn neither eats the size budget nor
- * the model's attention).
+ * context: object hashes out (so a rebase keeps the cached prefix, and no
+ * hash is in it at all: a submodule's `Subproject commit <hash>` lines lose
+ * theirs too), lockfiles down to one line each (so generated churn neither
+ * eats the size budget nor the model's attention).
  *
  * Both functions work line by line on the text as the forge returns it and
  * keep every line they do not drop byte for byte, line endings included.
  */
 
-/** Basenames that mark a file section as a lockfile. Matched exactly, case-sensitive. */
+import { lineEnd, lineText } from './diff-lines.ts'
+import { hunkLines, isFlakeLockHunks, mayBeFlakeLock } from './lockfile-content.ts'
+import { type LineEdit, submoduleHashEdits } from './submodule-hash.ts'
+
+/**
+ * Basenames that mark a file section as a lockfile. Matched exactly,
+ * case-sensitive. A `*.lock` not listed is one when its content is
+ * flake.lock's format (core/lockfile-content.ts).
+ */
 export const LOCKFILE_NAMES = [
   'package-lock.json',
   'npm-shrinkwrap.json',
@@ -30,31 +39,53 @@ export const LOCKFILE_NAMES = [
   'packages.lock.json',
   'gradle.lockfile',
   'deno.lock',
+  'devenv.lock',
+  'Gopkg.lock',
 ] as const
 
 const lockfileNames: ReadonlySet<string> = new Set(LOCKFILE_NAMES)
 
 /**
- * Removes each file's `index <hash>..<hash>[ <mode>]` header line.
+ * Removes each file's `index <hash>..<hash>[ <mode>]` header line, and the
+ * hash of each `Subproject commit <hash>` line of a submodule's section
+ * (its mode 160000), which keeps its marker and words (`+Subproject commit`).
  *
  * Only a line in a file header (after `diff --git`, before the first `---`,
  * `@@`, `Binary files` or `GIT binary patch`) is taken: hunk content always
  * starts with ' ', '+', '-' or '\', and text before the first `diff --git` is
- * not a header, so neither can lose a line that merely looks like one.
+ * not a header, so neither can lose a line that merely looks like one. A
+ * `Subproject commit` line is changed only in a submodule's section, never
+ * in a file that merely holds such a line.
  */
 export function stripObjectHashes(diff: string): string {
   const pieces: string[] = []
   let kept = 0
   for (const section of fileSections(diff)) {
-    const dropped = droppedIndexLines(diff, section)
-    for (let i = 0; i < dropped.length; i += 2) {
-      pieces.push(diff.slice(kept, dropped[i]))
-      kept = dropped[i + 1] ?? kept
-    }
+    kept = pushStripped(pieces, diff, kept, droppedIndexLines(diff, section), submoduleHashEdits(diff, section))
   }
   if (kept === 0) return diff
   pieces.push(diff.slice(kept))
   return pieces.join('')
+}
+
+/** Pushes the text from `kept` through the section's edits (dropped index lines, then hunk edits); returns the new `kept`. */
+function pushStripped(
+  pieces: string[],
+  diff: string,
+  kept: number,
+  dropped: readonly number[],
+  edits: readonly LineEdit[],
+): number {
+  let at = kept
+  for (let i = 0; i < dropped.length; i += 2) {
+    pieces.push(diff.slice(at, dropped[i]))
+    at = dropped[i + 1] ?? at
+  }
+  for (const edit of edits) {
+    pieces.push(diff.slice(at, edit.start), edit.text)
+    at = edit.end
+  }
+  return at
 }
 
 /**
@@ -127,14 +158,13 @@ function preparedPieces(diff: string, strip: boolean): string[] {
       kept = section.end
       continue
     }
-    for (let i = 0; i < dropped.length; i += 2) {
-      pieces.push(diff.slice(kept, dropped[i]))
-      kept = dropped[i + 1] ?? kept
-    }
+    kept = pushStripped(pieces, diff, kept, dropped, strip ? submoduleHashEdits(diff, section) : NO_EDITS)
   }
   pieces.push(kept === 0 ? diff : diff.slice(kept))
   return pieces
 }
+
+const NO_EDITS: readonly LineEdit[] = []
 
 const NONE: readonly number[] = []
 
@@ -143,25 +173,8 @@ const NONE: readonly number[] = []
 const INDEX_LINE = /^index [0-9a-fA-F]+(?:,[0-9a-fA-F]+)*\.\.[0-9a-fA-F]+(?: [0-7]+)?$/
 
 const LF = 0x0a
-const CR = 0x0d
 const PLUS = 0x2b
 const MINUS = 0x2d
-
-/** Index after the `\n` of the line starting at `start`, or the text's length. */
-function lineEnd(text: string, start: number): number {
-  const newline = text.indexOf('\n', start)
-  return newline === -1 ? text.length : newline + 1
-}
-
-/** The text of the line at [start, end): without its `\n` or `\r\n`. */
-function lineText(text: string, start: number, end: number): string {
-  let stop = end
-  if (stop > start && text.charCodeAt(stop - 1) === LF) {
-    stop -= 1
-    if (stop > start && text.charCodeAt(stop - 1) === CR) stop -= 1
-  }
-  return text.slice(start, stop)
-}
 
 /** Whether the line starting at `start` begins a file section (none of the prefixes holds a line ending). */
 function isFileStart(text: string, start: number): boolean {
@@ -226,17 +239,23 @@ function collapsedLine(diff: string, section: FileSection, lastLineDropped: bool
   const fromFirstLine = diffGitPaths(first)
   // Every path of the first line is among the section's paths, so one that
   // is not a lockfile's settles it without reading the rest.
-  if (fromFirstLine?.every(isLockfilePath) === false) return undefined
+  if (fromFirstLine?.some((path) => lockfileBy(path) === null) === true) return undefined
   const facts = readSection(diff, section, fromFirstLine)
-  const isLockfile = !facts.unreadable && facts.paths.length > 0 && facts.paths.every(isLockfilePath)
-  if (!isLockfile) return undefined
+  if (facts.unreadable || facts.paths.length === 0) return undefined
+  const by = facts.paths.map(lockfileBy)
+  if (by.includes(null)) return undefined
+  // A `*.lock` not named above is a lockfile only if what it holds is flake.lock's format.
+  if (by.includes('content') && (facts.binary || !isFlakeLockHunks(hunkLines(diff, section)))) return undefined
   // The header's own ending, unless the section closed the diff without one.
   const ending = diff.charCodeAt(end - 1) === LF || lastLineDropped ? diff.slice(start + first.length, firstEnd) : ''
   return `${first} (${describe(facts)}, collapsed)${ending}`
 }
 
-function isLockfilePath(path: string): boolean {
-  return lockfileNames.has(basename(path))
+/** How a path can be a lockfile's: by its name, by its content (a `*.lock`), or not at all. */
+function lockfileBy(path: string): 'name' | 'content' | null {
+  const name = basename(path)
+  if (lockfileNames.has(name)) return 'name'
+  return mayBeFlakeLock(name) ? 'content' : null
 }
 
 function describe(facts: SectionFacts): string {

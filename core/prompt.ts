@@ -7,8 +7,15 @@
  * bytes, which is what the cache keys on.
  */
 
+import { utf8Length } from './budget.ts'
 import { prepareDiffPieces } from './diff.ts'
-import { REDACTION_NOTE, type RedactionFinding, redactSharedContext } from './redact.ts'
+import {
+  REDACTION_NOTE,
+  type Redacted,
+  type RedactionFinding,
+  type RedactionInput,
+  redactSharedContext,
+} from './redact.ts'
 import type { Classification, CommitMessage } from './types.ts'
 
 /**
@@ -118,14 +125,30 @@ export type SharedContext = { context: string; findings: RedactionFinding[]; red
  * a line it names is one the model sees.
  */
 export function prepareSharedContext(input: SharedContextInput): SharedContext {
-  // neutraliseFence(redact(collapseLockfiles(stripObjectHashes(diff)))), in
-  // pieces cut at line ends (which neutraliseFence allows).
+  const parts = prepareContextParts(input)
+  return assembleSharedContext(input, redactSharedContext(parts.redaction))
+}
+
+/**
+ * What a run prepares before its redaction: the parts to redact (the diff
+ * with its hashes stripped and lockfiles collapsed), and the size the
+ * shared context has before redaction, so a PR over the budget is refused
+ * without paying for a redaction (issue 27). The redaction itself may run
+ * elsewhere (a worker); `assembleSharedContext` then builds the context.
+ */
+export function prepareContextParts(input: SharedContextInput): { redaction: RedactionInput; bytes: number } {
   const pieces = prepareDiffPieces(input.diff)
-  const redaction = redactSharedContext({
+  const redaction: RedactionInput = {
     title: input.title,
     commits: input.commits.map((commit) => commit.message),
     diff: pieces.length === 1 ? (pieces[0] ?? '') : pieces.join(''),
-  })
+  }
+  return { redaction, bytes: utf8Length(buildSharedContextAround(input, pieces.map(neutraliseFence))) }
+}
+
+/** The shared context around the redacted parts: neutraliseFence(redact(collapseLockfiles(stripObjectHashes(diff)))). */
+export function assembleSharedContext(input: SharedContextInput, redaction: Redacted): SharedContext {
+  // The redacted diff comes in pieces cut at line ends, which neutraliseFence allows.
   const context = buildSharedContextAround(
     { ...input, title: redaction.title, commits: redaction.commits.map((message) => ({ message })) },
     redaction.diff.map(neutraliseFence),

@@ -55,6 +55,14 @@ export type Redacted = {
   redacted: number
 }
 
+/**
+ * How long a run's redaction may take (the classifier runs it on a worker
+ * thread): far above what the benchmark measures for the largest context a
+ * run may send (bench/results/redact.md), so only a PR built to be slow, or
+ * a machine in trouble, meets it; the run then ends as no verdict.
+ */
+export const REDACTION_DEADLINE_MS = 10_000
+
 /** For the system prompt: what a placeholder in the pull request's text is. */
 export const REDACTION_NOTE =
   'Where the pull request held a secret (a key, token, password or private key), it was replaced before the pull request was sent to you by a placeholder of the form [redacted <kind> #<n>]: <kind> says what sort of secret it was, and <n> numbers the distinct secrets, the same number wherever the same secret appears. The secret itself is not available to you; judge the pull request as if it were there.'
@@ -131,7 +139,9 @@ function redactDiff(diff: string, run: Numbering, findings: RedactionFinding[]):
       let to = lineEndAt(diff, (numbered[i] as Numbered).span.end)
       let j = i + 1
       while (j < numbered.length && (numbered[j] as Numbered).span.start < to) {
-        to = lineEndAt(diff, (numbered[j] as Numbered).span.end)
+        // Spans are sorted and apart, so a span ending by `to` ends on its line: no need to look for that line's end again.
+        const { end } = (numbered[j] as Numbered).span
+        if (end > to) to = lineEndAt(diff, end)
         j += 1
       }
       const rebuilt: string[] = []
@@ -178,7 +188,9 @@ function lineEndAt(text: string, at: number): number {
  */
 function replacement(text: string, span: Span, placeholderText: string, diff: boolean): string {
   let out = placeholderText
-  for (let at = text.indexOf('\n', span.start); at !== -1 && at < span.end; at = text.indexOf('\n', at + 1)) {
+  // Only the span's own characters are read: a line may be a megabyte long and hold thousands of secrets.
+  for (let at = span.start; at < span.end; at++) {
+    if (text.charCodeAt(at) !== 0x0a) continue
     out += at > span.start && text.charCodeAt(at - 1) === 0x0d ? '\r\n' : '\n'
     const marker = text[at + 1]
     if (diff && at + 1 < span.end && (marker === '+' || marker === '-' || marker === ' ')) out += marker

@@ -13,6 +13,7 @@
  * a directory of its own, which a live classifier sharing the `WORK_DIR`
  * leaves alone.
  */
+
 import { join, resolve } from 'node:path'
 import { type ClaudeRuntimeConfig, createClaudeRuntime } from '../adapters/claude/runtime.ts'
 import { ensurePrivateDir } from '../adapters/fs/private-dir.ts'
@@ -24,6 +25,7 @@ import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
 import { endLeftovers, type Instance, startInstance } from '../adapters/process/records.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
+import { createWorkerRedactor } from '../adapters/worker/redactor.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../core/budget.ts'
 import type { Runtime } from '../core/types.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -126,6 +128,8 @@ export async function runClassifier(makeRuntimes: RuntimesFactory = realRuntimes
     limiter: createSessionLimiter(config.maxSessions),
     classificationTimeoutMs: config.classificationTimeoutMs,
     contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
+    // A worker thread: a long redaction never holds the loop the heartbeats and other runs need.
+    redactor: createWorkerRedactor(),
     acpBaseUrls: config.acpBaseUrls,
     buckets: createNatsKvBuckets(nats),
   })

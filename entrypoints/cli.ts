@@ -6,8 +6,9 @@
  *   validate [PATH]                       check the rules (and examples) file, print them
  *   prompt --rules PATH --diff FILE ...   print exactly what the model would get
  * Exit codes of validate and prompt: 0 fine, 1 the input is wrong (problems
- * printed), 2 usage error. Of check: 0 approve, 1 request changes, 2 no
- * verdict for any reason, a usage error included, so 1 means one thing.
+ * printed), 2 usage error; of prompt also 3, the PR is over the size budget.
+ * Of check: 0 approve, 1 request changes, 2 no verdict for any reason, a
+ * usage error included, so 1 means one thing.
  * Each command lives in its own file under cli/.
  */
 import { EXAMPLES_YML_PATH } from '../core/examples-file.ts'
@@ -84,7 +85,14 @@ const USAGE = `usage:
       first: a .json file holding an array of strings or of {"message": ...},
       or text with the messages separated by NUL characters, as
       'git log -z --reverse --format=%B BASE..HEAD' writes them.
+      Either file may hold bytes that are not UTF-8: they are read as
+      U+FFFD, as the service reads a PR's diff, and one line on stderr
+      says so.
       --json prints one JSON object instead of the readable form.
+      Exit codes: 0 printed, 1 the input is wrong (a file that can't be
+      read, rules that don't load), 2 usage error, 3 the PR is over the
+      size budget (nothing printed but the budget: a run on it redacts
+      nothing and calls no model).
 `
 
 function isUsageError(error: unknown): error is Error {

@@ -10,12 +10,15 @@
  *
  * The checkout should be at the tag PROVENANCE.md names. Not a test: the
  * repository carries gitleaks' rules, not its Go sources (whose samples
- * would trip secret scanners).
+ * would trip secret scanners). It then runs our own rules' cases
+ * (test/core/redact-own-samples.ts, which test/core/redact-own-rules.test.ts
+ * asserts) the same way, so one command reports on every rule.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { RULES } from '../core/redaction/rules.ts'
 import { findSecrets } from '../core/redaction/scan.ts'
+import { OWN_RULE_SAMPLES } from '../test/core/redact-own-samples.ts'
 
 /** The rules that apply to some files only, and a path each applies to. */
 const PATHS: Readonly<Record<string, string>> = {
@@ -102,6 +105,39 @@ function main(checkout: string): void {
   }
   console.log(`true positives found by their rule: ${counts.tpFound} of ${counts.tp}`)
   console.log(`false positives flagged by their rule: ${counts.fpFlagged} of ${counts.fp}`)
+  for (const miss of misses) console.log(`  ${miss}`)
+  if (misses.length > 0) process.exitCode = 1
+  ownRules()
+}
+
+/** Our own rules' true and false cases: a true one found by its rule, a false one by none. */
+function ownRules(): void {
+  const counts = { tp: 0, tpFound: 0, fp: 0, fpFlagged: 0 }
+  const misses: string[] = []
+  for (const { id, tps, fps } of OWN_RULE_SAMPLES) {
+    for (const [list, samples] of [
+      ['tps', tps],
+      ['fps', fps],
+    ] as const) {
+      samples.forEach((sample, index) => {
+        const diff = sample.text.startsWith('diff --git ')
+        const spans = findSecrets(sample.text, { start: 0, end: sample.text.length, path: () => sample.path, diff })
+        if (list === 'tps') {
+          counts.tp += 1
+          if (spans.some((span) => RULES[span.rule]?.kind === id)) counts.tpFound += 1
+          else misses.push(`missed (${id}), case ${index + 1}`)
+        } else {
+          counts.fp += 1
+          if (spans.length > 0) {
+            counts.fpFlagged += 1
+            misses.push(`flagged (${id}), case ${index + 1}`)
+          }
+        }
+      })
+    }
+  }
+  console.log(`our rules' true cases found: ${counts.tpFound} of ${counts.tp}`)
+  console.log(`our rules' false cases flagged: ${counts.fpFlagged} of ${counts.fp}`)
   for (const miss of misses) console.log(`  ${miss}`)
   if (misses.length > 0) process.exitCode = 1
 }

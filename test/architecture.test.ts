@@ -42,7 +42,7 @@ type Rule = {
 }
 
 const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`)
-const PURE_PACKAGES = new Set(['yaml', '@sinclair/typebox', '@sinclair/typebox/value'])
+const PURE_PACKAGES = new Set(['yaml', '@sinclair/typebox', '@sinclair/typebox/value', 're2js'])
 
 const RULES: Record<string, Rule> = {
   'core imports only core and pure packages': {

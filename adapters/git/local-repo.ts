@@ -15,6 +15,7 @@
 import { appError } from '../../core/errors.ts'
 import { parseCommitLog, parseTreeEntries, shortBranchName, type TreeEntry } from '../../core/local-branch.ts'
 import type { CommitMessage } from '../../core/types.ts'
+import { type DecodedText, decodeUtf8 } from '../../core/utf8.ts'
 
 export type LocalRepoConfig = {
   /** Any directory inside the work tree. */
@@ -46,8 +47,8 @@ export type LocalRepo = {
   mergedBy(commit: string, tip: string): Promise<string | null>
   /** The full messages of the commits in `from..to`, oldest first. */
   commitMessages(from: string, to: string): Promise<CommitMessage[]>
-  /** The unified diff from `from` to `to`. */
-  diff(from: string, to: string): Promise<string>
+  /** The unified diff from `from` to `to`, decoded as the service decodes a PR's (core/utf8.ts). */
+  diff(from: string, to: string): Promise<DecodedText>
   /** The tree entries at `paths` in `commit` (a path that isn't there has none). */
   entriesAt(commit: string, paths: readonly string[]): Promise<TreeEntry[]>
   /** A file's bytes at `commit`, decoded as UTF-8 the way the forge's contents route is. */
@@ -184,7 +185,11 @@ export function createLocalRepo(config: LocalRepoConfig): LocalRepo {
       return parseCommitLog(await text(['log', '-z', '--reverse', '--format=%B', `${from}..${to}`]))
     },
     async diff(from, to) {
-      return text(['diff', ...DIFF_OPTIONS, from, to, '--'])
+      // As the service reads the forge's diff: invalid UTF-8 as U+FFFD, and said so (core/utf8.ts).
+      const args = ['diff', ...DIFF_OPTIONS, from, to, '--']
+      const run = await git(args)
+      if (run.code !== 0) throw failure(args, run)
+      return decodeUtf8(run.stdout)
     },
     async entriesAt(commit, paths) {
       return parseTreeEntries(await text(['ls-tree', '-z', '--long', commit, '--', ...paths]))

@@ -10,56 +10,45 @@
  * - a password in a URL (`scheme://user:password@host`), from detect-secrets'
  *   basic-auth plugin: gitleaks has none for URLs in general.
  *
- * Each keeps its upstream pattern; what is ours is the capture group around
- * the secret (so the key's name stays readable) and the keywords (gitleaks'
- * prefilter). Also ours: the vendors' documented example keys, which no rule
- * reports (gitleaks knows AWS's example key id only, and its generic rule
- * would take Azurite's key for a secret).
+ * Each keeps its upstream pattern (the URL one widened, see below); what is
+ * ours is the capture group around the secret (so the key's name stays
+ * readable) and the keywords (gitleaks' prefilter). Also ours: the vendors'
+ * documented example keys, which no rule reports (gitleaks knows AWS's
+ * example key id only, and its generic rule would take Azurite's key for a
+ * secret), and the rules of own-rules.ts (issue 27), which follow these.
  */
+import { OWN_RULES } from './own-rules.ts'
 import type { VendoredRule } from './rule-types.ts'
 
 /**
  * Keys vendors publish as examples, which stay as they are wherever they
  * appear: AWS's example access key id and secret access key (AWS's IAM
- * documentation) and the account key of Azurite, Azure's storage emulator
- * (Microsoft's Azurite documentation). Split here so the file holds none
- * whole for a scanner to trip on.
+ * documentation), the account key of Azurite, Azure's storage emulator
+ * (Microsoft's Azurite documentation), the secret keys Flask's
+ * documentation shows (docs/config.rst, docs/quickstart.rst), and the
+ * bcrypt hashes Laravel's UserFactory has given its users over the years
+ * (checked: of `password` and `secret`; the salt and hash, as the
+ * password-hash rule takes them). Split here so the file holds none whole
+ * for a scanner to trip on.
  */
 export const DOCUMENTED_EXAMPLE_KEYS: readonly string[] = [
   `AKIAIOSFODNN7${'EXAMPLE'}`,
   `wJalrXUtnFEMI/K7MDENG/bPxRfiCY${'EXAMPLEKEY'}`,
   `Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/${'K1SZFPTOtr/KBHBeksoGMGw=='}`,
+  `192b9bdd22ab9ed4d12e236c78afcb9a${'393ec15f71bbf5dc987d54727823bcbf'}`,
+  `5f352379324c2246${'3451387a0aec5d2f'}`,
+  String.raw`_5#y2L"F4Q8z${''}\n\xec]/`,
+  `92IXUNpkjO0rOQ5byMi.Ye4oKoEa3Ro9l${'lC/.og/at2.uheWG/igi'}`,
+  `TKh8H1.PfQx37YgCzwiKb.KjNyWgaHb9c${'bcoQgdIVFlYg7B77UdFm'}`,
+  `Z/vhVO3e.UXKaG11EWgxc.EL7uej3Pi1M${'0Pq0orF5cbFGtyVh0V3C'}`,
+  `oPCcCpaPQ69KQ1fdrAIL0eptYCcG/s/Nm${'QZizJfVdB.QOXUn5mGE6'}`,
 ]
 
-/** detect-secrets' RESERVED_CHARACTERS and SUB_DELIMITER_CHARACTERS (RFC 3986 §2.2), which neither user nor password may hold. */
-const URL_DELIMITERS = String.raw`:/?#\[\]@!$&'()*+,;=`
+/** The catch-all rules: where one of them and a specific rule find the same secret, the specific rule's kind names it. */
+export const CATCH_ALL_KINDS: readonly string[] = ['generic-api-key', 'password-assignment']
 
-/**
- * secretlint-rule-basicauth's placeholders (BUILTIN_IGNORED_PATTERNS, isVariableLikeString,
- * isLikelyRealPassword), tried on the password: shorter than 4, one character repeated, a
- * template variable, or holding one of its placeholder words (less `${password}` and
- * `${username}`, which hold `{password}` and `{username}` and so pass with them).
- */
-const PLACEHOLDER_PASSWORDS = [
-  String.raw`^[\s\S]{1,3}$`,
-  String.raw`^([\s\S])\1{3,}$`,
-  String.raw`\$\{[^}]{1,50}\}|\{\{[^}]{1,50}\}\}|\{[^}]{1,50}\}|%[A-Z_]{1,30}%|\$[A-Z_]{1,30}`,
-].map((source) => ({ source, flags: '' }))
-const PLACEHOLDER_WORDS = [
-  'localhost',
-  '127.0.0.1',
-  'password',
-  'mypassword',
-  'myusername',
-  '{password}',
-  '{{password}}',
-  '{username}',
-  '{{username}}',
-  'YOUR_PASSWORD',
-  'YOUR_USERNAME',
-  'REPLACE_WITH_PASSWORD',
-  'REPLACE_WITH_USERNAME',
-].map((word) => word.toLowerCase())
+/** A URL's user name, or each half of one that is an e-mail address: none of the URL's delimiters, quotes, brackets or spaces. */
+const URL_USER = String.raw`[^ \t\r\n:/?#\[\]"'<>()@]{1,128}`
 
 export const EXTRA_RULES: readonly VendoredRule[] = [
   {
@@ -88,16 +77,21 @@ export const EXTRA_RULES: readonly VendoredRule[] = [
     allowlists: [],
   },
   {
-    // detect-secrets BasicAuthDetector: `://user:password@`, neither part holding a delimiter or a space.
+    // detect-secrets BasicAuthDetector, widened (issue 27): the user may be an e-mail address or empty (`redis://:pw@`),
+    // and the password may hold `@`, `#`, `!`, `:` and the like, as .git-credentials writes them; the last `@` before
+    // the host ends it.
+    // Placeholders, the user's own name and hosts kept for examples or on this machine are passed over (filters.ts).
     id: 'url-password',
-    regex: { source: String.raw`://[^${URL_DELIMITERS}\s]+:([^${URL_DELIMITERS}\s]+)@`, flags: '' },
+    regex: {
+      source: String.raw`://(?:(?:${URL_USER}(?:@${URL_USER})?)?):([^ \t\r\n/"'<>]{1,256})@[^ \t\r\n/?#"'<>@]{1,253}`,
+      flags: '',
+    },
     secretGroup: 1,
     entropy: 0,
     keywords: ['://'],
     path: null,
     multiline: false,
-    allowlists: [
-      { target: 'secret', condition: 'OR', regexes: PLACEHOLDER_PASSWORDS, paths: [], stopwords: PLACEHOLDER_WORDS },
-    ],
+    allowlists: [],
   },
+  ...OWN_RULES,
 ]

@@ -1,10 +1,16 @@
 /**
  * The shape of a secret-detection rule as core/redaction reads it: gitleaks'
- * rule fields (config/gitleaks.toml), with each regex already rewritten for
- * JavaScript by scripts/gitleaks-rules.ts.
+ * rule fields (config/gitleaks.toml), each regex in RE2 syntax as gitleaks
+ * has it (scripts/gitleaks-rules.ts only makes its named groups plain).
  */
 
-/** A regex as JavaScript takes it: `new RegExp(source, flags)`. */
+/**
+ * A regex in RE2 syntax, matched by a linear-time RE2 engine (re2js; see
+ * core/redaction/rules.ts), never by JavaScript's backtracking RegExp.
+ * `flags` may hold `i`, `s` and `m`, meant as RE2 and JavaScript both mean
+ * them. The name is kept from when these were JavaScript regexes; a rule
+ * written in the syntax both share reads the same in either.
+ */
 export type JsRegex = { source: string; flags: string }
 
 export type VendoredAllowlist = {

@@ -4,33 +4,34 @@
  * differences docs/decisions.md ("Redaction") lists:
  *
  * - A rule runs only where one of its keywords is (any case), as gitleaks'
- *   prefilter has it; a rule meant to span lines (`multiline`) then runs on
- *   the whole fragment, every other rule on each line holding its keyword,
- *   which is what keeps 221 rules inside the time budget.
+ *   prefilter has it (keyword-scan.ts); a rule meant to span lines
+ *   (`multiline`) then runs on the whole fragment from a little before its
+ *   first keyword, every other rule on each line holding its keyword, and
+ *   there only around its keywords where its program shows that every
+ *   match holds one and how far a match reaches from it (reach.ts,
+ *   windows.ts), with what the whole line would give.
  * - The secret is the rule's secret group (else its first non-empty group,
  *   else the match), kept only if its entropy is over the rule's and no
  *   allowlist (gitleaks' global one less its paths, then the rule's) lets it
- *   pass, and it is none of the vendors' documented example keys.
+ *   pass, it is none of the vendors' documented example keys, and the
+ *   checks a pattern can't make (filters.ts) hold.
+ * - In a diff, a secret over several lines is cut into one piece per run of
+ *   lines of one side (filters.ts, `diffPieces`).
  * - A secret's span is then widened to the whole run of letters, digits,
  *   `_` and `-` it sits in, so a rule that matches a token's first N
  *   characters cannot leave its tail behind; in a diff it never takes a
  *   line's first column, the `+`, `-` or ` ` of the hunk.
  * - Overlapping spans are merged into one; the kind is the specific rule's
- *   over gitleaks' generic one, then the longest span's.
+ *   over a catch-all's (gitleaks' generic one, our password one), then the
+ *   longest span's.
  */
-import {
-  type Allowlist,
-  BIGRAM_COUNTS,
-  BIGRAM_STARTS,
-  EXAMPLE_KEYS,
-  GLOBAL_ALLOWLIST,
-  KEYWORDS,
-  PAIRS,
-  RULES,
-  type Rule,
-  TRIPLES,
-  tripleHash,
-} from './rules.ts'
+import { diffPieces, isSecret } from './filters.ts'
+import { keywordHits, placesOf } from './keyword-scan.ts'
+import { backtrackMatches, type RuleMatch, ruleMatches } from './matches.ts'
+import { type Allowlist, EXAMPLE_KEYS, GLOBAL_ALLOWLIST, RULES, type Rule } from './rules.ts'
+import { windowedMatches } from './windows.ts'
+
+export { type RuleMatch, ruleMatches } from './matches.ts'
 
 /** A secret's place in the text: [start, end), and the index of its rule in `RULES`. */
 export type Span = { start: number; end: number; rule: number }
@@ -45,11 +46,12 @@ export type Fragment = {
   diff: boolean
 }
 
-const LF = 0x0a
+/** Lines up to this long are tested whole by each rule with a keyword on them (one DFA pass); longer ones in slices. */
+const WHOLE_LINE_UNITS = 1024
 
 /** The merged secret spans of the fragment, in order of their start. */
 export function findSecrets(text: string, fragment: Fragment): Span[] {
-  const { lineRuns, wholeRules } = keywordHits(text, fragment)
+  const { lines, whole } = keywordHits(text, fragment.start, fragment.end)
   const found: Span[] = []
   const usable = new Map<number, boolean>()
   const ruleUsable = (index: number) => {
@@ -60,115 +62,64 @@ export function findSecrets(text: string, fragment: Fragment): Span[] {
     }
     return ok
   }
-  let cachedStart = -1
-  let cachedLine = ''
-  for (let i = 0; i < lineRuns.length; i += 2) {
-    const lineStart = lineRuns[i] as number
-    const index = lineRuns[i + 1] as number
-    if (!ruleUsable(index)) continue
-    if (lineStart !== cachedStart) {
-      const newline = text.indexOf('\n', lineStart)
-      cachedLine = text.slice(lineStart, newline === -1 || newline > fragment.end ? fragment.end : newline)
-      cachedStart = lineStart
+  for (const hits of lines) {
+    const { start } = hits
+    let line: string | undefined
+    for (const index of hits.rules) {
+      if (!ruleUsable(index)) continue
+      if (line === undefined) {
+        const newline = text.indexOf('\n', start)
+        line = text.slice(start, newline === -1 || newline > fragment.end ? fragment.end : newline)
+      }
+      const rule = RULES[index] as Rule
+      // A short line is asked whole first: one DFA pass over it costs less than working out slices, and most lines
+      // have no match. The matches are then taken around the keywords (or, for a rule whose matches may lack one,
+      // by re2js on the whole line).
+      const short = line.length <= WHOLE_LINE_UNITS
+      if (short && !rule.scan.test(line)) continue
+      const matches =
+        rule.reach.keyworded && Number.isFinite(rule.reach.lead)
+          ? windowedMatches(rule, rule.reach, line, placesOf(hits, index), short)[Symbol.iterator]()
+          : ruleMatches(rule, line, 0, !short)
+      matchRule(index, line, start, text, fragment, found, matches)
     }
-    matchRule(index, cachedLine, lineStart, text, fragment, found)
   }
-  for (const index of wholeRules) {
+  for (const [index, firstEnd] of whole) {
     if (!ruleUsable(index)) continue
-    matchRule(index, text.slice(fragment.start, fragment.end), fragment.start, text, fragment, found)
+    const rule = RULES[index] as Rule
+    const reach = rule.reach
+    // No match starts before its first keyword's end less the rule's lead.
+    const from = reach.keyworded ? Math.max(0, firstEnd - reach.lead - fragment.start) : 0
+    const scope = text.slice(fragment.start, fragment.end)
+    matchRule(
+      index,
+      scope,
+      fragment.start,
+      text,
+      fragment,
+      found,
+      backtrackMatches(rule, scope, Number.isFinite(from) ? from : 0),
+    )
   }
   return merged(found)
-}
-
-/**
- * One pass over the fragment for the keywords: for each line-wise rule the
- * lines (their starts) that hold one of its keywords, as (line start, rule)
- * pairs in text order, and the multiline rules with a keyword anywhere.
- */
-function keywordHits(text: string, fragment: Fragment): { lineRuns: number[]; wholeRules: number[] } {
-  const lineRuns: number[] = []
-  const wholeRules: number[] = []
-  const lastLine = new Float64Array(RULES.length).fill(-1)
-  // Locals, not the imported bindings: this loop is most of the scan's time.
-  const starts = BIGRAM_STARTS
-  const counts = BIGRAM_COUNTS
-  const pairs = PAIRS
-  const triples = TRIPLES
-  const lower = ASCII_LOWER
-  let lineStart = fragment.start
-  const last = fragment.end - 1
-  // The characters at i, i + 1 and i + 2, folded (0 past the fragment's end).
-  let a = fragment.start < fragment.end ? foldedAt(text, fragment.start, lower) : 0
-  let b = fragment.start + 1 < fragment.end ? foldedAt(text, fragment.start + 1, lower) : 0
-  for (let i = fragment.start; i < last; i++) {
-    const c = i + 2 < fragment.end ? foldedAt(text, i + 2, lower) : 0
-    const key = (a << 7) | b
-    const current = a
-    a = b
-    b = c
-    if (current === LF) {
-      lineStart = i + 1
-      continue
-    }
-    if (pairs[key] === 0) {
-      const hash = tripleHash(current, a, c)
-      if (((triples[hash >>> 5] as number) & (1 << (hash & 31))) === 0) continue
-    }
-    const first = starts[key] as number
-    if (first === -1) continue
-    const stop = first + (counts[key] as number)
-    for (let k = first; k < stop; k++) {
-      const keyword = KEYWORDS[k]
-      if (keyword === undefined || !keywordAt(text, i, keyword.text, fragment.end)) continue
-      for (const index of keyword.rules) {
-        if (lastLine[index] === lineStart || lastLine[index] === -2) continue
-        if ((RULES[index] as Rule).multiline) {
-          lastLine[index] = -2
-          wholeRules.push(index)
-        } else {
-          lastLine[index] = lineStart
-          lineRuns.push(lineStart, index)
-        }
-      }
-    }
-  }
-  wholeRules.sort((x, y) => x - y)
-  return { lineRuns, wholeRules }
-}
-
-/** ASCII letters folded to lower case; every other code under 128 as it is. */
-const ASCII_LOWER = Uint8Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c | 32 : c))
-
-/** The character's code folded by `lower`, or 0 (which starts no keyword) for one past ASCII. */
-function foldedAt(text: string, at: number, lower: Uint8Array): number {
-  const c = text.charCodeAt(at)
-  return c < 128 ? (lower[c] as number) : 0
-}
-
-/** Whether the lower-case ASCII keyword is at text[at], any case, its first two characters already compared. */
-function keywordAt(text: string, at: number, keyword: string, end: number): boolean {
-  if (at + keyword.length > end) return false
-  for (let j = 2; j < keyword.length; j++) {
-    let c = text.charCodeAt(at + j)
-    if (c >= 65 && c <= 90) c |= 32
-    if (c !== keyword.charCodeAt(j)) return false
-  }
-  return true
 }
 
 /** The rule's own path, and its allowlists that pass a whole file by its path (gitleaks checks them before matching). */
 function appliesTo(rule: Rule, fragment: Fragment): boolean {
   if (rule.path !== null && !rule.path.test(fragment.path())) return false
   for (const list of rule.allowlists) {
-    if (list.paths.length === 0) continue
-    const pathAllowed = list.paths.some((regex) => regex.test(fragment.path()))
-    if (!list.and && pathAllowed) return false
-    if (list.and && list.regexes.length === 0 && list.stopwords.length === 0 && pathAllowed) return false
+    // A list that also asks of the secret is decided match by match (isAllowed).
+    if (list.paths.length === 0 || (list.and && (list.regexes.length > 0 || list.stopwords.length > 0))) continue
+    if (list.anyPath?.test(fragment.path())) return false
   }
   return true
 }
 
-/** Runs the rule on `scope` (text[offset, offset + scope.length)) and adds the secrets it finds. */
+/**
+ * Adds the secrets of the rule's `matches` in `scope` (text[offset,
+ * offset + scope.length)) that pass its entropy, the allowlists and the
+ * checks of filters.ts.
+ */
 function matchRule(
   index: number,
   scope: string,
@@ -176,51 +127,36 @@ function matchRule(
   text: string,
   fragment: Fragment,
   found: Span[],
+  matches: Iterator<RuleMatch, void, boolean | undefined>,
 ): void {
   const rule = RULES[index] as Rule
-  const regex = rule.regex
-  regex.lastIndex = 0
-  for (let m = regex.exec(scope); m !== null; m = regex.exec(scope)) {
-    if (m[0] === '') {
-      regex.lastIndex += 1
-      continue
-    }
-    // gitleaks trims line breaks off the match's ends.
-    let matchStart = m.index
-    let matchEnd = m.index + m[0].length
-    while (matchStart < matchEnd && scope.charCodeAt(matchStart) === LF) matchStart += 1
-    while (matchEnd > matchStart && scope.charCodeAt(matchEnd - 1) === LF) matchEnd -= 1
-    const secret = secretRange(m, rule.secretGroup, matchStart, matchEnd)
-    if (secret === undefined) continue
-    const [start, end] = secret
-    const value = scope.slice(start, end)
+  // A line-wise rule's scope is the line: its `line` allowlists ask the same of every match on it, so once.
+  const scopeLine = lineTarget(() => scope)
+  let again = false
+  for (let step = matches.next(); step.done !== true; step = matches.next(again)) {
+    again = false
+    const m = step.value
+    const { matchStart, matchEnd } = m
+    const value = scope.slice(m.secretStart, m.secretEnd)
     if (rule.entropy > 0 && shannonEntropy(value) <= rule.entropy) continue
     const match = scope.slice(matchStart, matchEnd)
-    const line = () => linesAround(text, offset + matchStart, offset + matchEnd, fragment)
+    const line: LineTarget = rule.multiline
+      ? lineTarget(() => linesAround(text, offset + matchStart, offset + matchEnd, fragment))
+      : scopeLine
     if (EXAMPLE_KEYS.has(value) || isAllowed(GLOBAL_ALLOWLIST, value, match, line, fragment.path)) continue
     if (rule.allowlists.some((list) => isAllowed(list, value, match, line, fragment.path))) continue
-    found.push({ ...widened(text, offset + start, offset + end, fragment), rule: index })
+    const at = m.secretStart - matchStart
+    if (!isSecret({ kind: rule.kind, value, match, at, diff: fragment.diff, path: fragment.path })) {
+      // A real key may start inside a match passed over (a PEM header in code, then a key): look again from the next character.
+      again = rule.multiline
+      continue
+    }
+    const lineStart = rule.multiline ? lineStartOf(text, offset + m.secretStart, fragment) : offset
+    const span = widened(text, offset + m.secretStart, offset + m.secretEnd, lineStart, fragment)
+    for (const piece of fragment.diff ? diffPieces(text, span.start, span.end, rule.kind) : [span]) {
+      found.push({ ...piece, rule: index })
+    }
   }
-}
-
-/** [start, end) of the secret within the scope, or undefined when the group it names is empty. */
-function secretRange(
-  m: RegExpExecArray,
-  secretGroup: number,
-  matchStart: number,
-  matchEnd: number,
-): [number, number] | undefined {
-  const indices = m.indices
-  if (indices === undefined || m.length < 2) return [matchStart, matchEnd]
-  if (secretGroup > 0) {
-    const group = indices[secretGroup]
-    return group === undefined || group[0] === group[1] ? undefined : [group[0], group[1]]
-  }
-  for (let g = 1; g < m.length; g++) {
-    const group = indices[g]
-    if (group !== undefined && group[0] < group[1]) return [group[0], group[1]]
-  }
-  return [matchStart, matchEnd]
 }
 
 /** The whole lines the match touches, within the fragment (gitleaks' `line` target). */
@@ -230,37 +166,113 @@ function linesAround(text: string, start: number, end: number, fragment: Fragmen
   return text.slice(from, newline === -1 || newline > fragment.end ? fragment.end : newline)
 }
 
-function isAllowed(list: Allowlist, secret: string, match: string, line: () => string, path: () => string): boolean {
-  const target = list.target === 'secret' ? secret : list.target === 'match' ? match : line()
-  const regexAllowed = list.regexes.some((regex) => regex.test(target))
+/** The lines a match touches (gitleaks' `line` target), read and tried by an allowlist's regexes once each. */
+type LineTarget = { allowedBy(list: Allowlist): boolean }
+
+function lineTarget(lines: () => string): LineTarget {
+  let text: string | undefined
+  const answers = new Map<Allowlist, boolean>()
+  return {
+    allowedBy(list) {
+      let answer = answers.get(list)
+      if (answer === undefined) {
+        text ??= lines()
+        const target = text
+        answer = list.anyRegex?.test(target) ?? false
+        answers.set(list, answer)
+      }
+      return answer
+    },
+  }
+}
+
+function isAllowed(list: Allowlist, secret: string, match: string, line: LineTarget, path: () => string): boolean {
+  const regexAllowed =
+    list.target === 'line'
+      ? line.allowedBy(list)
+      : (list.anyRegex?.test(list.target === 'secret' ? secret : match) ?? false)
   let stopword = false
   if (list.stopwords.length > 0) {
-    const lower = secret.toLowerCase()
-    stopword = list.stopwords.some((word) => lower.includes(word))
+    stopword = holdsAny(secret.toLowerCase(), list.stopwords)
   }
   if (!list.and) return regexAllowed || stopword
   const checks: boolean[] = []
-  if (list.paths.length > 0) checks.push(list.paths.some((regex) => regex.test(path())))
+  if (list.paths.length > 0) checks.push(list.anyPath?.test(path()) ?? false)
   if (list.regexes.length > 0) checks.push(regexAllowed)
   if (list.stopwords.length > 0) checks.push(stopword)
   return checks.every(Boolean)
 }
 
+/** A trie of words: a node's children by character, and whether a word ends there. */
+type Trie = { next: Map<number, Trie>; end: boolean }
+
+const TRIES = new WeakMap<readonly string[], Trie>()
+
+/**
+ * Whether the text holds one of the words (`words.some((w) => text.includes(w))`), by a walk of their trie
+ * from each place: gitleaks' generic rule has 1,446 stopwords, asked of every value it finds.
+ */
+export function holdsAny(text: string, words: readonly string[]): boolean {
+  let trie = TRIES.get(words)
+  if (trie === undefined) {
+    trie = { next: new Map(), end: false }
+    for (const word of words) {
+      let node = trie
+      for (let i = 0; i < word.length; i++) {
+        const c = word.charCodeAt(i)
+        let child = node.next.get(c)
+        if (child === undefined) {
+          child = { next: new Map(), end: false }
+          node.next.set(c, child)
+        }
+        node = child
+      }
+      node.end = true
+    }
+    TRIES.set(words, trie)
+  }
+  if (trie.end) return true
+  for (let start = 0; start < text.length; start++) {
+    let node: Trie | undefined = trie
+    for (let i = start; i < text.length; i++) {
+      node = node.next.get(text.charCodeAt(i))
+      if (node === undefined) break
+      if (node.end) return true
+    }
+  }
+  return false
+}
+
 /** Shannon entropy in bits per character, as gitleaks computes it. */
 export function shannonEntropy(value: string): number {
   if (value === '') return 0
-  const counts = new Map<number, number>()
+  // Counted in a table for ASCII, a map past it, and summed in the order characters first appear (as a Map
+  // iterates): the same sum to the last bit, which a threshold compares.
+  const order: number[] = []
+  let wide: Map<number, number> | undefined
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i)
-    counts.set(c, (counts.get(c) ?? 0) + 1)
+    if (c < 128) {
+      if (ASCII_COUNTS[c] === 0) order.push(c)
+      ASCII_COUNTS[c] = (ASCII_COUNTS[c] as number) + 1
+    } else {
+      wide ??= new Map()
+      const seen = wide.get(c)
+      if (seen === undefined) order.push(c)
+      wide.set(c, (seen ?? 0) + 1)
+    }
   }
   let entropy = 0
-  for (const count of counts.values()) {
+  for (const c of order) {
+    const count = c < 128 ? (ASCII_COUNTS[c] as number) : (wide?.get(c) as number)
+    if (c < 128) ASCII_COUNTS[c] = 0
     const p = count / value.length
     entropy -= p * Math.log2(p)
   }
   return entropy
 }
+
+const ASCII_COUNTS = new Int32Array(128)
 
 function isTokenChar(c: number): boolean {
   return (
@@ -268,12 +280,23 @@ function isTokenChar(c: number): boolean {
   )
 }
 
-function widened(text: string, start: number, end: number, fragment: Fragment): { start: number; end: number } {
+/** The start of the line holding text[at], within the fragment. */
+function lineStartOf(text: string, at: number, fragment: Fragment): number {
+  return Math.max(fragment.start, text.lastIndexOf('\n', at - 1) + 1)
+}
+
+/** The secret's span widened to its token; `lineStart` is where the line holding `start` starts. */
+function widened(
+  text: string,
+  start: number,
+  end: number,
+  lineStart: number,
+  fragment: Fragment,
+): { start: number; end: number } {
   let from = start
   let to = end
   // The first column of a diff line is its marker, never part of a secret.
-  const floor = (at: number) => Math.max(fragment.start, text.lastIndexOf('\n', at - 1) + 1) + (fragment.diff ? 1 : 0)
-  const lowest = floor(from)
+  const lowest = lineStart + (fragment.diff ? 1 : 0)
   if (from < lowest && from < to) from = Math.min(lowest, to)
   while (from > lowest && isTokenChar(text.charCodeAt(from - 1))) from -= 1
   while (to < fragment.end && isTokenChar(text.charCodeAt(to))) to += 1

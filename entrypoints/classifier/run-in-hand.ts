@@ -14,7 +14,7 @@ export type RunInHand = {
   runtime: ModelRuntime
   /** What every session of the run is opened with. */
   spec: SessionSpec
-  /** Aborts when the service shuts down or the run stops before its questions (over budget). */
+  /** Aborts when the service shuts down. */
   signal: AbortSignal
   tell: RunTell
   /** Every session opened for the run and not ended yet, with its place, so none outlives the run. */

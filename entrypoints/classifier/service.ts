@@ -12,8 +12,10 @@
  */
 import { acpBaseUrlAllowed } from '../../core/acp-base-urls.ts'
 import { aggregateVerdict, type ClassificationResult } from '../../core/aggregate.ts'
-import { checkContextBudget } from '../../core/budget.ts'
-import { prepareSharedContext, SYSTEM_PROMPT } from '../../core/prompt.ts'
+import { budgetCheckOf, checkContextBudget } from '../../core/budget.ts'
+import { describeError, isAppError } from '../../core/errors.ts'
+import { assembleSharedContext, prepareContextParts, SYSTEM_PROMPT } from '../../core/prompt.ts'
+import { REDACTION_DEADLINE_MS } from '../../core/redact.ts'
 import { redactionSummary } from '../../core/redaction-report.ts'
 import type { Overall, RedactionSummary, Row, RunReply, RunRequest, Runtime } from '../../core/types.ts'
 import { decodeRunRequest } from '../../core/wire-decode.ts'
@@ -23,6 +25,7 @@ import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
 import type { ModelRuntime } from '../../ports/model-runtime.ts'
 import type { RunSubscription, RunTell } from '../../ports/queue.ts'
+import type { Redactor } from '../../ports/redactor.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { createSessionCostRecorder } from '../controller/usecases/spend-writes.ts'
 import { createQuestionAsker } from './question.ts'
@@ -49,6 +52,14 @@ export type ClassifierDeps = {
    * anyone still waits for the run. None (the local check): nothing is written.
    */
   buckets?: KvBuckets
+  /**
+   * Where a run's shared context is redacted: a worker thread
+   * (adapters/worker/redactor.ts) in the services, so a long redaction
+   * never holds the event loop; the tests may redact in place.
+   */
+  redactor: Redactor
+  /** How long a run's redaction may take before the run ends as no verdict; default {@link REDACTION_DEADLINE_MS}. */
+  redactionDeadlineMs?: number
   /** `ACP_BASE_URLS`, normalised (core/acp-base-urls.ts): an ACP run naming another fails before its key is read; null or absent allows any. */
   acpBaseUrls?: readonly string[] | null
   /**
@@ -91,6 +102,14 @@ export type Classifier = {
 const CANCELLED_BECAUSE = 'the controller stopped waiting for this run'
 /** A cancelled run's reply error. */
 export const CANCELLED_REASON = `cancelled: ${CANCELLED_BECAUSE}`
+/** Lower-case sentence for after `**No verdict:** `: why the run's redaction did not give a context. */
+function redactionFailedMessage(error: unknown, deadlineMs: number, shuttingDown: boolean): string {
+  if (shuttingDown) return 'the classifier stopped while it redacted the PR, so nothing was sent to the model'
+  if (isAppError(error, 'timeout')) {
+    return `the PR's redaction took longer than ${deadlineMs / 1000} s, so it was stopped and nothing was sent to the model`
+  }
+  return "the PR's redaction failed, so nothing was sent to the model; see the classifier's log"
+}
 
 function failedReply(id: string, error: string, rows: Row[] = [], redaction?: RedactionSummary): RunReply {
   return { id, ok: false, error, rows, overall: 'no-verdict', ...(redaction === undefined ? {} : { redaction }) }
@@ -136,6 +155,32 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     const key = await readRuntimeKey(deps.secrets, request.runtime)
     if ('error' in key) return failedReply(request.id, key.error)
 
+    // The budget first, on the context as it would be unredacted: a PR over
+    // it is refused without paying for its redaction (issue 27).
+    const parts = prepareContextParts(request)
+    const unredacted = budgetCheckOf(parts.bytes, deps.contextBudgetBytes)
+    if (!unredacted.ok) return failedReply(request.id, unredacted.message)
+    // Redacted once for the run, so every question's prompt has the same
+    // placeholders (and bytes), on the redactor's thread, under a deadline:
+    // past it, the run ends before any model process starts, nothing sent.
+    const deadlineMs = deps.redactionDeadlineMs ?? REDACTION_DEADLINE_MS
+    let shared: ReturnType<typeof assembleSharedContext>
+    try {
+      const deadline = AbortSignal.any([shutdown.signal, cancelled, AbortSignal.timeout(deadlineMs)])
+      shared = assembleSharedContext(request, await deps.redactor.redact(parts.redaction, deadline))
+    } catch (error) {
+      deps.logger.warn('review classifier run not redacted; nothing was sent', {
+        id: request.id,
+        error: describeError(error),
+      })
+      return failedReply(request.id, redactionFailedMessage(error, deadlineMs, shutdown.signal.aborted))
+    }
+    const { context } = shared
+    const redaction: RedactionSummary = redactionSummary(shared)
+    // Placeholders can be longer than what they replace, so the context is checked again as sent.
+    const budget = checkContextBudget(context, deps.contextBudgetBytes)
+    if (!budget.ok) return failedReply(request.id, budget.message, [], redaction)
+
     // The runtime's handle on this run: unique per request handled, so two
     // requests that reuse an id (a retry, a buggy sender) never share a process.
     runsHandled += 1
@@ -163,22 +208,8 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       spend,
     }
     let results: ClassificationResult[]
-    let redaction: RedactionSummary
     try {
-      // The first session starts now; the prompt is built and checked while its process starts.
-      const first = openNow(deps.limiter, inHand)
-      // Redacted once for the run, so every question's prompt has the same placeholders (and bytes).
-      const shared = prepareSharedContext(request)
-      const { context } = shared
-      redaction = redactionSummary(shared)
-      const budget = checkContextBudget(context, deps.contextBudgetBytes)
-      if (!budget.ok) {
-        stopRun.abort(new Error('the run stops before its questions'))
-        const held = await first
-        if (held !== null) await endSession(inHand, held.session)
-        return failedReply(request.id, budget.message, [], redaction)
-      }
-      results = await classifyAll(schedule, inHand, first, context)
+      results = await classifyAll(schedule, inHand, openNow(deps.limiter, inHand), context)
     } finally {
       // Every session ended, answered, failed, aborted or never asked: then
       // the ACP runtime stops the run's process.

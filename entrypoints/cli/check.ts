@@ -21,6 +21,7 @@ import { createMemorySecretStore } from '../../adapters/memory/secret-store.ts'
 import { createOpencodeRuntime } from '../../adapters/opencode/runtime.ts'
 import { createSystemClock } from '../../adapters/system/clock.ts'
 import { createJsonLogger, parseLogLevel } from '../../adapters/system/logger.ts'
+import { createWorkerRedactor } from '../../adapters/worker/redactor.ts'
 import { checkReplyRows } from '../../core/aggregate.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../../core/budget.ts'
 import { type CheckOutcome, checkJsonRow, plainLabel, renderCheckReport } from '../../core/check-report.ts'
@@ -28,6 +29,7 @@ import { describeError, isAppError } from '../../core/errors.ts'
 import { countDiffFiles } from '../../core/local-branch.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
 import type { Classification, Overall, RunReply, RunRequest, Runtime } from '../../core/types.ts'
+import { invalidUtf8Note } from '../../core/utf8.ts'
 import type { Metrics } from '../../ports/metrics.ts'
 import { createClassifier } from '../classifier/service.ts'
 import { createSessionLimiter } from '../classifier/session-limiter.ts'
@@ -122,6 +124,7 @@ function describeRun(branch: LocalBranch, rules: LoadedRules, options: CheckOpti
     `${plural(rules.classifications.length, 'rule')} from ${source}; model ${model}${settings.effort === null ? '' : `, effort ${settings.effort}`}`,
   ]
   if (branch.dirty) lines.push('uncommitted changes are not checked: only commits are')
+  if (!branch.diffValid) lines.push(invalidUtf8Note('the diff'))
   return lines
 }
 
@@ -185,6 +188,8 @@ export async function openClassifier(runtime: Runtime, key: string, io: CliIo): 
     limiter: createSessionLimiter(DEFAULT_MAX_SESSIONS),
     classificationTimeoutMs: DEFAULT_CLASSIFICATION_TIMEOUT_S * 1000,
     contextBudgetBytes: DEFAULT_CONTEXT_BUDGET_BYTES,
+    // As the service: on a worker thread, so the progress lines go on while a large PR is redacted.
+    redactor: createWorkerRedactor(),
   })
   return {
     async run(request, progress) {

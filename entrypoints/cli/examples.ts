@@ -10,6 +10,7 @@
  * Exit codes: 0 no answer disagrees with its label, 1 one does, 2 no
  * verdict (a labelled PR with no answer, or anything that stops the run).
  */
+
 import type { LocalRepo } from '../../adapters/git/local-repo.ts'
 import { createLocalRepo } from '../../adapters/git/local-repo.ts'
 import { plainLabel } from '../../core/check-report.ts'
@@ -25,6 +26,7 @@ import { defaultTitle, unreadableEntry } from '../../core/local-branch.ts'
 import { type PrRuns, type ScoredRun, scoreExamples } from '../../core/reliability.ts'
 import { formatSourceProblem, type SourceProblem } from '../../core/source-tree.ts'
 import type { Classification, CommitMessage, Example, RunRequest } from '../../core/types.ts'
+import { invalidUtf8Note } from '../../core/utf8.ts'
 import { openClassifier, outcomeOf, plural, requireBinary, runtimeKey } from './check.ts'
 import type { CheckOptions } from './check-options.ts'
 import { type CliIo, InputError } from './io.ts'
@@ -64,7 +66,16 @@ async function loadExamples(git: LocalRepo, base: LocalBranch['base']): Promise<
   return { examples: parsed.value, path: entry.path }
 }
 
-type PrBranch = { pr: number; head: string; mergeBase: string; commits: CommitMessage[]; diff: string; title: string }
+type PrBranch = {
+  pr: number
+  head: string
+  mergeBase: string
+  commits: CommitMessage[]
+  diff: string
+  /** False when the diff was not valid UTF-8 (read as the service reads it). */
+  diffValid: boolean
+  title: string
+}
 
 function pullRef(pr: number): string {
   return `refs/pull/${pr}/head`
@@ -84,7 +95,7 @@ async function readPr(git: LocalRepo, base: LocalBranch['base'], pr: number, hea
     }
   }
   const [commits, diff] = await Promise.all([git.commitMessages(mergeBase, head), git.diff(mergeBase, head)])
-  return { pr, head, mergeBase, commits, diff, title: defaultTitle(commits, null) }
+  return { pr, head, mergeBase, commits, diff: diff.text, diffValid: diff.valid, title: defaultTitle(commits, null) }
 }
 
 export async function checkExamples(options: CheckOptions, io: CliIo): Promise<number> {
@@ -133,6 +144,7 @@ export async function checkExamples(options: CheckOptions, io: CliIo): Promise<n
       )
       const prRuns: ScoredRun[] = []
       const outcomes: unknown[] = []
+      if (!branch.diffValid) progress.note(invalidUtf8Note(`the diff of PR #${branch.pr}`))
       for (let answer = 1; answer <= options.repeat; answer += 1) {
         if (io.signal?.aborted) throw new InputError('interrupted: the score is incomplete')
         const repeatText = options.repeat === 1 ? '' : `, answer ${answer} of ${options.repeat}`

@@ -4,10 +4,29 @@ import { RULES_FILE } from '../../core/rules-file.ts'
 import { parseSourceFile, type RepoSourceFile, SOURCE_MAX_BYTES } from '../../core/source-file.ts'
 import { formatSourceProblems } from '../../core/source-tree.ts'
 import type { Classification } from '../../core/types.ts'
+import { type DecodedText, decodeUtf8 } from '../../core/utf8.ts'
 import { InputError } from './io.ts'
 
-/** Reads a file the user named, turning every failure into one clear line. */
+/** Reads a file the user named, turning every failure into one clear line; UTF-8 only. */
 export function readTextFile(path: string, what: string, maxBytes?: number): string {
+  const bytes = readBytes(path, what, maxBytes)
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw new InputError(`${what} ${path} is not valid UTF-8 text`)
+  }
+}
+
+/**
+ * Reads a file of a PR's text (a diff, commit messages) as the service reads
+ * a PR's diff: bytes that are not UTF-8 become U+FFFD rather than a refusal
+ * (core/utf8.ts); the caller says so when `valid` is false.
+ */
+export function readPrTextFile(path: string, what: string): DecodedText {
+  return decodeUtf8(readBytes(path, what))
+}
+
+function readBytes(path: string, what: string, maxBytes?: number): Uint8Array {
   let size: number
   try {
     const stat = statSync(path)
@@ -20,11 +39,10 @@ export function readTextFile(path: string, what: string, maxBytes?: number): str
   if (maxBytes !== undefined && size > maxBytes) {
     throw new InputError(`${what} ${path} is ${size} bytes, over the ${maxBytes}-byte limit; it is not read`)
   }
-  const bytes = readFileSync(path)
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-  } catch {
-    throw new InputError(`${what} ${path} is not valid UTF-8 text`)
+    return readFileSync(path)
+  } catch (error) {
+    throw new InputError(`${what} ${path} cannot be read: ${describeFsError(error)}`)
   }
 }
 

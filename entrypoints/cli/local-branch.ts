@@ -33,6 +33,8 @@ export type LocalBranch = {
   mergeBase: string
   commits: CommitMessage[]
   diff: string
+  /** False when the diff was not valid UTF-8 (its invalid bytes read as U+FFFD, as the service reads them). */
+  diffValid: boolean
   dirty: boolean
 }
 
@@ -102,7 +104,8 @@ export async function readLocalBranch(git: LocalRepo, options: CheckOptions): Pr
     branch,
     mergeBase,
     commits,
-    diff,
+    diff: diff.text,
+    diffValid: diff.valid,
     dirty,
   }
 }

@@ -1,12 +1,26 @@
 /** `prompt --rules PATH --diff FILE ...`: prints exactly what the model would get for a PR. */
 import { parseArgs } from 'node:util'
-import { checkContextBudget } from '../../core/budget.ts'
+import { budgetCheckOf, checkContextBudget } from '../../core/budget.ts'
 import { describeError } from '../../core/errors.ts'
-import { buildPromptFromContext, prepareSharedContext, streamJsonUserLine } from '../../core/prompt.ts'
+import {
+  assembleSharedContext,
+  buildPromptFromContext,
+  prepareContextParts,
+  SYSTEM_PROMPT,
+  streamJsonUserLine,
+} from '../../core/prompt.ts'
+import { redactSharedContext } from '../../core/redact.ts'
 import { redactionHeadline, redactionSummary } from '../../core/redaction-report.ts'
 import type { CommitMessage } from '../../core/types.ts'
-import { loadRules, readTextFile } from './input-files.ts'
+import { invalidUtf8Note } from '../../core/utf8.ts'
+import { loadRules, readPrTextFile } from './input-files.ts'
 import { type CliIo, InputError, UsageError } from './io.ts'
+
+/**
+ * `prompt`'s exit codes (README, "CLI"): an over-budget PR has its own, so
+ * a script can tell "this PR would get no verdict" from "the input is wrong".
+ */
+export const PROMPT_EXIT = { ok: 0, input: 1, usage: 2, overBudget: 3 } as const
 
 /** Commit messages from a .json array or NUL-separated text (git log -z). */
 export function parseCommitsFile(path: string, text: string): CommitMessage[] {
@@ -57,11 +71,31 @@ export function promptCommand(args: string[], io: CliIo): number {
   if (!/^[^/\s]+\/[^/\s]+$/.test(values.repo)) throw new UsageError(`--repo must be owner/name, got "${values.repo}"`)
 
   const rules = loadRules(values.rules)
-  const diff = readTextFile(values.diff, 'diff file')
+  const diff = readPrText(values.diff, 'diff file', io)
   const commits =
-    values.commits === undefined ? [] : parseCommitsFile(values.commits, readTextFile(values.commits, 'commits file'))
+    values.commits === undefined ? [] : parseCommitsFile(values.commits, readPrText(values.commits, 'commits file', io))
+  const input = { repo: values.repo, pr, title: values.title, commits, diff }
+  // As a run: the budget first, on the unredacted context, so a PR over it is
+  // neither redacted nor printed (a run on it sends nothing).
+  const parts = prepareContextParts(input)
+  const unredacted = budgetCheckOf(parts.bytes)
+  if (!unredacted.ok) {
+    if (values.json) {
+      const document = {
+        system: SYSTEM_PROMPT,
+        budget: { ok: false, bytes: unredacted.bytes },
+        redaction: null,
+        classifications: [],
+      }
+      io.out(`${JSON.stringify(document, null, 2)}\n`)
+    }
+    io.err(
+      `over budget: ${unredacted.message}; a run on this PR redacts nothing, calls no model and posts no verdict\n`,
+    )
+    return PROMPT_EXIT.overBudget
+  }
   // Redacted as a run redacts it: what is printed is what would leave.
-  const shared = prepareSharedContext({ repo: values.repo, pr, title: values.title, commits, diff })
+  const shared = assembleSharedContext(input, redactSharedContext(parts.redaction))
   const { context } = shared
   const redaction = redactionSummary(shared)
   const prompts = rules.map((rule) => ({ name: rule.name, prompt: buildPromptFromContext(context, rule) }))
@@ -93,7 +127,14 @@ export function promptCommand(args: string[], io: CliIo): number {
   }
   if (!budget.ok) {
     io.err(`over budget: ${budget.message}; a run on this PR calls no model and posts no verdict\n`)
-    return 1
+    return PROMPT_EXIT.overBudget
   }
-  return 0
+  return PROMPT_EXIT.ok
+}
+
+/** A file of the PR's text, read as the service reads a diff; one line on stderr when it was not UTF-8. */
+function readPrText(path: string, what: string, io: CliIo): string {
+  const file = readPrTextFile(path, what)
+  if (!file.valid) io.err(`${invalidUtf8Note(`${what} ${path}`)}\n`)
+  return file.text
 }

@@ -1,18 +1,24 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
+import { prepareDiffPieces } from '../../core/diff.ts'
 import {
+  assembleSharedContext,
   buildPrompt,
   buildPromptFromContext,
   buildQuestion,
   buildSharedContext,
+  buildSharedContextAround,
   FENCE_BEGIN,
   FENCE_END,
   FENCE_TAG,
   neutraliseFence,
+  prepareContextParts,
+  prepareSharedContext,
   type SharedContextInput,
   SYSTEM_PROMPT,
   streamJsonUserLine,
 } from '../../core/prompt.ts'
+import { redactSharedContext } from '../../core/redact.ts'
 import { aClassification } from '../support/builders.ts'
 
 function aDiff(hashes: [string, string] = ['1a2b3c4', '5d6e7f8']): string {
@@ -253,5 +259,30 @@ describe('streamJsonUserLine', () => {
     expect(
       line.startsWith('{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Pull request #12'),
     ).toBe(true)
+  })
+})
+
+describe('prepareContextParts and assembleSharedContext', () => {
+  const KEY = `ghp_${'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'}`
+  const withSecret = anInput({
+    title: `Rotate ${KEY}`,
+    diff: `${aDiff()}diff --git a/k b/k\n--- a/k\n+++ b/k\n@@ -0,0 +1 @@\n+token = "${KEY}"\n`,
+  })
+
+  it('give, around a redaction made anywhere, the context prepareSharedContext gives', () => {
+    const parts = prepareContextParts(withSecret)
+    const assembled = assembleSharedContext(withSecret, redactSharedContext(parts.redaction))
+    expect(assembled).toEqual(prepareSharedContext(withSecret))
+    expect(assembled.redacted).toBe(1)
+    expect(assembled.context).not.toContain(KEY)
+  })
+
+  it('measure the context as it would be unredacted, for the budget checked before the redaction', () => {
+    const parts = prepareContextParts(withSecret)
+    const unredacted = buildSharedContextAround(withSecret, prepareDiffPieces(withSecret.diff).map(neutraliseFence))
+    expect(parts.bytes).toBe(Buffer.byteLength(unredacted))
+    expect(unredacted).toContain(KEY)
+    // Placeholders change the size, so the context as sent is checked again too.
+    expect(Buffer.byteLength(prepareSharedContext(withSecret).context)).not.toBe(parts.bytes)
   })
 })

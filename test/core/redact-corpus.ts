@@ -311,8 +311,134 @@ export const SECRET_KINDS: readonly SecretKind[] = [
     make: (random) => {
       const password = random.chars(`${ALNUM}._~-`, random.int(10, 24))
       const scheme = random.pick(['https', 'postgres', 'mysql', 'redis', 'amqp', 'mongodb+srv', 'ftp', 'nats'])
-      const host = `${random.chars(LOWER, 6)}.${random.pick(['internal', 'example.com', 'corp.net'])}`
+      // Not an example domain (RFC 2606) nor this machine: passwords for those are passed over.
+      const host = `${random.chars(LOWER, 6)}.${random.pick(['internal', 'cloud.io', 'corp.net'])}`
       return line(`${scheme}://${random.chars(LOWER, 7)}:${password}@${host}:${random.int(1000, 9999)}/app`, password)
+    },
+  },
+  // The kinds issue 27 found missing (core/redaction/own-rules.ts).
+  {
+    name: 'password with @, # and ! in a URL',
+    kinds: ['url-password'],
+    make: (random) => {
+      const password = `${random.chars(ALNUM, 6)}${random.pick(['@', '#', '!'])}${random.chars(ALNUM, 6)}`
+      return line(`https://${random.chars(LOWER, 5)}@corp.io:${password}@git.${random.chars(LOWER, 6)}.io`, password)
+    },
+  },
+  {
+    name: 'PuTTY private key',
+    kinds: ['putty-private-key'],
+    make: (random) => {
+      const publicLines = armoured(random, 2, 64)
+      const privateLines = armoured(random, random.int(4, 14), 64)
+      return {
+        text: [
+          'PuTTY-User-Key-File-2: ssh-rsa',
+          'Encryption: none',
+          `Comment: ${random.chars(LOWER, 6)}`,
+          `Public-Lines: ${publicLines.length}`,
+          ...publicLines,
+          `Private-Lines: ${privateLines.length}`,
+          ...privateLines,
+          `Private-MAC: ${random.chars(HEX, 40)}`,
+        ].join('\n'),
+        secrets: privateLines.filter((text) => text.length >= 8),
+        multiline: true,
+      }
+    },
+  },
+  {
+    name: 'Django SECRET_KEY',
+    kinds: ['django-secret-key'],
+    make: (random) => {
+      const key = random.chars(`${LOWER}${DIGITS}!@#$%^&*(-_=+)`, 50)
+      return line(`SECRET_KEY = '${key}'`, key)
+    },
+  },
+  {
+    name: 'Laravel APP_KEY',
+    kinds: ['laravel-app-key'],
+    make: (random) => {
+      const key = `${random.chars(BASE64, 43)}=`
+      return line(`APP_KEY=base64:${key}`, key)
+    },
+  },
+  {
+    name: 'Rails secret_key_base',
+    kinds: ['rails-secret-key-base'],
+    make: (random) => {
+      const key = random.chars(HEX, 128)
+      return line(`secret_key_base: ${key}`, key)
+    },
+  },
+  {
+    name: 'WordPress salt',
+    kinds: ['wordpress-auth-key'],
+    make: (random) => {
+      const salt = random.chars(`${ALNUM}!@#$%^&*()-_[]{}<>~+=,.;:/?|`, 64)
+      const name = random.pick(['AUTH_KEY', 'SECURE_AUTH_KEY', 'LOGGED_IN_SALT', 'NONCE_SALT'])
+      return line(`define('${name}', '${salt}');`, salt)
+    },
+  },
+  {
+    name: '.npmrc auth token',
+    kinds: ['npmrc-auth'],
+    make: (random) => {
+      const hex = random.chars(HEX, 32)
+      const token = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+      return line(`//npm.${random.chars(LOWER, 5)}.io/:_authToken=${token}`, hex.slice(0, 8), hex.slice(20))
+    },
+  },
+  {
+    name: 'bcrypt or sha512crypt password hash',
+    kinds: ['password-hash'],
+    make: (random) => {
+      const alphabet = `./${ALNUM}`
+      if (random.next() < 0.5) {
+        const hash = random.chars(alphabet, 53)
+        return line(`$2y$12$${hash}`, hash)
+      }
+      const [salt, hash] = [random.chars(alphabet, 16), random.chars(alphabet, 86)]
+      return line(`${random.chars(LOWER, 6)}:$6$${salt}$${hash}:19000:0:99999:7:::`, salt, hash)
+    },
+  },
+  {
+    name: 'FileZilla password',
+    kinds: ['filezilla-password'],
+    make: (random) => {
+      const encoded = Buffer.from(`${random.chars(ALNUM, 12)}${random.chars(DIGITS, 3)}`).toString('base64')
+      return line(`<Pass encoding="base64">${encoded}</Pass>`, encoded)
+    },
+  },
+  {
+    name: 'JetBrains encoded password',
+    kinds: ['jetbrains-password'],
+    make: (random) => {
+      const encoded = [...random.chars(ALNUM, 12)].map((c) => (c.charCodeAt(0) ^ 0xdfaa).toString(16)).join('')
+      return line(`<fileTransfer host="ftp.corp.io" password="${encoded}" username="deploy">`, encoded)
+    },
+  },
+  {
+    name: '.netrc password',
+    kinds: ['netrc-password'],
+    make: (random) => {
+      const password = `${random.chars(ALNUM, 10)}${random.chars(DIGITS, 3)}`
+      return line(`machine git.corp.io login ${random.chars(LOWER, 6)} password ${password}`, password)
+    },
+  },
+  {
+    name: 'password given to a password-named key',
+    kinds: ['password-assignment'],
+    make: (random) => {
+      const password = `${random.chars(ALNUM, 10)}${random.chars(DIGITS, 2)}${random.pick(['!', '*', '%', '^'])}`
+      const form = random.pick([
+        `DB_PASSWORD=${password}`,
+        `"userPassword": "${password}"`,
+        `  password: ${password}`,
+        `<password>${password}</password>`,
+        `$dbpasswd = '${password}';`,
+      ])
+      return line(form, password.slice(0, 12))
     },
   },
 ]

@@ -88,6 +88,49 @@ export const NON_SECRETS: readonly NonSecretKind[] = [
     name: 'URL without a password',
     make: (random) => one(`git clone ssh://git@forge.example/${random.chars(LOWER, 6)}.git`),
   },
+  // Issue 27: what gitleaks' rules took for secrets, and placeholders that our rules pass over.
+  {
+    name: 'PEM headers listed in code',
+    make: () => ({
+      text: [
+        'const PEM_HEADERS = [',
+        "  '-----BEGIN RSA PRIVATE KEY-----',",
+        "  '-----BEGIN EC PRIVATE KEY-----',",
+        "  '-----BEGIN PRIVATE KEY-----',",
+        ']',
+        'export const isPem = (text) => PEM_HEADERS.some((header) => text.startsWith(header))',
+        "const footer = '-----END PRIVATE KEY-----'",
+      ].join('\n'),
+      multiline: true,
+    }),
+  },
+  {
+    name: 'PEM template filled in at run time',
+    make: (random) =>
+      one(
+        `const pem = \`-----BEGIN PRIVATE KEY-----\\n\${encodeBase64(${random.pick(['der', 'exported', 'pkcs8'])})}\\n-----END PRIVATE KEY-----\``,
+      ),
+  },
+  { name: 'hex digest under a key-like name', make: (random) => one(`const cache_key = "${random.chars(HEX, 64)}"`) },
+  { name: 'token hash', make: (random) => one(`TOKEN_HASH = "${random.chars(HEX, 64)}"`) },
+  { name: 'UUID under an id name', make: (random) => one(`clientId = "${uuid(random)}"`) },
+  {
+    name: 'placeholder password',
+    make: (random) =>
+      one(
+        random.pick([
+          'DB_PASSWORD=changeme',
+          `password: \${DB_PASSWORD}`,
+          'POSTGRES_PASSWORD: postgres',
+          '"password": "<your password>"',
+          "define('DB_PASSWORD', 'password_here');",
+        ]),
+      ),
+  },
+  {
+    name: 'URL with a password for this machine',
+    make: (random) => one(`postgres://app:${random.chars(LOWER, 12)}9@localhost:5432/app`),
+  },
   {
     name: 'version and build id',
     make: (random) =>

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { RE2JS } from 're2js'
 import { EXTRA_RULES } from '../../core/redaction/extra-rules.ts'
-import { KEYWORDS, RULES } from '../../core/redaction/rules.ts'
-import { convert, JSON_PATH, RULES_DIR, re2ToJs, SOURCE_NOTE, TOML_PATH } from '../../scripts/gitleaks-rules.ts'
+import { compiled, GLOBAL_ALLOWLIST, KEYWORDS, RULES } from '../../core/redaction/rules.ts'
+import { convert, JSON_PATH, RULES_DIR, re2Pattern, SOURCE_NOTE, TOML_PATH } from '../../scripts/gitleaks-rules.ts'
 
 const toml = readFileSync(TOML_PATH, 'utf8')
 
@@ -40,42 +41,80 @@ describe('the vendored rule set', () => {
   })
 })
 
-describe('re2ToJs', () => {
-  const matches = (re2: string, text: string) => {
-    const { source, flags } = re2ToJs(re2)
-    return new RegExp(source, flags).test(text)
-  }
+describe('re2Pattern', () => {
+  const matches = (re2: string, text: string) => RE2JS.compile(re2Pattern(re2).source).test(text)
 
-  it('takes a leading flag group as the flag', () => {
-    expect(re2ToJs('(?i)abc')).toEqual({ source: 'abc', flags: 'i' })
-  })
-
-  it('runs a flag group in the middle to the end of its group, across its alternatives', () => {
+  it("keeps gitleaks' pattern as RE2 reads it, flag groups, POSIX classes and \\z included", () => {
+    expect(re2Pattern('(?i)abc')).toEqual({ source: '(?i)abc', flags: '' })
+    expect(re2Pattern('\\bpat[[:alnum:]]{3}\\b').source).toBe('\\bpat[[:alnum:]]{3}\\b')
     // In RE2 `(?i)` holds until the group closes, in every alternative after it.
-    expect(re2ToJs('x(a(?i)b|c)d').source).toBe('x(a(?i:b)|(?i:c))d')
     expect(matches('x(a(?i)b|c)d', 'xCd')).toBe(true)
     expect(matches('x(a(?i)b|c)d', 'xAbd')).toBe(false)
-    expect(matches('x(a(?i)b|c)d', 'xaBd')).toBe(true)
     expect(matches('x(a(?i)b|c)d', 'xaBD')).toBe(false)
-    expect(matches('p8e-(?i)[a-z]{3}', 'p8e-AbC')).toBe(true)
-    expect(matches('p8e-(?i)[a-z]{3}', 'P8E-abc')).toBe(false)
-  })
-
-  it('keeps modifier groups, and writes RE2-only syntax the JavaScript way', () => {
-    expect(matches('(?-i:[Aa]pi|API)', 'aPi')).toBe(false)
-    expect(re2ToJs('\\bpat[[:alnum:]]{3}\\b').source).toBe('\\bpat[a-zA-Z0-9]{3}\\b')
-    expect(re2ToJs('a\\z').source).toBe('a(?![\\s\\S])')
     expect(matches('a\\z', 'a\n')).toBe(false)
-    expect(re2ToJs('(?P<alg>ab)c').source).toBe('(?:ab)c')
+    expect(matches('a\\z', 'xa')).toBe(true)
     // RE2's \s is ASCII: a no-break space is no space to it.
     expect(matches('a\\sb', 'a\u00a0b')).toBe(false)
-    expect(matches('a[\\s=]b', 'a\tb')).toBe(true)
   })
 
-  it('refuses what it does not translate rather than guess', () => {
-    expect(() => re2ToJs('\\pL+')).toThrow(SyntaxError)
-    expect(() => re2ToJs('(?U)a+')).toThrow(SyntaxError)
-    expect(() => re2ToJs('[[:punct:]]')).toThrow(SyntaxError)
-    expect(() => re2ToJs('(a')).toThrow(SyntaxError)
+  it('makes named groups plain, outside classes only', () => {
+    expect(re2Pattern('(?P<alg>ab)c').source).toBe('(?:ab)c')
+    expect(re2Pattern('(?<alg>ab)c').source).toBe('(?:ab)c')
+    expect(re2Pattern('[(?P<x>]').source).toBe('[(?P<x>]')
+  })
+
+  it('refuses what RE2 does not take rather than drop the rule', () => {
+    expect(() => re2Pattern('(a)\\1')).toThrow()
+    expect(() => re2Pattern('a(?=b)')).toThrow()
+    expect(() => re2Pattern('(a')).toThrow()
+    expect(() => re2Pattern('[a')).toThrow(SyntaxError)
+  })
+})
+
+describe('the linear-time engine', () => {
+  const all = [...RULES.flatMap((rule) => [rule.regex, ...(rule.path === null ? [] : [rule.path])])]
+  const lists = [GLOBAL_ALLOWLIST, ...RULES.flatMap((rule) => rule.allowlists)]
+
+  it('compiles every pattern in re2js: each rule, its path and every allowlist, none left to RegExp', () => {
+    // RE2 compiles to an automaton that has no backtracking at all; a pattern it
+    // could not take (a backreference, a lookaround) fails when rules.ts loads.
+    expect(all.length).toBeGreaterThan(RULES.length)
+    for (const pattern of [...all, ...lists.flatMap((list) => [...list.regexes, ...list.paths])]) {
+      expect(pattern).toBeInstanceOf(RE2JS)
+      expect(pattern).not.toBeInstanceOf(RegExp)
+    }
+    expect(lists.flatMap((list) => list.regexes).length).toBeGreaterThan(40)
+  })
+
+  it('compiles every rule exactly as rules.json and extra-rules.ts give it', () => {
+    const given = [...convert(toml, SOURCE_NOTE).rules, ...EXTRA_RULES]
+    expect(RULES.map((rule) => rule.regex.pattern())).toEqual(given.map((rule) => rule.regex.source))
+  })
+
+  it('refuses a flag RE2 has no meaning for, and a pattern RE2 cannot match in linear time', () => {
+    expect(() => compiled({ source: 'a', flags: 'y' })).toThrow(RangeError)
+    expect(() => compiled({ source: '(a)\\1', flags: '' })).toThrow()
+    expect(compiled({ source: 'ab', flags: 'i' }).test('xAB')).toBe(true)
+  })
+
+  it('matches nothing in the scan with a JavaScript RegExp', () => {
+    // The scan's only patterns are the rules'; a RegExp on the text would be a backtracking engine again. (The
+    // checks after the rules, filters.ts and values.ts, are watched at work by redact-filters-linear.test.ts.)
+    const scan = [
+      'scan',
+      'rules',
+      'keyword-scan',
+      'windows',
+      'bitstate',
+      'matches',
+      'reach',
+      'keyword-walk',
+      'edges',
+      'program',
+    ]
+    for (const file of scan.map((name) => `core/redaction/${name}.ts`)) {
+      const code = readFileSync(join(import.meta.dir, '../..', file), 'utf8')
+      expect(code).not.toMatch(/new RegExp\(|\.exec\(|\.matchAll\(|\.replace\(\//)
+    }
   })
 })

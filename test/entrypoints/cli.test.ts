@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { FENCE_END } from '../../core/prompt.ts'
+import { buildSharedContext, FENCE_END } from '../../core/prompt.ts'
 import { parseCommitsFile } from '../../entrypoints/cli/prompt.ts'
 import { runCli } from '../../entrypoints/cli.ts'
 import { aSecretPr, leaksSecret } from '../support/secret-pr.ts'
@@ -199,12 +199,56 @@ describe('cli prompt', () => {
     expect(first?.message.content[0]).toEqual(second?.message.content[0] ?? {})
   })
 
-  it('exits 1 and says the PR would get no verdict when the context is over budget', async () => {
+  it('exits 3 for a PR over the budget, printing no prompt: a run on it redacts and sends nothing', async () => {
     const big = `diff --git a/big.txt b/big.txt\n--- a/big.txt\n+++ b/big.txt\n@@ -0,0 +1,1 @@\n+${'y'.repeat(700_000)}\n`
-    const r = await run(['prompt', '--rules', file('b.yml', VALID_YAML), '--diff', file('big.diff', big), '--json'])
+    const rules = file('b.yml', VALID_YAML)
+    const json = await run(['prompt', '--rules', rules, '--diff', file('big.diff', big), '--json'])
+    expect(json.code).toBe(3)
+    expect(json.err).toBe(
+      "over budget: the PR's commits and diff come to 701 KB, over the 600 KB budget; a run on this PR redacts nothing, calls no model and posts no verdict\n",
+    )
+    const doc = JSON.parse(json.out) as { budget: { ok: boolean; bytes: number }; classifications: unknown[] }
+    expect(doc.budget.ok).toBe(false)
+    expect(doc.budget.bytes).toBeGreaterThan(700_000)
+    expect(doc.classifications).toEqual([])
+    const plain = await run(['prompt', '--rules', rules, '--diff', file('big.diff', big)])
+    expect([plain.code, plain.out]).toEqual([3, ''])
+  })
+
+  it('exits 1, not 3, for input it refuses: a diff file that is not there', async () => {
+    const r = await run(['prompt', '--rules', file('n.yml', VALID_YAML), '--diff', join(dir, 'missing.diff')])
     expect(r.code).toBe(1)
-    expect(r.err).toContain('over budget')
-    expect(r.err).toContain('600 KB')
+    expect(r.err).toBe(`diff file ${join(dir, 'missing.diff')} cannot be read: no such file\n`)
+  })
+
+  it('reads a diff that is not UTF-8 as the service does, and says so in one line on stderr', async () => {
+    // A Latin-1 é, a lone 0xff and a cut-off three-byte sequence: text to git, but no UTF-8.
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('diff --git a/n.txt b/n.txt\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+caf'),
+      0xe9,
+      0x0a,
+      0x2b,
+      0xff,
+      0xe2,
+      0x82,
+      0x0a,
+    ])
+    const path = file('latin1.diff', bytes)
+    const r = await run(['prompt', '--rules', file('l.yml', VALID_YAML), '--diff', path, '--title', 'Notes'])
+    expect(r.code).toBe(0)
+    expect(r.err).toBe(
+      `diff file ${path} is not valid UTF-8: each invalid byte sequence is read as U+FFFD (\ufffd), as the service reads a PR's diff\n`,
+    )
+    // What the service builds from the same bytes, decoded as its forge adapter decodes them.
+    const expected = buildSharedContext({
+      repo: 'owner/name',
+      pr: 1,
+      title: 'Notes',
+      commits: [],
+      diff: new TextDecoder().decode(bytes),
+    })
+    expect(r.out).toContain(expected)
+    expect(expected).toContain('+caf\ufffd\n+\ufffd\ufffd\n')
   })
 
   it.each([

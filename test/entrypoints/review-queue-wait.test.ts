@@ -14,6 +14,7 @@ import { createSequenceIds } from '../../adapters/memory/ids.ts'
 import { createRecordingLogger } from '../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../adapters/memory/metrics.ts'
 import { answered, createScriptedModelRuntime } from '../../adapters/memory/model-runtime.ts'
+import { createInlineRedactor } from '../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../adapters/memory/secret-store.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
 import { connectLazily, type LazyQueue } from '../../adapters/nats/lazy-queue.ts'
@@ -92,6 +93,7 @@ async function aClassifier(server: NatsServer): Promise<void> {
     limiter: createSessionLimiter(8),
     classificationTimeoutMs: 60_000,
     contextBudgetBytes: 600_000,
+    redactor: createInlineRedactor(),
   })
   classifierClient = await connectNats({
     url: server.url,

@@ -13,6 +13,7 @@ import { createSequenceIds } from '../../adapters/memory/ids.ts'
 import { createRecordingLogger, type RecordingLogger } from '../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../adapters/memory/metrics.ts'
 import { createScriptedModelRuntime, hang, type ScriptedModelRuntime } from '../../adapters/memory/model-runtime.ts'
+import { createInlineRedactor } from '../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../adapters/memory/secret-store.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
 import { createNatsRunQueue, createNatsRunResponder, runSubject } from '../../adapters/nats/queue.ts'
@@ -64,6 +65,7 @@ async function aClassifierInstance(name: string): Promise<Instance> {
     limiter: createSessionLimiter(8),
     classificationTimeoutMs: 600_000,
     contextBudgetBytes: 600_000,
+    redactor: createInlineRedactor(),
   })
   const client = await aClient(name)
   await createNatsRunResponder(client, { subject: SUBJECT }, { logger }).serve(

@@ -64,7 +64,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('createLocalRepo', () => {
   it("diffs as git's defaults do, whatever the repo's config says", async () => {
-    const diff = await git.diff(first, second)
+    const { text: diff, valid } = await git.diff(first, second)
+    expect(valid).toBe(true)
     expect(diff).not.toContain('\x1b')
     expect(diff).toContain('diff --git a/notes.txt b/notes.txt\n')
     expect(diff).toContain('--- a/notes.txt\n+++ b/notes.txt\n@@ -12,7 +12,7 @@ line 11\n')
@@ -72,6 +73,20 @@ describe('createLocalRepo', () => {
     expect(diff).toContain('-line 15\n+line fifteen\n')
     expect(diff).toContain('Binary files a/blob.bin and b/blob.bin differ\n')
     expect(diff).toContain('diff --git a/link b/link\nnew file mode 120000\n')
+  })
+
+  it('reads a diff that is not UTF-8 as the service does, invalid bytes as U+FFFD, and says so', async () => {
+    // Text to git (no NUL byte), but a lone 0xff and a cut-off two-byte sequence are no UTF-8.
+    // On a branch of its own, so main stays where the other tests expect it.
+    run('checkout', '-q', '-b', 'latin-1')
+    writeFileSync(join(dir, 'latin1.txt'), new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x6f, 0x6b, 0xff, 0x0a]))
+    run('add', 'latin1.txt')
+    run('commit', '-q', '-m', 'latin-1')
+    const third = run('rev-parse', 'HEAD')
+    run('checkout', '-q', 'main')
+    const diff = await git.diff(second, third)
+    expect(diff.valid).toBe(false)
+    expect(diff.text).toContain('+caf\ufffd\n+ok\ufffd\n')
   })
 
   it('reads the full messages oldest first', async () => {

@@ -8,6 +8,7 @@ import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { answered, createScriptedModelRuntime } from '../../../adapters/memory/model-runtime.ts'
+import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
 import type { AcpProvider, RunReply } from '../../../core/types.ts'
@@ -47,6 +48,7 @@ function setup(acpBaseUrls: string[] | null) {
     limiter: createSessionLimiter(8),
     classificationTimeoutMs: 2_000,
     contextBudgetBytes: 600_000,
+    redactor: createInlineRedactor(),
     acpBaseUrls,
   })
   const acpRun = (baseUrl: string): Promise<RunReply> =>

@@ -8,6 +8,7 @@ import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { answered, createScriptedModelRuntime, hang } from '../../../adapters/memory/model-runtime.ts'
+import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
 import { CANCELLED_REASON, createClassifier } from '../../../entrypoints/classifier/service.ts'
@@ -28,6 +29,7 @@ function aClassifier(script: Parameters<typeof createScriptedModelRuntime>[0]) {
     limiter: createSessionLimiter(8),
     classificationTimeoutMs: 600_000,
     contextBudgetBytes: 600_000,
+    redactor: createInlineRedactor(),
   })
   return { runtime, classifier }
 }

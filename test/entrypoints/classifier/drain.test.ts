@@ -9,6 +9,7 @@ import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { answered, createScriptedModelRuntime, hang, type ModelScript } from '../../../adapters/memory/model-runtime.ts'
 import { createMemoryQueue } from '../../../adapters/memory/queue.ts'
+import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
 import type { RunReply } from '../../../core/types.ts'
@@ -31,6 +32,7 @@ async function serving(script: ModelScript) {
     limiter: createSessionLimiter(8),
     classificationTimeoutMs: 60_000,
     contextBudgetBytes: 600_000,
+    redactor: createInlineRedactor(),
   })
   const queue = createMemoryQueue()
   const subscription = await queue.serve((text, tell) => classifier.handle(text, tell))

@@ -12,6 +12,7 @@ import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { createScriptedModelRuntime, failed } from '../../../adapters/memory/model-runtime.ts'
+import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
 import { createClassifier } from '../../../entrypoints/classifier/service.ts'
@@ -91,6 +92,7 @@ describe('a run of ten questions on a PR that holds secrets', () => {
       limiter: createSessionLimiter(N),
       classificationTimeoutMs: 60_000,
       contextBudgetBytes: 600_000,
+      redactor: createInlineRedactor(),
     })
     const pr = aSecretPr()
     const classifications = Array.from({ length: N }, (_, i) => aClassification({ name: `rule-${i + 1}` }))

@@ -9,6 +9,7 @@ import {
   hang,
   type ModelScript,
 } from '../../../adapters/memory/model-runtime.ts'
+import { createHeldRedactor, createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { appError } from '../../../core/errors.ts'
 import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
@@ -16,6 +17,7 @@ import type { AcpProvider, Classification, RunReply, RunRequest } from '../../..
 import { createClassifier, type Schedule } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
 import type { ClassifyResult } from '../../../ports/model-runtime.ts'
+import type { Redactor } from '../../../ports/redactor.ts'
 import { aClassification, aRunRequest, aUsage } from '../../support/builders.ts'
 import { waitFor } from '../../support/waits.ts'
 
@@ -37,7 +39,14 @@ function rules(count: number): Classification[] {
 
 function setup(
   script: ModelScript,
-  options: { maxSessions?: number; timeoutMs?: number; budget?: number; keys?: boolean; schedule?: Schedule } = {},
+  options: {
+    maxSessions?: number
+    timeoutMs?: number
+    budget?: number
+    keys?: boolean
+    schedule?: Schedule
+    redactor?: Redactor
+  } = {},
 ) {
   const claude = createScriptedModelRuntime(script)
   const opencode = createScriptedModelRuntime(script)
@@ -63,6 +72,7 @@ function setup(
     limiter,
     classificationTimeoutMs: options.timeoutMs ?? 2_000,
     contextBudgetBytes: options.budget ?? 600_000,
+    redactor: options.redactor ?? createInlineRedactor(),
     ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
   })
   const handle = (request: Partial<RunRequest> | string): Promise<RunReply> =>
@@ -178,12 +188,17 @@ describe('createClassifier', () => {
     expect([limiter.active(), limiter.spare()]).toEqual([0, 0])
   })
 
-  it('closes, unasked, the session started for a run that stops before its questions', async () => {
-    const { handle, claude, limiter } = setup(() => answered(MATCH), { budget: 2_000 })
+  it('starts no session and redacts nothing for a PR over the budget', async () => {
+    const redactor = createHeldRedactor()
+    const { handle, claude, limiter } = setup(() => answered(MATCH), { budget: 2_000, redactor })
     const diff = `diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+${'x'.repeat(5_000)}\n`
     const reply = await handle({ diff, classifications: rules(3) })
-    expect(reply.ok).toBe(false)
-    expect(claude.events).toEqual(['open 1', 'close 1'])
+    expect(reply).toMatchObject({ ok: false, overall: 'no-verdict' })
+    expect(reply.error).toContain('over the 2 KB budget')
+    // Refused on its unredacted size: the redaction (held here, never released) was never asked for.
+    expect(redactor.inputs).toEqual([])
+    expect(reply.redaction).toBeUndefined()
+    expect(claude.events).toEqual([])
     expect(limiter.active()).toBe(0)
   })
 

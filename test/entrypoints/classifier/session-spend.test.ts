@@ -13,6 +13,7 @@ import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { createScriptedModelRuntime, hang, type ModelScript } from '../../../adapters/memory/model-runtime.ts'
 import { createMemoryQueue } from '../../../adapters/memory/queue.ts'
+import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { ok } from '../../../core/result.ts'
 import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
@@ -46,6 +47,7 @@ async function aWorld(script: ModelScript, timeoutMs = 2_000) {
     limiter: createSessionLimiter(8),
     classificationTimeoutMs: timeoutMs,
     contextBudgetBytes: 600_000,
+    redactor: createInlineRedactor(),
     buckets,
   })
   const queue = createMemoryQueue()

@@ -13,6 +13,7 @@ import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { createScriptedModelRuntime, failed } from '../../../adapters/memory/model-runtime.ts'
+import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
 import type { Classification, RunReply } from '../../../core/types.ts'
@@ -61,6 +62,7 @@ async function aWorld(options: { budget?: number } = {}): Promise<World> {
     limiter: createSessionLimiter(8),
     classificationTimeoutMs: 30_000,
     contextBudgetBytes: options.budget ?? 600_000,
+    redactor: createInlineRedactor(),
   })
   return {
     fake,

@@ -13,6 +13,7 @@ import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { createScriptedModelRuntime, failed } from '../../../adapters/memory/model-runtime.ts'
+import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import { RUNTIME_KEY_SECRETS } from '../../../core/service-account.ts'
 import type { RunReply } from '../../../core/types.ts'
@@ -63,6 +64,7 @@ function classifierWith(secrets: Record<string, Record<string, string>>) {
     limiter: createSessionLimiter(8),
     classificationTimeoutMs: ROOMY_DEADLINE_MS,
     contextBudgetBytes: 600_000,
+    redactor: createInlineRedactor(),
   })
 }
 

@@ -180,6 +180,54 @@ describe('check on the scripted model', () => {
     expect(r.err).not.toContain(KEY)
   })
 
+  it('reads a diff that is not UTF-8 as the service does, says so in one line, and shows it as prompt does', async () => {
+    const dir = makeRepo(join(root, 'latin1'))
+    // Bytes git takes for text (no NUL) that are not UTF-8: a Latin-1 é and a lone 0xff.
+    writeFileSync(join(dir, 'notes.txt'), new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x6f, 0x6b, 0xff, 0x0a]))
+    git(dir, 'add', 'notes.txt')
+    git(dir, 'commit', '-q', '-m', 'Add notes')
+    answers = { 'no-ads': NO_MATCH }
+    const r = await check(dir)
+    expect(r.code).toBe(0)
+    const note =
+      "the diff is not valid UTF-8: each invalid byte sequence is read as U+FFFD (\ufffd), as the service reads a PR's diff"
+    expect(r.err.split('\n').filter((line) => line.includes('not valid UTF-8'))).toEqual([note])
+    const mergeBase = git(dir, 'merge-base', 'main', 'feature').trim()
+    const raw = Bun.spawnSync(['git', '-C', dir, 'diff', mergeBase, 'feature'], { env: gitEnv() }).stdout
+    const diff = new TextDecoder().decode(raw)
+    expect(diff).toContain('+caf\ufffd\n+ok\ufffd\n')
+    const [call] = modelCalls()
+    const [context = ''] = userTexts(call?.body)
+    expect(context).toContain('+caf\ufffd\n')
+    // prompt, given the same bytes, prints the same shared block (the title and commits as check gave them).
+    writeFileSync(join(root, 'latin1.diff'), raw)
+    writeFileSync(
+      join(root, 'latin1-commits.txt'),
+      git(dir, 'log', '-z', '--reverse', '--format=%B', `${mergeBase}..feature`),
+    )
+    let out = ''
+    let err = ''
+    const code = await runCli(
+      [
+        'prompt',
+        '--rules',
+        join(root, 'trying.yml'),
+        '--diff',
+        join(root, 'latin1.diff'),
+        '--commits',
+        join(root, 'latin1-commits.txt'),
+        '--repo',
+        'local/latin1',
+        '--title',
+        'feature',
+      ],
+      { cwd: dir, out: (t) => (out += t), err: (t) => (err += t) },
+    )
+    expect(code).toBe(0)
+    expect(err.split('\n').filter((line) => line.includes('not valid UTF-8'))).toHaveLength(1)
+    expect(out).toContain(`=== block 1 (shared by every rule, cache breakpoint after it)\n${context}\n`)
+  })
+
   it('exits 1 for request changes, and --json prints every row and the overall verdict', async () => {
     answers = { datetime: NO_MATCH, 'no-ads': NO_MATCH }
     const r = await check(repo, ['--json', '--title', 'Clock'])

@@ -15,6 +15,7 @@ import { createSequenceIds } from '../../../adapters/memory/ids.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { createScriptedModelRuntime, type ScriptedModelRuntime } from '../../../adapters/memory/model-runtime.ts'
+import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
 import type { NatsClient } from '../../../adapters/nats/connection.ts'
 import { createNatsKvBuckets } from '../../../adapters/nats/kv.ts'
@@ -123,6 +124,7 @@ describe('the daily budget across two controllers on one NATS', () => {
         limiter: createSessionLimiter(8),
         classificationTimeoutMs: 60_000,
         contextBudgetBytes: 600_000,
+        redactor: createInlineRedactor(),
         buckets: createNatsKvBuckets(nats),
       })
       const responder = createNatsRunResponder(nats, { subject }, { logger })
