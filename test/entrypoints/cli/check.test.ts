@@ -196,8 +196,7 @@ describe('check on the scripted model', () => {
     const raw = Bun.spawnSync(['git', '-C', dir, 'diff', mergeBase, 'feature'], { env: gitEnv() }).stdout
     const diff = new TextDecoder().decode(raw)
     expect(diff).toContain('+caf\ufffd\n+ok\ufffd\n')
-    const [call] = modelCalls()
-    const [context = ''] = userTexts(call?.body)
+    const context = model.asked[0]?.context ?? ''
     expect(context).toContain('+caf\ufffd\n')
     // prompt, given the same bytes, prints the same shared block (the title and commits as check gave them).
     writeFileSync(join(root, 'latin1.diff'), raw)
