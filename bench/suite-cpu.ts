@@ -143,7 +143,7 @@ const loadBefore = loadText()
 const cpuBefore = childCpuSeconds()
 const started = performance.now()
 const timingArgs = [timingsFile, ...orderFiles].flatMap((file) => ['--timings', file])
-const testArgs = ['test', '--timeout', '60000', '--parallel', ...timingArgs, '--update-timings', ...files]
+const testArgs = ['test', '--timeout', '60000', '--parallel=4', ...timingArgs, '--update-timings', ...files]
 const run = Bun.spawn([join(ROOT, 'node_modules/.bin/bun'), ...testArgs], {
   cwd: ROOT,
   stdout: 'pipe',
@@ -183,7 +183,7 @@ const thirdPartyS = thirdParty.reduce((sum, row) => sum + row.cpuS, 0)
 const report = [
   '# Where the test suite’s CPU goes',
   '',
-  `\`npx bun run bench/suite-cpu.ts${files.length === 0 ? '' : ` ${files.join(' ')}`}\`: \`bun test --timeout 60000 --parallel\`, ` +
+  `\`npx bun run bench/suite-cpu.ts${files.length === 0 ? '' : ` ${files.join(' ')}`}\`: \`bun test --timeout 60000 --parallel=4\`, ` +
     `with every process below it sampled from /proc every 100 ms. ${machineLine(loadBefore)}`,
   '',
   `Result: exit ${code}${summary === '' ? '' : `; ${summary}`}. Wall time ${fmt(wallS)} s. CPU (user + system, ` +
