@@ -4,7 +4,7 @@
  * neutralisation, the budget check, the prompts) on 1, 10 and 50 MB diffs
  * from bench/support/synthetic-pr.ts (`aMixedDiff`), in-process and through
  * `entrypoints/cli.ts prompt` as a whole process. Both sides run in the same
- * call: "before" is the code as it was (test/core/diff-reference.ts
+ * call: "before" is the code as it was (test/core/diff/diff-reference.ts
  * in-process, and the CLI as of BEFORE_REV, unpacked from git), "after" is
  * core/ and the CLI as they are. Writes bench/results/diff.md and prints it.
  *
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
       `(UTF-8 bytes; MB = 10^6 bytes): code files, new, deleted, renamed and mode-only files, lockfiles (${fmt(100 * (1 - (inputs.at(-1) as Input).collapsed.length / (inputs.at(-1) as Input).stripped.length))} % of the bytes collapse away), ` +
       `binary sections, quoted and spaced paths, CRLF content, non-ASCII and astral text, "data"/"end" words and a few fence-like phrases; ` +
       `the shared context comes to ${fmt(100 * contextShare)} % of the diff. Before is the code as of ${BEFORE_REV.slice(0, 7)} ` +
-      '(in-process: the verbatim copy of its diff preparation in test/core/diff-reference.ts, with today’s wording around it; CLI: unpacked from git), after is the tree as it is; both give the same bytes (checked on every input before timing).',
+      '(in-process: the verbatim copy of its diff preparation in test/core/diff/diff-reference.ts, with today’s wording around it; CLI: unpacked from git), after is the tree as it is; both give the same bytes (checked on every input before timing).',
     '',
     '## In-process',
     '',

@@ -23,9 +23,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { prepareDiffPieces } from '../core/diff.ts'
-import { buildSharedContext } from '../core/prompt.ts'
-import { type RedactionInput, redactSharedContext } from '../core/redact.ts'
+import { prepareDiffPieces } from '../core/diff/diff.ts'
+import { type RedactionInput, redactSharedContext } from '../core/redaction/redact.ts'
+import { buildSharedContext } from '../core/run/prompt.ts'
 import { adversarialLines, diffOf } from './redact/adversarial.ts'
 import { type Input, inputs, utf8 } from './redact/contexts.ts'
 import { linearEngines } from './redact/engines.ts'
@@ -74,7 +74,7 @@ function coldMs(input: Input, dir: string): { load: number; first: number } {
   const script = [
     `const input = JSON.parse(require('node:fs').readFileSync(${JSON.stringify(path)}, 'utf8'))`,
     'const a = performance.now()',
-    `const { redactSharedContext } = await import(${JSON.stringify(join(ROOT, 'core/redact.ts'))})`,
+    `const { redactSharedContext } = await import(${JSON.stringify(join(ROOT, 'core/redaction/redact.ts'))})`,
     'const b = performance.now()',
     'redactSharedContext(input)',
     'console.log(JSON.stringify({ load: b - a, first: performance.now() - b }))',
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
       '',
       '## 600 KB shared contexts',
       '',
-      'Each input is a diff cut (at whole files) to about 590 KB once hashes are stripped and lockfiles collapsed; with the header, title and commits the context is the size in the second column. "With secrets": two of every kind of the test corpus (test/core/redact-corpus.ts) on added lines, one in the title and one in a commit; the run checks that none survived. **now** and **before** are `redactSharedContext` on the prepared parts (medians, the fastest now in brackets), **prepare** is `prepareDiffPieces` on the raw diff. The last column is a fresh process\'s module load (the rules compiled) and first redaction (re2js builds each rule\'s DFA states as it meets text).',
+      'Each input is a diff cut (at whole files) to about 590 KB once hashes are stripped and lockfiles collapsed; with the header, title and commits the context is the size in the second column. "With secrets": two of every kind of the test corpus (test/core/redaction/redact-corpus.ts) on added lines, one in the title and one in a commit; the run checks that none survived. **now** and **before** are `redactSharedContext` on the prepared parts (medians, the fastest now in brackets), **prepare** is `prepareDiffPieces` on the raw diff. The last column is a fresh process\'s module load (the rules compiled) and first redaction (re2js builds each rule\'s DFA states as it meets text).',
       '',
       '| input | context | secrets put in / found | now | before | prepare | first call in a fresh process (load + first redaction) |',
       '|---|---:|---:|---:|---:|---:|---:|',

@@ -11,9 +11,9 @@
  * usage error included, so 1 means one thing.
  * Each command lives in its own file under cli/.
  */
-import { EXAMPLES_YML_PATH } from '../core/examples-file.ts'
-import { RULES_YML_PATH } from '../core/rules-file.ts'
-import { DEFAULT_SETTINGS } from '../core/settings.ts'
+import { EXAMPLES_YML_PATH } from '../core/repo-files/examples-file.ts'
+import { RULES_YML_PATH } from '../core/repo-files/rules-file.ts'
+import { DEFAULT_SETTINGS } from '../core/settings/settings.ts'
 import { checkCommand } from './cli/check.ts'
 import { type CliIo, InputError, UsageError } from './cli/io.ts'
 import { promptCommand } from './cli/prompt.ts'

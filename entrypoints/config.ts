@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os'
 import { isAbsolute, resolve } from 'node:path'
 import { type TokenSource, tokenSourceFromEnv } from '../adapters/bao/token-source.ts'
 import { type NatsAuth, natsUrlAuth, readNatsCreds } from '../adapters/nats/connection.ts'
-import { parseAcpBaseUrls } from '../core/acp-base-urls.ts'
-import { normalizeHostname } from '../core/request-origin.ts'
-import { err, ok, type Result } from '../core/result.ts'
+import { err, ok, type Result } from '../core/base/result.ts'
+import { parseAcpBaseUrls } from '../core/settings/acp-base-urls.ts'
+import { normalizeHostname } from '../core/wire/request-origin.ts'
 import type { LogLevel } from '../ports/logger.ts'
 
 export type Env = Record<string, string | undefined>

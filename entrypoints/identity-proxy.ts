@@ -13,7 +13,7 @@
  * controller's own check.
  */
 import { userInfo } from 'node:os'
-import { LOOPBACK_HOSTNAMES, normalizeHostname, parseAuthority } from '../core/request-origin.ts'
+import { LOOPBACK_HOSTNAMES, normalizeHostname, parseAuthority } from '../core/wire/request-origin.ts'
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones only the proxy may set. */
 const DROPPED_REQUEST_HEADERS = [

@@ -10,8 +10,8 @@
  */
 import { connect } from 'node:net'
 import { join, resolve } from 'node:path'
-import { describeError } from '../core/errors.ts'
-import { isLoopbackAddress, LOOPBACK_HOSTNAMES } from '../core/request-origin.ts'
+import { describeError } from '../core/base/errors.ts'
+import { isLoopbackAddress, LOOPBACK_HOSTNAMES } from '../core/wire/request-origin.ts'
 import { type IdentityProxy, proxyUser, startIdentityProxy } from './identity-proxy.ts'
 import { type LocalNats, localNatsEnv, startLocalNats } from './local-nats.ts'
 

@@ -16,7 +16,7 @@
  * not answer in time throws `unavailable` / `timeout`, which the controller
  * maps to 503. Those two codes are implied on every method below.
  */
-import type { CommitMessage, CommitStatusState, RepoRef, ReviewEvent } from '../core/types.ts'
+import type { CommitMessage, CommitStatusState, RepoRef, ReviewEvent } from '../core/wire/types.ts'
 
 /**
  * Every forge call's deadline: two minutes, the bound the behaviour asks of a

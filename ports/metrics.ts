@@ -1,4 +1,4 @@
-import type { TokenType } from '../core/types.ts'
+import type { TokenType } from '../core/wire/types.ts'
 
 /**
  * The service's metrics, exported over OTLP when an endpoint is set. The

@@ -17,8 +17,8 @@
  * in `ask`'s result.
  */
 
-import type { Result } from '../core/result.ts'
-import type { AcpProvider, Effort, Usage } from '../core/types.ts'
+import type { Result } from '../core/base/result.ts'
+import type { AcpProvider, Effort, Usage } from '../core/wire/types.ts'
 
 /** What a session starts with: everything but the question, known once the run request is decoded and its key read. */
 export type SessionSpec = {

@@ -9,7 +9,7 @@
  * request and a bad reply are all handled in one pure place, not in the
  * transport.
  */
-import type { Row, RunProgress, RunReply, RunRequest } from '../core/types.ts'
+import type { Row, RunProgress, RunReply, RunRequest } from '../core/wire/types.ts'
 
 /** What the controller's routes and health need to know of its connection to the queue. */
 export type QueueLink = {

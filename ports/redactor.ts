@@ -1,7 +1,7 @@
-import type { Redacted, RedactionInput } from '../core/redact.ts'
+import type { Redacted, RedactionInput } from '../core/redaction/redact.ts'
 
 /**
- * Takes the secrets out of a run's shared context (core/redact.ts) where the
+ * Takes the secrets out of a run's shared context (core/redaction/redact.ts) where the
  * caller's event loop is not held meanwhile: the classifier keeps sending
  * heartbeats and answering other runs while a large PR is redacted.
  */

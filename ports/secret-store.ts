@@ -6,9 +6,9 @@
  * Secrets are read on every use, never cached, so a key written by hand or a
  * re-minted token counts from the next call.
  */
-import { errorReason } from '../core/errors.ts'
-import { err, ok, type Result } from '../core/result.ts'
-import type { SecretLocation } from '../core/service-account.ts'
+import { errorReason } from '../core/base/errors.ts'
+import { err, ok, type Result } from '../core/base/result.ts'
+import type { SecretLocation } from '../core/settings/service-account.ts'
 
 export type SecretStore = {
   /**

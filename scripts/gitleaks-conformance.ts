@@ -11,14 +11,14 @@
  * The checkout should be at the tag PROVENANCE.md names. Not a test: the
  * repository carries gitleaks' rules, not its Go sources (whose samples
  * would trip secret scanners). It then runs our own rules' cases
- * (test/core/redact-own-samples.ts, which test/core/redact-own-rules.test.ts
+ * (test/core/redaction/redact-own-samples.ts, which test/core/redaction/redact-own-rules.test.ts
  * asserts) the same way, so one command reports on every rule.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { RULES } from '../core/redaction/rules.ts'
 import { findSecrets } from '../core/redaction/scan.ts'
-import { OWN_RULE_SAMPLES } from '../test/core/redact-own-samples.ts'
+import { OWN_RULE_SAMPLES } from '../test/core/redaction/redact-own-samples.ts'
 
 /** The rules that apply to some files only, and a path each applies to. */
 const PATHS: Readonly<Record<string, string>> = {

@@ -7,7 +7,7 @@
  *
  *   bun scripts/gitleaks-rules.ts
  *
- * test/core/redact-rules.test.ts runs the same conversion and checks that
+ * test/core/redaction/redact-rules.test.ts runs the same conversion and checks that
  * rules.json is what it gives, so the JSON cannot drift from the TOML.
  */
 import { join } from 'node:path'

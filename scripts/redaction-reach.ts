@@ -7,7 +7,7 @@
  *
  *   bun scripts/redaction-reach.ts
  *
- * test/core/redact-windows.test.ts works every rule's reach out again and
+ * test/core/redaction/redact-windows.test.ts works every rule's reach out again and
  * checks that reach.json holds it; a program whose size differs from the
  * one recorded is worked out at run time instead.
  */

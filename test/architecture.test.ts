@@ -125,3 +125,66 @@ describe('core purity', () => {
     })
   }
 })
+
+/** A file's folder under `root` (its first path segment below it), or '' for a file directly in it. */
+function folderUnder(root: string, path: string): string {
+  const rest = path.slice(root.length + 1)
+  const slash = rest.indexOf('/')
+  return slash === -1 ? '' : rest.slice(0, slash)
+}
+
+/** The import arrows between the folders under `root` (docs/layout.md), each once. */
+function folderArrows(root: string): Map<string, Set<string>> {
+  const arrows = new Map<string, Set<string>>()
+  for (const file of FILES.filter(under(root))) {
+    const from = folderUnder(root, file)
+    for (const imp of importsOf(readFileSync(join(ROOT, file), 'utf8'))) {
+      const to = target(file, imp.from)
+      if (to.kind !== 'ours' || !under(root)(to.path)) continue
+      const toFolder = folderUnder(root, to.path)
+      if (toFolder === from) continue
+      arrows.set(from, (arrows.get(from) ?? new Set()).add(toFolder))
+    }
+  }
+  return arrows
+}
+
+/** The folders on some circle of arrows, or none. */
+function foldersOnACircle(arrows: Map<string, Set<string>>): string[] {
+  const reaches = (from: string, goal: string, seen = new Set<string>()): boolean => {
+    for (const next of arrows.get(from) ?? []) {
+      if (next === goal) return true
+      if (!seen.has(next)) {
+        seen.add(next)
+        if (reaches(next, goal, seen)) return true
+      }
+    }
+    return false
+  }
+  return [...arrows.keys()].filter((folder) => reaches(folder, folder)).sort()
+}
+
+describe('capability folders (docs/layout.md)', () => {
+  const ROOTS = ['core', 'entrypoints/controller/usecases']
+
+  for (const root of ROOTS) {
+    it(`${root} keeps every file in a capability folder`, () => {
+      expect(FILES.filter(under(root)).filter((file) => folderUnder(root, file) === '')).toEqual([])
+    })
+
+    it(`${root}'s folders import one another with no circle`, () => {
+      const arrows = folderArrows(root)
+      expect(arrows.size).toBeGreaterThan(2)
+      expect(foldersOnACircle(arrows)).toEqual([])
+    })
+  }
+
+  it('would catch a circle of two folders', () => {
+    const arrows = new Map([
+      ['run', new Set(['settings'])],
+      ['settings', new Set(['run', 'wire'])],
+      ['wire', new Set<string>()],
+    ])
+    expect(foldersOnACircle(arrows)).toEqual(['run', 'settings'])
+  })
+})

@@ -34,7 +34,7 @@ describe('source files', () => {
   it(`stay at or under ${MAX_SOURCE_LINES} lines, tests aside`, () => {
     const files = SOURCE_DIRS.flatMap((dir) => sourceFiles(dir, SOURCE_EXTENSIONS))
     // The walk finds the tree, so an empty list can't pass this by accident.
-    expect(files).toContain(join('core', 'schemas.ts'))
+    expect(files).toContain(join('core', 'wire', 'schemas.ts'))
     expect(files).toContain(join('ui', 'styles', 'base.css'))
     const over = files
       .map((path) => ({ path, lines: lineCount(readFileSync(join(ROOT, path), 'utf8')) }))

@@ -5,12 +5,12 @@
  * problem with the route's own `detail`, for the page to show as it is.
  *
  * A 2xx answer is checked against the route's own schema in
- * core/page-schemas.ts before the page reads it: a controller restarted with
+ * core/wire/page-schemas.ts before the page reads it: a controller restarted with
  * another build while the page stayed open may answer in another shape.
  */
-import { fitsSchema } from '../core/decode.ts'
-import { UiConfigSchema } from '../core/page-schemas.ts'
-import type { UiConfig } from '../core/types.ts'
+import { fitsSchema } from '../core/wire/decode.ts'
+import { UiConfigSchema } from '../core/wire/page-schemas.ts'
+import type { UiConfig } from '../core/wire/types.ts'
 
 export type Problem = { status: number; detail: string }
 export type Answer<T> = { ok: true; status: number; value: T } | { ok: false; problem: Problem }

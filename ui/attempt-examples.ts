@@ -4,7 +4,7 @@
  * line per labelled PR with its status, its labels and the answers its
  * runs gave, in the file's order.
  */
-import type { ExamplesLine, TryOutExamples } from '../core/types.ts'
+import type { ExamplesLine, TryOutExamples } from '../core/wire/types.ts'
 import type { Attempt } from './attempt.ts'
 import { type Child, external, h } from './dom.ts'
 import { plural, verdictLabel } from './format.ts'

@@ -3,7 +3,7 @@
  * answers in the order asked, how often its verdict flipped (a rule that
  * flips is flagged unstable) and the spread of its certainty.
  */
-import type { RecordedRow, RepeatedClassification } from '../core/types.ts'
+import type { RecordedRow, RepeatedClassification } from '../core/wire/types.ts'
 import { type Attempt, outcomeWords } from './attempt.ts'
 import { type Child, h } from './dom.ts'
 import { rowErrorText, verdictLabel } from './format.ts'

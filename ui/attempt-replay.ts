@@ -5,7 +5,7 @@
  * the attempt before, and its label (label-cell.ts); under the grid, each
  * rule's tally and which PRs the replay skipped and why.
  */
-import type { Classification, RecordedRow, ReplayLine } from '../core/types.ts'
+import type { Classification, RecordedRow, ReplayLine } from '../core/wire/types.ts'
 import { type Attempt, changeNotes, keyOf, outcomeWords, rowsOf, type VerdictKey } from './attempt.ts'
 import { type Child, external, h } from './dom.ts'
 import { overallWords, plural } from './format.ts'

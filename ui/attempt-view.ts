@@ -4,7 +4,7 @@
  * since the attempt before, and the body its mode calls for: the rows of
  * one PR, a repeat's table or a replay's grid.
  */
-import type { TryOutView, UiConfig } from '../core/types.ts'
+import type { TryOutView, UiConfig } from '../core/wire/types.ts'
 import { type Attempt, edits, notesFor } from './attempt.ts'
 import { examplesBody } from './attempt-examples.ts'
 import { repeatBody } from './attempt-repeat.ts'

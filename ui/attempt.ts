@@ -3,7 +3,7 @@
  * what changed since the attempt before it: the classifications edited, and
  * the verdicts that differ on the same PR and rule.
  */
-import type { Classification, RecordedRow, TryOutView } from '../core/types.ts'
+import type { Classification, RecordedRow, TryOutView } from '../core/wire/types.ts'
 import { verdictLabel } from './format.ts'
 import type { RowNote } from './rows.ts'
 

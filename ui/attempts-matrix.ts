@@ -6,7 +6,7 @@
  * the column before as a word diff, and a button that puts an attempt's
  * rules back in the editor.
  */
-import type { Classification } from '../core/types.ts'
+import type { Classification } from '../core/wire/types.ts'
 import { type Attempt, outcomeWords } from './attempt.ts'
 import { type Child, h } from './dom.ts'
 import { verdictLabel } from './format.ts'

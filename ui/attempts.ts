@@ -5,9 +5,9 @@
  * marked (attempt-view.ts), and every attempt side by side in a matrix
  * (attempts-matrix.ts), so an author sees what each edit did.
  */
-import { fitsSchema } from '../core/decode.ts'
-import { TryOutViewSchema } from '../core/page-schemas.ts'
-import type { UiConfig } from '../core/types.ts'
+import { fitsSchema } from '../core/wire/decode.ts'
+import { TryOutViewSchema } from '../core/wire/page-schemas.ts'
+import type { UiConfig } from '../core/wire/types.ts'
 import { getJson } from './api.ts'
 import type { Attempt } from './attempt.ts'
 import { renderAttempt } from './attempt-view.ts'

@@ -5,8 +5,8 @@
  * outside data, checked against its schema like an answer of the
  * controller; a stored entry that doesn't fit is dropped, never trusted.
  */
-import { fitsSchema } from '../core/decode.ts'
-import { type DraftEntry, type StoredBench, StoredBenchSchema } from '../core/page-schemas.ts'
+import { fitsSchema } from '../core/wire/decode.ts'
+import { type DraftEntry, type StoredBench, StoredBenchSchema } from '../core/wire/page-schemas.ts'
 import type { Attempt } from './attempt.ts'
 
 const PREFIX = 'review-classifier:try-out:'

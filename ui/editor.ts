@@ -1,12 +1,13 @@
 /**
  * The classifications editor: add, edit and remove entries (name,
  * description, threshold, polarity), checked in the page with the rules
- * file's own checks (core/rules-check.ts, bundled as it is), each message
+ * file's own checks (core/repo-files/rules-check.ts, bundled as it is), each message
  * next to the field it is about, before anything is sent.
  */
-import { MAX_CLASSIFICATIONS } from '../core/limits.ts'
-import { type RulesProblem, validateClassifications } from '../core/rules-check.ts'
-import type { Classification, Polarity } from '../core/types.ts'
+
+import { type RulesProblem, validateClassifications } from '../core/repo-files/rules-check.ts'
+import { MAX_CLASSIFICATIONS } from '../core/wire/limits.ts'
+import type { Classification, Polarity } from '../core/wire/types.ts'
 import type { DraftEntry } from './bench-store.ts'
 import { h, replace } from './dom.ts'
 import { plural } from './format.ts'

@@ -1,7 +1,8 @@
 /** How the pages write values: verdicts as the review table does, times, shas, links to the forge. */
-import { ERROR_KIND_LABEL } from '../core/aggregate.ts'
-import { VERDICT_LABEL } from '../core/review-body.ts'
-import type { Overall, RecordedRow, Verdict } from '../core/types.ts'
+
+import { VERDICT_LABEL } from '../core/review/review-body.ts'
+import { ERROR_KIND_LABEL } from '../core/run/aggregate.ts'
+import type { Overall, RecordedRow, Verdict } from '../core/wire/types.ts'
 
 export function verdictLabel(verdict: Verdict | null): string {
   return verdict === null ? 'no answer' : VERDICT_LABEL[verdict]

@@ -4,9 +4,9 @@
  * caller, and each repo's examples file read once from the examples route,
  * so a cell the file already labels starts from the file's label.
  */
-import { fitsSchema } from '../core/decode.ts'
-import { RepoExamplesSchema } from '../core/score-schemas.ts'
-import type { Example, Verdict } from '../core/types.ts'
+import { fitsSchema } from '../core/wire/decode.ts'
+import { RepoExamplesSchema } from '../core/wire/score-schemas.ts'
+import type { Example, Verdict } from '../core/wire/types.ts'
 import { getJson } from './api.ts'
 import { fileLabelAt, type LabelCell, labelAt, type PageLabel, withLabel } from './labels.ts'
 

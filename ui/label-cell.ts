@@ -3,13 +3,13 @@
  * no match, n.a., or none, which shows the examples file's label when it
  * has one), named for its PR and rule, and, when the label and the counted
  * answer disagree, that in words, judged as the score judges it
- * (core/reliability.ts). A grid's tally says how many cells are labelled.
+ * (core/try-out/reliability.ts). A grid's tally says how many cells are labelled.
  * The repo's examples file is read when a label is first focused.
  */
 
-import { judgeAnswer } from '../core/reliability.ts'
-import { VERDICTS } from '../core/row-schemas.ts'
-import type { RecordedRow, Verdict } from '../core/types.ts'
+import { judgeAnswer } from '../core/try-out/reliability.ts'
+import { VERDICTS } from '../core/wire/row-schemas.ts'
+import type { RecordedRow, Verdict } from '../core/wire/types.ts'
 import { h } from './dom.ts'
 import type { LabelBook } from './label-book.ts'
 import { LABEL_WORDS, type LabelCell } from './labels.ts'

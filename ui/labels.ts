@@ -5,11 +5,11 @@
  * says they change in the examples file. No DOM in here, so it is tested
  * outside a browser.
  */
-import { EXAMPLE_LABELS_MAX, EXAMPLES_MAX } from '../core/examples-check.ts'
-import type { StoredLabel } from '../core/page-schemas.ts'
-import type { Example, Verdict } from '../core/types.ts'
+import { EXAMPLE_LABELS_MAX, EXAMPLES_MAX } from '../core/repo-files/examples-check.ts'
+import type { StoredLabel } from '../core/wire/page-schemas.ts'
+import type { Example, Verdict } from '../core/wire/types.ts'
 
-/** core/examples-file.ts's EXAMPLES_YML_PATH (test/ui/labels.test.ts checks they agree): bundling it brings the YAML parser. */
+/** core/repo-files/examples-file.ts's EXAMPLES_YML_PATH (test/ui/labels.test.ts checks they agree): bundling it brings the YAML parser. */
 export const NEW_EXAMPLES_PATH = '.hyperhive/review-classifier.examples.yml'
 
 export type PageLabel = StoredLabel

@@ -1,11 +1,11 @@
 /**
  * The labels part of the open-a-PR preview: which of the page's labels the
  * branch writes into the examples file, PR by PR (merged by PR number, as
- * the controller does: core/examples-merge.ts), which it leaves out and
+ * the controller does: core/repo-files/examples-merge.ts), which it leaves out and
  * why, and whether they are fit to send at all. The labels sent are what
  * the preview shows, nothing else.
  */
-import type { Classification } from '../core/types.ts'
+import type { Classification } from '../core/wire/types.ts'
 import { type Child, h } from './dom.ts'
 import { plural } from './format.ts'
 import type { ExamplesFile, LabelBook } from './label-book.ts'

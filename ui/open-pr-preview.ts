@@ -2,16 +2,16 @@
  * "Open a PR", in two steps: first the file it will write, as YAML, and
  * whether the draft changed since it was last run; then, on "Push the
  * branch", the push itself. The preview merges by name as the controller
- * does (core/rules-merge.ts: a name already in the file replaces that entry,
+ * does (core/repo-files/rules-merge.ts: a name already in the file replaces that entry,
  * a new one goes at the end); the controller edits the file as text, so the
  * entries it leaves alone keep their exact bytes and comments, which a
  * preview built from the parsed rules can't show. The page's labels go with
  * it into the examples file (open-pr-labels.ts), and with rules left as they
  * are the commit writes that file alone.
  */
-import { fitsSchema } from '../core/decode.ts'
-import { RepoRulesSchema } from '../core/page-schemas.ts'
-import type { Classification } from '../core/types.ts'
+import { fitsSchema } from '../core/wire/decode.ts'
+import { RepoRulesSchema } from '../core/wire/page-schemas.ts'
+import type { Classification } from '../core/wire/types.ts'
 import { getJson } from './api.ts'
 import type { Attempt } from './attempt.ts'
 import { h } from './dom.ts'
@@ -52,7 +52,7 @@ export async function openPrPreview(
 ): Promise<{ element: HTMLElement; labels: PrLabels[]; changes: boolean }> {
   const answer = await getJson('api/review-classifier/rules', fitsSchema(RepoRulesSchema), { repo })
   const existing = answer.ok ? answer.value.classifications : []
-  // Without a file the controller writes the YAML one; core/rules-file.ts names it, but bundling that brings the YAML parser.
+  // Without a file the controller writes the YAML one; core/repo-files/rules-file.ts names it, but bundling that brings the YAML parser.
   const path = answer.ok ? answer.value.path : NEW_RULES_PATH
   const where = answer.ok
     ? `${path} on ${answer.value.branch}`

@@ -3,7 +3,7 @@
  * the branch pushed and the forge's compare page to open the PR from, or,
  * for a refusal, what to do about it (the route's own detail follows).
  */
-import type { OpenPrAnswer } from '../core/types.ts'
+import type { OpenPrAnswer } from '../core/wire/types.ts'
 import { external, h } from './dom.ts'
 import { NEW_EXAMPLES_PATH, type PrLabels } from './labels.ts'
 

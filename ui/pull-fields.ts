@@ -4,10 +4,10 @@
  * asked once or k times, or the repo's last N PRs (replay). Each field is
  * checked as the controller would check it, its error beside it.
  */
-import { fitsSchema } from '../core/decode.ts'
-import { REPEAT_MAX, REPLAY_MAX } from '../core/limits.ts'
-import { PullListSchema, PullReposSchema } from '../core/page-schemas.ts'
-import { parseRepoValue } from '../core/repo.ts'
+import { fitsSchema } from '../core/wire/decode.ts'
+import { REPEAT_MAX, REPLAY_MAX } from '../core/wire/limits.ts'
+import { PullListSchema, PullReposSchema } from '../core/wire/page-schemas.ts'
+import { parseRepoValue } from '../core/wire/repo.ts'
 import { getJson } from './api.ts'
 import type { AttemptMode } from './attempt.ts'
 import { h, replace } from './dom.ts'

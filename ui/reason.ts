@@ -2,7 +2,7 @@
  * A reason in the page, not only in a tooltip: a `details` a keyboard opens
  * (Enter or Space on its summary), the reason or the row's error as text.
  */
-import type { RecordedRow } from '../core/types.ts'
+import type { RecordedRow } from '../core/wire/types.ts'
 import { h } from './dom.ts'
 import { rowErrorText } from './format.ts'
 

@@ -5,8 +5,8 @@
  * the same answers again in the page with core's own scoring: no request,
  * no model call.
  */
-import { labelledAnswers, scoreClassification } from '../core/reliability.ts'
-import type { Classification, ClassificationScore, ExamplesLine, TryOutExamples, Verdict } from '../core/types.ts'
+import { labelledAnswers, scoreClassification } from '../core/try-out/reliability.ts'
+import type { Classification, ClassificationScore, ExamplesLine, TryOutExamples, Verdict } from '../core/wire/types.ts'
 import { type Child, external, h, replace } from './dom.ts'
 import { plural, verdictLabel } from './format.ts'
 

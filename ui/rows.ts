@@ -4,7 +4,7 @@
  * row's error. Every cell is text. On a narrow window each row stacks, its
  * cells labelled by their column (CSS reads the `data-label`).
  */
-import type { Classification, RecordedRow } from '../core/types.ts'
+import type { Classification, RecordedRow } from '../core/wire/types.ts'
 import { type Child, h } from './dom.ts'
 import { countedLabel, rowErrorText, verdictLabel } from './format.ts'
 

@@ -1,12 +1,12 @@
 /**
  * The rules file as the open-a-PR preview writes it: the merge by name the
- * controller makes (core/rules-merge.ts) and YAML for the result. No DOM and
+ * controller makes (core/repo-files/rules-merge.ts) and YAML for the result. No DOM and
  * no YAML library in here (the library would double the page's bundle), so
  * it is tested outside a browser against the rules file's own parser.
  */
-import type { Classification } from '../core/types.ts'
+import type { Classification } from '../core/wire/types.ts'
 
-/** core/rules-file.ts's RULES_YML_PATH (test/ui/href.test.ts checks they agree). */
+/** core/repo-files/rules-file.ts's RULES_YML_PATH (test/ui/href.test.ts checks they agree). */
 export const NEW_RULES_PATH = '.hyperhive/review-classifier.yml'
 
 /** A YAML scalar: plain when it reads back as the same string, else double-quoted (JSON's quoting is YAML's). */

@@ -5,8 +5,8 @@
  * expands it to its rows. Each card links to itself (`#runs/<id>`) and opens
  * the try-out on the same repo, PR and rules.
  */
-import type { RunRecord } from '../core/run-record.ts'
-import type { UiConfig } from '../core/types.ts'
+import type { RunRecord } from '../core/run/run-record.ts'
+import type { UiConfig } from '../core/wire/types.ts'
 import { external, h, uid } from './dom.ts'
 import { commitUrl, dateTime, duration, OVERALL_WORDS, plural, pullUrl, shortSha } from './format.ts'
 import { rowsTable } from './rows.ts'

@@ -5,10 +5,11 @@
  * reload. Cards already shown are kept as they are (a recorded run doesn't
  * change), so an expanded card and the focus stay put while the list grows.
  */
-import { fitsSchema } from '../core/decode.ts'
-import { PullListSchema, RunListSchema } from '../core/page-schemas.ts'
-import type { RunRecord } from '../core/run-record.ts'
-import type { UiConfig } from '../core/types.ts'
+
+import type { RunRecord } from '../core/run/run-record.ts'
+import { fitsSchema } from '../core/wire/decode.ts'
+import { PullListSchema, RunListSchema } from '../core/wire/page-schemas.ts'
+import type { UiConfig } from '../core/wire/types.ts'
 import { type Answer, getJson } from './api.ts'
 import { h, replace } from './dom.ts'
 import { plural } from './format.ts'

@@ -7,9 +7,9 @@
  * check the controller would make on the body runs here first, with core's
  * own code, and a refused field sends nothing.
  */
-import { fitsSchema } from '../core/decode.ts'
-import { OpenPrAnswerSchema, RepoRulesSchema, TryOutAcceptedSchema } from '../core/page-schemas.ts'
-import type { Classification, UiConfig } from '../core/types.ts'
+import { fitsSchema } from '../core/wire/decode.ts'
+import { OpenPrAnswerSchema, RepoRulesSchema, TryOutAcceptedSchema } from '../core/wire/page-schemas.ts'
+import type { Classification, UiConfig } from '../core/wire/types.ts'
 import { getJson, postJson } from './api.ts'
 import type { Attempt } from './attempt.ts'
 import { createAttempts } from './attempts.ts'

@@ -16,9 +16,9 @@
  */
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { type AppError, appError, describeError } from '../../core/errors.ts'
-import { nameSegments, secretPathSegments } from '../../core/secret-path.ts'
-import { capLine, redactSecrets } from '../../core/text.ts'
+import { type AppError, appError, describeError } from '../../core/base/errors.ts'
+import { capLine, redactSecrets } from '../../core/base/text.ts'
+import { nameSegments, secretPathSegments } from '../../core/settings/secret-path.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { describeHttpHost, isTimeoutError } from '../http/errors.ts'
 import type { TokenSource } from './token-source.ts'

@@ -8,8 +8,8 @@
  */
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { appError } from '../../core/errors.ts'
-import { err, ok, type Result } from '../../core/result.ts'
+import { appError } from '../../core/base/errors.ts'
+import { err, ok, type Result } from '../../core/base/result.ts'
 
 export type TokenSource = {
   /** The token to send with the next request; `unavailable` when it can't be had. */

@@ -4,8 +4,8 @@
  * without a process (facts behind them: docs/runtimes.md ("The claude CLI")).
  */
 
-import { streamJsonUserLine } from '../../core/prompt.ts'
-import type { Effort } from '../../core/types.ts'
+import { streamJsonUserLine } from '../../core/run/prompt.ts'
+import type { Effort } from '../../core/wire/types.ts'
 import { pickEnv } from '../process/env.ts'
 
 /** The classifier's own variables that reach the runtime: a gateway, a proxy, a private CA. Nothing else of its environment does. */

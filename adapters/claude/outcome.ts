@@ -6,9 +6,9 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { err, ok } from '../../core/result.ts'
-import { capLine, REDACTED, redactSecrets as redactAll } from '../../core/text.ts'
-import type { Usage } from '../../core/types.ts'
+import { err, ok } from '../../core/base/result.ts'
+import { capLine, REDACTED, redactSecrets as redactAll } from '../../core/base/text.ts'
+import type { Usage } from '../../core/wire/types.ts'
 import type { ClassifyResult } from '../../ports/model-runtime.ts'
 
 /** Longest failure detail; enough for the status and the gist of the message. */

@@ -15,8 +15,8 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { describeError } from '../../core/errors.ts'
-import { err } from '../../core/result.ts'
+import { describeError } from '../../core/base/errors.ts'
+import { err } from '../../core/base/result.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type {
   AskOptions,

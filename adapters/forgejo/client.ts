@@ -5,9 +5,9 @@
  * every other failure throws the `AppError` the status maps to.
  */
 import type { Static } from '@sinclair/typebox'
-import { diffOverReadCapMessage } from '../../core/budget.ts'
-import { type AppError, appError } from '../../core/errors.ts'
-import type { RepoRef } from '../../core/types.ts'
+import { type AppError, appError } from '../../core/base/errors.ts'
+import { diffOverReadCapMessage } from '../../core/run/budget.ts'
+import type { RepoRef } from '../../core/wire/types.ts'
 import {
   type Answer,
   AnswerTooLargeError,

@@ -8,9 +8,9 @@
  */
 
 import { randomBytes } from 'node:crypto'
-import { DIFF_READ_MAX_BYTES } from '../../core/budget.ts'
-import { appError, isAppError } from '../../core/errors.ts'
-import type { RepoRef } from '../../core/types.ts'
+import { appError, isAppError } from '../../core/base/errors.ts'
+import { DIFF_READ_MAX_BYTES } from '../../core/run/budget.ts'
+import type { RepoRef } from '../../core/wire/types.ts'
 import { FORGE_CALL_DEADLINE_MS, type Forge, type ForgeWriter, type NewBranchCommit } from '../../ports/forge.ts'
 import type { Logger } from '../../ports/logger.ts'
 import { createForgejoClient, type EditUserOptions, type FileWriteResult, type ForgejoClient } from './client.ts'

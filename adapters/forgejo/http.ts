@@ -10,8 +10,8 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { type AppError, appError, describeError, type ErrorCode } from '../../core/errors.ts'
-import { capLine, redactSecrets } from '../../core/text.ts'
+import { type AppError, appError, describeError, type ErrorCode } from '../../core/base/errors.ts'
+import { capLine, redactSecrets } from '../../core/base/text.ts'
 import type { Logger } from '../../ports/logger.ts'
 import { describeHttpHost, isTimeoutError } from '../http/errors.ts'
 

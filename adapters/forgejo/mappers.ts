@@ -1,7 +1,7 @@
 /** Pure mappers from Forgejo's answers (as `schemas.ts` reads them) to the forge port's types. */
-import { appError } from '../../core/errors.ts'
-import { capText, QUOTED_MAX_CHARS } from '../../core/text.ts'
-import type { CommitMessage, RepoRef } from '../../core/types.ts'
+import { appError } from '../../core/base/errors.ts'
+import { capText, QUOTED_MAX_CHARS } from '../../core/base/text.ts'
+import type { CommitMessage, RepoRef } from '../../core/wire/types.ts'
 import type {
   AccessTokenInfo,
   ForgeFile,

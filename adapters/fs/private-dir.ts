@@ -15,7 +15,7 @@
  */
 import { lstatSync, mkdirSync, type Stats, statSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { describeError } from '../../core/errors.ts'
+import { describeError } from '../../core/base/errors.ts'
 
 const GROUP_OR_OTHER_WRITE = 0o022
 const STICKY = 0o1000

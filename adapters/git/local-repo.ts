@@ -12,10 +12,10 @@
  * (`Binary files … differ`). That keeps the bytes the model sees the bytes a
  * PR of the same commits would give.
  */
-import { appError } from '../../core/errors.ts'
-import { parseCommitLog, parseTreeEntries, shortBranchName, type TreeEntry } from '../../core/local-branch.ts'
-import type { CommitMessage } from '../../core/types.ts'
-import { type DecodedText, decodeUtf8 } from '../../core/utf8.ts'
+import { appError } from '../../core/base/errors.ts'
+import { parseCommitLog, parseTreeEntries, shortBranchName, type TreeEntry } from '../../core/run/local-branch.ts'
+import { type DecodedText, decodeUtf8 } from '../../core/run/utf8.ts'
+import type { CommitMessage } from '../../core/wire/types.ts'
 
 export type LocalRepoConfig = {
   /** Any directory inside the work tree. */
@@ -47,7 +47,7 @@ export type LocalRepo = {
   mergedBy(commit: string, tip: string): Promise<string | null>
   /** The full messages of the commits in `from..to`, oldest first. */
   commitMessages(from: string, to: string): Promise<CommitMessage[]>
-  /** The unified diff from `from` to `to`, decoded as the service decodes a PR's (core/utf8.ts). */
+  /** The unified diff from `from` to `to`, decoded as the service decodes a PR's (core/run/utf8.ts). */
   diff(from: string, to: string): Promise<DecodedText>
   /** The tree entries at `paths` in `commit` (a path that isn't there has none). */
   entriesAt(commit: string, paths: readonly string[]): Promise<TreeEntry[]>
@@ -185,7 +185,7 @@ export function createLocalRepo(config: LocalRepoConfig): LocalRepo {
       return parseCommitLog(await text(['log', '-z', '--reverse', '--format=%B', `${from}..${to}`]))
     },
     async diff(from, to) {
-      // As the service reads the forge's diff: invalid UTF-8 as U+FFFD, and said so (core/utf8.ts).
+      // As the service reads the forge's diff: invalid UTF-8 as U+FFFD, and said so (core/run/utf8.ts).
       const args = ['diff', ...DIFF_OPTIONS, from, to, '--']
       const run = await git(args)
       if (run.code !== 0) throw failure(args, run)

@@ -1,5 +1,5 @@
 /** What the HTTP adapters (OpenBao, Forgejo) need to describe a failed call without leaking anything. */
-import { appError } from '../../core/errors.ts'
+import { appError } from '../../core/base/errors.ts'
 
 /** `fetch` aborted by `AbortSignal.timeout` (Bun rejects with a `TimeoutError` DOMException). */
 export function isTimeoutError(error: unknown): boolean {

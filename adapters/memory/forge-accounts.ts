@@ -4,7 +4,7 @@
  * tokens, with Forgejo's refusals (an invalid or taken name or email, an
  * unknown scope, a token name used already).
  */
-import { appError } from '../../core/errors.ts'
+import { appError } from '../../core/base/errors.ts'
 import type { Forge } from '../../ports/forge.ts'
 import type { MemoryForgeContext } from './forge-context.ts'
 import { KNOWN_TOKEN_SCOPES, serviceAccountFlags, sha1, type UserState } from './forge-state.ts'

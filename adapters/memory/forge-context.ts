@@ -3,9 +3,9 @@
  * state, the accounts' flags, the failure a test set, and the lookups that
  * answer a missing repo, PR or file the way Forgejo does.
  */
-import { type AppError, appError } from '../../core/errors.ts'
-import { repoName } from '../../core/repo.ts'
-import type { RepoRef } from '../../core/types.ts'
+import { type AppError, appError } from '../../core/base/errors.ts'
+import { repoName } from '../../core/wire/repo.ts'
+import type { RepoRef } from '../../core/wire/types.ts'
 import type { ForgeFile, ForgePullRequest, ForgeUser } from '../../ports/forge.ts'
 import {
   type AccountFlags,

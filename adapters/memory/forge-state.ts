@@ -5,7 +5,7 @@
  * predict them and two runs of a test see the same values.
  */
 import { createHash } from 'node:crypto'
-import type { ReviewEvent } from '../../core/types.ts'
+import type { ReviewEvent } from '../../core/wire/types.ts'
 import type { ForgeFile, GitIdentity, RepoPermission } from '../../ports/forge.ts'
 
 export type { RepoPermission } from '../../ports/forge.ts'

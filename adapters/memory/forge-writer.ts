@@ -7,9 +7,9 @@
  * without write access are `forbidden`; a private repo it can't read is a
  * 404 like a missing one.
  */
-import { appError } from '../../core/errors.ts'
-import { repoName } from '../../core/repo.ts'
-import type { RepoRef } from '../../core/types.ts'
+import { appError } from '../../core/base/errors.ts'
+import { repoName } from '../../core/wire/repo.ts'
+import type { RepoRef } from '../../core/wire/types.ts'
 import type { ForgeWriter } from '../../ports/forge.ts'
 import type { MemoryForgeContext } from './forge-context.ts'
 import {

@@ -6,9 +6,9 @@
  * token's owner.
  */
 
-import { DIFF_READ_MAX_BYTES, diffOverReadCapMessage, utf8Length } from '../../core/budget.ts'
-import { type AppError, appError } from '../../core/errors.ts'
-import type { RepoRef } from '../../core/types.ts'
+import { type AppError, appError } from '../../core/base/errors.ts'
+import { DIFF_READ_MAX_BYTES, diffOverReadCapMessage, utf8Length } from '../../core/run/budget.ts'
+import type { RepoRef } from '../../core/wire/types.ts'
 import type { Forge } from '../../ports/forge.ts'
 import { createMemoryAccounts } from './forge-accounts.ts'
 import { createForgeContext } from './forge-context.ts'

@@ -3,7 +3,7 @@
  * sequence per bucket, a stale `update` and a `create` on an existing key
  * both `conflict`.
  */
-import { type AppError, appError } from '../../core/errors.ts'
+import { type AppError, appError } from '../../core/base/errors.ts'
 import type { KeyValue, KvBuckets, KvEntry } from '../../ports/kv.ts'
 
 export type MemoryKv = KvBuckets & {

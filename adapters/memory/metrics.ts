@@ -1,5 +1,5 @@
 /** Metrics that only remember what was added, for assertions. */
-import type { TokenType } from '../../core/types.ts'
+import type { TokenType } from '../../core/wire/types.ts'
 import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
 
 export type RecordedCost = { usd: number; labels: MetricLabels }

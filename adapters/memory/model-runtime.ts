@@ -5,9 +5,9 @@
  * closed session answers nothing, and nothing rejects.
  */
 
-import { describeError } from '../../core/errors.ts'
-import { err, ok } from '../../core/result.ts'
-import type { Usage } from '../../core/types.ts'
+import { describeError } from '../../core/base/errors.ts'
+import { err, ok } from '../../core/base/result.ts'
+import type { Usage } from '../../core/wire/types.ts'
 import type {
   ClassifyInput,
   ClassifyResult,

@@ -8,11 +8,11 @@
  * cancel the run, as the NATS cancel subject does.
  */
 
-import { raceAbort } from '../../core/abort.ts'
-import { type AppError, appError } from '../../core/errors.ts'
-import { HEARTBEAT_INTERVAL_MS } from '../../core/schemas.ts'
-import type { RunProgress, RunReply } from '../../core/types.ts'
-import { decodeRunProgress } from '../../core/wire-decode.ts'
+import { raceAbort } from '../../core/base/abort.ts'
+import { type AppError, appError } from '../../core/base/errors.ts'
+import { decodeRunProgress } from '../../core/run/wire-decode.ts'
+import { HEARTBEAT_INTERVAL_MS } from '../../core/wire/schemas.ts'
+import type { RunProgress, RunReply } from '../../core/wire/types.ts'
 import type {
   RunCancelListener,
   RunHandler,

@@ -1,11 +1,11 @@
 /**
- * The redactor on the caller's own thread: core/redact.ts called in place,
+ * The redactor on the caller's own thread: core/redaction/redact.ts called in place,
  * for the tests that need a redaction but not a worker, and a stand-in that
  * a test can hold: `createHeldRedactor` never finishes until told, so a run
  * past its redaction deadline is a test's choice, not a race with a timer.
  */
-import { appError } from '../../core/errors.ts'
-import { type Redacted, type RedactionInput, redactSharedContext } from '../../core/redact.ts'
+import { appError } from '../../core/base/errors.ts'
+import { type Redacted, type RedactionInput, redactSharedContext } from '../../core/redaction/redact.ts'
 import type { Redactor } from '../../ports/redactor.ts'
 
 function aborted(signal: AbortSignal): Error {
@@ -28,7 +28,7 @@ export type HeldRedactor = Redactor & {
   readonly inputs: RedactionInput[]
   /** Resolves once a redaction has been asked for and is held. */
   asked(): Promise<void>
-  /** Lets every held redaction finish, as core/redact.ts redacts. */
+  /** Lets every held redaction finish, as core/redaction/redact.ts redacts. */
   release(): void
 }
 

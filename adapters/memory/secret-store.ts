@@ -1,5 +1,5 @@
 /** An in-memory secret store: secrets by path, each a map of fields. */
-import { type AppError, appError } from '../../core/errors.ts'
+import { type AppError, appError } from '../../core/base/errors.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 
 export type MemorySecretStore = SecretStore & {

@@ -13,8 +13,8 @@ import {
   type NatsConnection,
   type Status,
 } from '@nats-io/transport-node'
-import { appError } from '../../core/errors.ts'
-import { err, ok, type Result } from '../../core/result.ts'
+import { appError } from '../../core/base/errors.ts'
+import { err, ok, type Result } from '../../core/base/result.ts'
 import type { Logger } from '../../ports/logger.ts'
 
 /**

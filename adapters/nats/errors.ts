@@ -6,7 +6,7 @@
 
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream'
 import { errors } from '@nats-io/transport-node'
-import { type AppError, appError, describeError, isAppError } from '../../core/errors.ts'
+import { type AppError, appError, describeError, isAppError } from '../../core/base/errors.ts'
 
 /** The server's `err_code` for a write whose bucket would exceed its max value size (`maxValueSize`). */
 const messageSizeExceedsMaximum = 10054

@@ -11,7 +11,7 @@
  */
 import { jetstream } from '@nats-io/jetstream'
 import { type KV, Kvm } from '@nats-io/kv'
-import { appError } from '../../core/errors.ts'
+import { appError } from '../../core/base/errors.ts'
 import type { KeyValue, KvBuckets } from '../../ports/kv.ts'
 import type { NatsClient } from './connection.ts'
 import { isStreamCreateRace, natsErrorToAppError, notConnected } from './errors.ts'

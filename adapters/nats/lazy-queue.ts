@@ -4,11 +4,11 @@
  * the KV and queue ports fail with `unavailable` (the routes answer 503) and
  * `/readyz` says so; a background loop keeps trying to connect. Its link
  * is also what a review waits on, for the first connect or a reconnect,
- * when it can't reach the queue (usecases/queue-reach.ts).
+ * when it can't reach the queue (usecases/run/queue-reach.ts).
  */
 
-import { raceAbort } from '../../core/abort.ts'
-import { appError } from '../../core/errors.ts'
+import { raceAbort } from '../../core/base/abort.ts'
+import { appError } from '../../core/base/errors.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { QueueWatch, RunQueue } from '../../ports/queue.ts'

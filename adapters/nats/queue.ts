@@ -28,11 +28,11 @@
  */
 import type { Msg, Subscription } from '@nats-io/transport-node'
 import { errors } from '@nats-io/transport-node'
-import { raceAbort } from '../../core/abort.ts'
-import { appError, describeError } from '../../core/errors.ts'
-import { HEARTBEAT_INTERVAL_MS } from '../../core/schemas.ts'
-import type { RunProgress, RunReply } from '../../core/types.ts'
-import { decodeRunProgress } from '../../core/wire-decode.ts'
+import { raceAbort } from '../../core/base/abort.ts'
+import { appError, describeError } from '../../core/base/errors.ts'
+import { decodeRunProgress } from '../../core/run/wire-decode.ts'
+import { HEARTBEAT_INTERVAL_MS } from '../../core/wire/schemas.ts'
+import type { RunProgress, RunReply } from '../../core/wire/types.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type {
   RunHandler,

@@ -14,8 +14,8 @@
  * deadlines end the run.
  */
 import type { Subscription } from '@nats-io/transport-node'
-import { describeError } from '../../core/errors.ts'
-import { decodeRunCancel } from '../../core/wire-decode.ts'
+import { describeError } from '../../core/base/errors.ts'
+import { decodeRunCancel } from '../../core/run/wire-decode.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { RunCancelListener } from '../../ports/queue.ts'
 import type { NatsClient } from './connection.ts'

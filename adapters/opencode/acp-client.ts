@@ -7,7 +7,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { err, ok, type Result } from '../../core/result.ts'
+import { err, ok, type Result } from '../../core/base/result.ts'
 
 export type RpcError = { code: number; message: string; data?: unknown }
 

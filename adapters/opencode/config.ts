@@ -5,7 +5,7 @@
  * behind them are in docs/runtimes.md ("opencode acp").
  */
 import { join } from 'node:path'
-import type { Effort } from '../../core/types.ts'
+import type { Effort } from '../../core/wire/types.ts'
 import { pickEnv } from '../process/env.ts'
 
 /** The classifier's own variables that reach opencode: a proxy and a private CA. Nothing else of its environment does. */

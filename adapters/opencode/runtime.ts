@@ -21,10 +21,10 @@
  */
 import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { describeError } from '../../core/errors.ts'
-import { err, ok, type Result } from '../../core/result.ts'
-import { capLine, redactSecrets } from '../../core/text.ts'
-import type { AcpProvider } from '../../core/types.ts'
+import { describeError } from '../../core/base/errors.ts'
+import { err, ok, type Result } from '../../core/base/result.ts'
+import { capLine, redactSecrets } from '../../core/base/text.ts'
+import type { AcpProvider } from '../../core/wire/types.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type {
   AskOptions,

@@ -7,8 +7,8 @@
  */
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { err, ok, type Result } from '../../core/result.ts'
-import type { Effort, Usage } from '../../core/types.ts'
+import { err, ok, type Result } from '../../core/base/result.ts'
+import type { Effort, Usage } from '../../core/wire/types.ts'
 import type { ModelAnswer } from '../../ports/model-runtime.ts'
 import type { AcpConnection } from './acp-client.ts'
 import { AGENT_NAME, qualifiedModel } from './config.ts'

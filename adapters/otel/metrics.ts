@@ -12,7 +12,7 @@ import {
   PeriodicExportingMetricReader,
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics'
-import { appError } from '../../core/errors.ts'
+import { appError } from '../../core/base/errors.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
 

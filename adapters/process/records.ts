@@ -28,7 +28,7 @@ import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node
 import { readdir, rename, rm } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { describeError } from '../../core/errors.ts'
+import { describeError } from '../../core/base/errors.ts'
 import type { Logger } from '../../ports/logger.ts'
 import { bootId, livingGroupMembers, startTimeOf } from './proc.ts'
 

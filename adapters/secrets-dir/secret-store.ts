@@ -17,8 +17,8 @@ import { randomUUID } from 'node:crypto'
 import { constants } from 'node:fs'
 import { type FileHandle, mkdir, open, rename, unlink } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { appError } from '../../core/errors.ts'
-import { secretPathSegments } from '../../core/secret-path.ts'
+import { appError } from '../../core/base/errors.ts'
+import { secretPathSegments } from '../../core/settings/secret-path.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 
 export type DirSecretStoreConfig = {

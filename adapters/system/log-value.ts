@@ -1,4 +1,4 @@
-import { capText, redactSecrets } from '../../core/text.ts'
+import { capText, redactSecrets } from '../../core/base/text.ts'
 
 /**
  * Turns any value a caller puts in a log field into plain JSON that

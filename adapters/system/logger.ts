@@ -2,7 +2,7 @@
  * The process logger: one JSON object per line (`time`, `level`, `msg`, then
  * the fields), for the journal that ships to VictoriaLogs.
  */
-import { appError } from '../../core/errors.ts'
+import { appError } from '../../core/base/errors.ts'
 import type { LogFields, Logger, LogLevel } from '../../ports/logger.ts'
 import { createLogValueConverter } from './log-value.ts'
 

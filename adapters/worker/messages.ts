@@ -1,5 +1,5 @@
 /** What the redaction worker and its adapter send each other (structured clones of these). */
-import type { Redacted, RedactionInput } from '../../core/redact.ts'
+import type { Redacted, RedactionInput } from '../../core/redaction/redact.ts'
 
 export type RedactRequest = { id: number; input: RedactionInput }
 export type RedactResponse = { id: number; ok: true; redacted: Redacted } | { id: number; ok: false; error: string }

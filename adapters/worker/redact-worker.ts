@@ -3,7 +3,7 @@
  * the rules once, then redacts each input it is sent and posts the result
  * back with the request's id. A redaction that throws is answered as such.
  */
-import { redactSharedContext } from '../../core/redact.ts'
+import { redactSharedContext } from '../../core/redaction/redact.ts'
 import { isRedactRequest, type RedactResponse } from './messages.ts'
 
 declare const self: Worker

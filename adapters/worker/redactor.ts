@@ -1,5 +1,5 @@
 /**
- * The redactor on a Bun Worker: core/redact.ts runs on a thread of its own,
+ * The redactor on a Bun Worker: core/redaction/redact.ts runs on a thread of its own,
  * so however long a PR's redaction takes, the classifier's event loop goes on
  * (heartbeats, other runs, a shutdown). One worker, started here so the rules
  * compile before the first run needs them, serves the redactions one after
@@ -8,8 +8,8 @@
  * waiting behind it go to a fresh worker. The worker does not keep the
  * process alive while it has nothing to do.
  */
-import { appError } from '../../core/errors.ts'
-import type { Redacted, RedactionInput } from '../../core/redact.ts'
+import { appError } from '../../core/base/errors.ts'
+import type { Redacted, RedactionInput } from '../../core/redaction/redact.ts'
 import type { Redactor } from '../../ports/redactor.ts'
 import { isRedactResponse, type RedactRequest } from './messages.ts'
 

@@ -1,15 +1,16 @@
 /**
  * The two sides of bench/diff.ts and the steps each is timed on: "before"
  * is the code as it was (in-process, the diff preparation of
- * test/core/diff-reference.ts with today's prompt wording around it; the CLI
+ * test/core/diff/diff-reference.ts with today's prompt wording around it; the CLI
  * as of BEFORE_REV), "after" core/ as it is; the inputs are checked to give
  * the same bytes on both sides before anything is timed.
  */
-import * as budget from '../../core/budget.ts'
-import * as diff from '../../core/diff.ts'
-import * as prompt from '../../core/prompt.ts'
-import type { Classification } from '../../core/types.ts'
-import * as reference from '../../test/core/diff-reference.ts'
+
+import * as diff from '../../core/diff/diff.ts'
+import * as budget from '../../core/run/budget.ts'
+import * as prompt from '../../core/run/prompt.ts'
+import type { Classification } from '../../core/wire/types.ts'
+import * as reference from '../../test/core/diff/diff-reference.ts'
 import { aMixedDiff, someRules } from '../support/synthetic-pr.ts'
 
 /** The CLI as it was before the diff preparation was made fast (the tip of main the work started from). */

@@ -3,14 +3,14 @@
  * (TypeScript-like hunks), `aMixedDiff` (lockfiles, renames, binaries, CRLF,
  * non-ASCII) and this repository's own code as of CODE_REV, each cut to
  * about 600 KB once prepared, and each again with two of every kind of the
- * test corpus (test/core/redact-corpus.ts) on added lines, one in the title
+ * test corpus (test/core/redaction/redact-corpus.ts) on added lines, one in the title
  * and in a commit. Checks that every secret put in was taken out.
  */
 import { execFileSync } from 'node:child_process'
-import { prepareDiffPieces } from '../../core/diff.ts'
-import type { SharedContextInput } from '../../core/prompt.ts'
-import { redactSharedContext } from '../../core/redact.ts'
-import { Random, SECRET_KINDS } from '../../test/core/redact-corpus.ts'
+import { prepareDiffPieces } from '../../core/diff/diff.ts'
+import { redactSharedContext } from '../../core/redaction/redact.ts'
+import type { SharedContextInput } from '../../core/run/prompt.ts'
+import { Random, SECRET_KINDS } from '../../test/core/redaction/redact-corpus.ts'
 import { ROOT } from '../support/common.ts'
 import { aMixedDiff, aSyntheticPr } from '../support/synthetic-pr.ts'
 

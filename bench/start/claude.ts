@@ -5,9 +5,9 @@
  * their tables and goals.
  */
 import { join } from 'node:path'
-import { costUsd, rowsUsage } from '../../core/cost.ts'
-import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
-import type { RunRequest } from '../../core/types.ts'
+import { costUsd, rowsUsage } from '../../core/settings/cost.ts'
+import { RUNTIME_KEY_SECRETS } from '../../core/settings/service-account.ts'
+import type { RunRequest } from '../../core/wire/types.ts'
 import type { CachingFakeAnthropic } from '../support/caching-fake-anthropic.ts'
 import { API_KEY, bareCliMs, CLAUDE_BIN, fmt, median, s, spread } from '../support/common.ts'
 import { CLASSIFICATION_TIMEOUT_MS, CONTEXT_BUDGET_BYTES, MAX_SESSIONS } from '../support/run-shape.ts'

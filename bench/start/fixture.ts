@@ -5,8 +5,8 @@
  * run reads.
  */
 import { join } from 'node:path'
-import { buildPromptFromContext, buildSharedContext } from '../../core/prompt.ts'
-import type { AcpPrices, RunReply, RunRequest } from '../../core/types.ts'
+import { buildPromptFromContext, buildSharedContext } from '../../core/run/prompt.ts'
+import type { AcpPrices, RunReply, RunRequest } from '../../core/wire/types.ts'
 import type { LogFields, Logger } from '../../ports/logger.ts'
 import type { LatencyModel } from '../support/caching-fake-anthropic.ts'
 import { DIFF_BYTES } from '../support/run-shape.ts'

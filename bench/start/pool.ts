@@ -4,7 +4,7 @@
  * hold in memory?
  */
 import { join } from 'node:path'
-import { SYSTEM_PROMPT } from '../../core/prompt.ts'
+import { SYSTEM_PROMPT } from '../../core/run/prompt.ts'
 import type { CachingFakeAnthropic } from '../support/caching-fake-anthropic.ts'
 import { API_KEY, bareCliMs, CLAUDE_BIN, fmt, median, processMemoryMiB, s, spread } from '../support/common.ts'
 import { CLASSIFICATION_TIMEOUT_MS } from '../support/run-shape.ts'

@@ -14,7 +14,7 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { claudeArgs, claudeEnv, claudeStdinLine, DEFAULT_MAX_RETRIES } from '../../adapters/claude/invocation.ts'
 import { statFields } from '../../adapters/process/proc.ts'
-import { SYSTEM_PROMPT } from '../../core/prompt.ts'
+import { SYSTEM_PROMPT } from '../../core/run/prompt.ts'
 
 export const ROOT = join(import.meta.dir, '../..')
 export const CLAUDE_BIN = join(ROOT, 'node_modules/.bin/claude')

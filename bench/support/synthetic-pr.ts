@@ -4,7 +4,7 @@
  * so every run (and every machine) sends the same bytes, and ten rules like
  * the ones a repo would have.
  */
-import type { Classification, CommitMessage } from '../../core/types.ts'
+import type { Classification, CommitMessage } from '../../core/wire/types.ts'
 
 /** mulberry32: small, fast, and the same sequence everywhere for one seed. */
 function seededRandom(seed: number): () => number {

@@ -18,7 +18,7 @@
  * Each (instruction, place) pair is tried at most once in a search.
  *
  * It gives what re2js gives on the line (leftmost-first, the same groups):
- * test/core/redact-windows.test.ts compares the scan's matches with re2js's
+ * test/core/redaction/redact-windows.test.ts compares the scan's matches with re2js's
  * on the whole line for every rule.
  */
 

@@ -17,7 +17,7 @@
  * the scan runs R alone and widens each match back over the prefix's
  * characters, at most `max` of them and never before the place the search
  * started (the previous match's end). docs/decisions.md ("Redaction") and
- * test/core/redact-engine.test.ts, which checks the widened matches against
+ * test/core/redaction/redact-engine.test.ts, which checks the widened matches against
  * the whole pattern's on every rule that has the prefix.
  */
 

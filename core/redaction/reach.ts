@@ -22,7 +22,7 @@
  * Each check takes an assertion (`^`, `$`, `\b`) as one that may hold, and
  * every instruction as able to take anything it could: the bounds are
  * never under the truth. It reads re2js's compiled program (`re2().prog`,
- * typed `any` in re2js 2.10.0's declarations); test/core/redact-windows.test.ts
+ * typed `any` in re2js 2.10.0's declarations); test/core/redaction/redact-windows.test.ts
  * checks its answers on known patterns and the windowed scan against the
  * whole line.
  */

@@ -83,7 +83,7 @@ export function compiled(regex: JsRegex): RE2JS {
  * starts few of the 236 rules (their keywords decide), and compiling all
  * of them and their allowlists took 0.2 to 0.9 s, which every `prompt`
  * and every fresh classifier worker paid before reading its input.
- * test/core/redact-rules.test.ts compiles every one, so a pattern RE2
+ * test/core/redaction/redact-rules.test.ts compiles every one, so a pattern RE2
  * cannot take still fails the tests, not a run.
  */
 

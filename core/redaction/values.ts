@@ -7,7 +7,7 @@
  * long value (a catch-all's secret has no upper bound) is plain code, and
  * a regex here reads only a value or a name some rule's pattern bounds
  * (200 to 512 characters), none of them able to backtrack more than once
- * over a character (test/core/redact-engine.test.ts watches them run).
+ * over a character (test/core/redaction/redact-engine.test.ts watches them run).
  */
 
 /** Placeholder words, compared with the value lower-cased and stripped to its letters and digits. */

@@ -1,7 +1,7 @@
 /**
  * A rule's matches on one line, found only around the places its keywords
  * are, with the same result as running it over the whole line
- * (docs/decisions.md, "Redaction"; test/core/redact-windows.test.ts compares
+ * (docs/decisions.md, "Redaction"; test/core/redaction/redact-windows.test.ts compares
  * the two on generated lines and on the corpus).
  *
  * For a rule whose every match holds one of its keywords (core/redaction/

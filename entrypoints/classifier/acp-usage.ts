@@ -4,8 +4,8 @@
  * the cache hit rate reads the same on every runtime. The API key runtime's
  * claude exports its own.
  */
-import { costUsd, tokenCounts } from '../../core/cost.ts'
-import type { RunRequest, TokenType, Usage } from '../../core/types.ts'
+import { costUsd, tokenCounts } from '../../core/settings/cost.ts'
+import type { RunRequest, TokenType, Usage } from '../../core/wire/types.ts'
 import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
 
 const TOKEN_TYPES: readonly TokenType[] = ['input', 'output', 'cacheRead', 'cacheCreation']

@@ -3,22 +3,22 @@
  * answer parsed strictly, and the row told as soon as it ends. The ACP
  * runtime's spend is counted for each answer it reports usage for
  * (acp-usage.ts), and every session's cost toward the daily budget
- * (core/spend.ts) is written to the ledger as it ends, whether or not anyone
+ * (core/settings/spend.ts) is written to the ledger as it ends, whether or not anyone
  * still waits for the run: one without a figure (stopped at its deadline, a
  * failed process) is counted at its prompt's input tokens at the input
- * price (core/spend-estimate.ts), marked estimated, and says so in the log.
+ * price (core/run/spend-estimate.ts), marked estimated, and says so in the log.
  */
-import { type ClassificationResult, rowFromAnswer } from '../../core/aggregate.ts'
-import { parseAnswer } from '../../core/answer.ts'
-import { utf8Length } from '../../core/budget.ts'
-import { buildPromptFromContext, SYSTEM_PROMPT } from '../../core/prompt.ts'
-import { classificationCostUsd } from '../../core/spend.ts'
-import { estimateSessionUsd } from '../../core/spend-estimate.ts'
-import type { Classification, Usage } from '../../core/types.ts'
+import { type ClassificationResult, rowFromAnswer } from '../../core/run/aggregate.ts'
+import { parseAnswer } from '../../core/run/answer.ts'
+import { utf8Length } from '../../core/run/budget.ts'
+import { buildPromptFromContext, SYSTEM_PROMPT } from '../../core/run/prompt.ts'
+import { estimateSessionUsd } from '../../core/run/spend-estimate.ts'
+import { classificationCostUsd } from '../../core/settings/spend.ts'
+import type { Classification, Usage } from '../../core/wire/types.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
 import type { AskOptions, ClassifyResult } from '../../ports/model-runtime.ts'
-import type { SessionCostRecorder } from '../controller/usecases/spend-writes.ts'
+import type { SessionCostRecorder } from '../controller/usecases/settings/spend-writes.ts'
 import { recordAcpUsage } from './acp-usage.ts'
 import { endSession, type Held, type RunInHand } from './run-in-hand.ts'
 

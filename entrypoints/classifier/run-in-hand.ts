@@ -3,7 +3,7 @@
  * place of the session limiter and recorded with it, so none outlives the
  * run, and each one ended gives its place back.
  */
-import type { RunRequest } from '../../core/types.ts'
+import type { RunRequest } from '../../core/wire/types.ts'
 import type { ModelRuntime, ModelSession, SessionSpec } from '../../ports/model-runtime.ts'
 import type { RunTell } from '../../ports/queue.ts'
 import type { Place, SessionLimiter, SparePlace } from './session-limiter.ts'
@@ -21,7 +21,7 @@ export type RunInHand = {
   opened: Map<ModelSession, Place>
   /** Sessions being closed in the background once answered; the run waits for them before it ends. */
   closing: Set<Promise<void>>
-  /** What the run's classifications cost as the budget counts it (core/spend.ts), for the reply. */
+  /** What the run's classifications cost as the budget counts it (core/settings/spend.ts), for the reply. */
   spend: RunSpend
 }
 

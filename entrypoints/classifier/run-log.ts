@@ -3,8 +3,8 @@
  * it was asked of, its verdict and each row's, its duration, the tokens
  * it spent and what it cost toward the budget, never the diff, the commit text or the key.
  */
-import { rowsUsage } from '../../core/cost.ts'
-import type { RunReply, RunRequest } from '../../core/types.ts'
+import { rowsUsage } from '../../core/settings/cost.ts'
+import type { RunReply, RunRequest } from '../../core/wire/types.ts'
 import type { Logger } from '../../ports/logger.ts'
 
 /** `info` for a run answered, `warn` for one that failed as a whole; `request` is null for one that didn't decode. */

@@ -3,8 +3,8 @@
  * cached (a key written by hand counts from the next run), and put only in
  * the model processes' environment.
  */
-import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
-import type { Runtime } from '../../core/types.ts'
+import { RUNTIME_KEY_SECRETS } from '../../core/settings/service-account.ts'
+import type { Runtime } from '../../core/wire/types.ts'
 import { readSecret, type SecretStore } from '../../ports/secret-store.ts'
 
 /** The key, or the run's error: no key stored, or the store failed. */

@@ -8,7 +8,7 @@
  * opens and asks every question at once; it exists so bench/cache.ts can
  * measure the other side.
  */
-import type { ClassificationResult } from '../../core/aggregate.ts'
+import type { ClassificationResult } from '../../core/run/aggregate.ts'
 import type { QuestionAsker } from './question.ts'
 import { endSession, type Held, type HeldAhead, openAhead, openNow, type RunInHand } from './run-in-hand.ts'
 import type { SessionLimiter } from './session-limiter.ts'

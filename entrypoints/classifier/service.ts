@@ -10,15 +10,16 @@
  * (runtime-key.ts), the ACP spend (acp-usage.ts) and the run's log line
  * (run-log.ts).
  */
-import { acpBaseUrlAllowed } from '../../core/acp-base-urls.ts'
-import { aggregateVerdict, type ClassificationResult } from '../../core/aggregate.ts'
-import { budgetCheckOf, checkContextBudget } from '../../core/budget.ts'
-import { describeError, isAppError } from '../../core/errors.ts'
-import { assembleSharedContext, prepareContextParts, SYSTEM_PROMPT } from '../../core/prompt.ts'
-import { REDACTION_DEADLINE_MS } from '../../core/redact.ts'
-import { redactionSummary } from '../../core/redaction-report.ts'
-import type { Overall, RedactionSummary, Row, RunReply, RunRequest, Runtime } from '../../core/types.ts'
-import { decodeRunRequest } from '../../core/wire-decode.ts'
+
+import { describeError, isAppError } from '../../core/base/errors.ts'
+import { REDACTION_DEADLINE_MS } from '../../core/redaction/redact.ts'
+import { redactionSummary } from '../../core/redaction/redaction-report.ts'
+import { aggregateVerdict, type ClassificationResult } from '../../core/run/aggregate.ts'
+import { budgetCheckOf, checkContextBudget } from '../../core/run/budget.ts'
+import { assembleSharedContext, prepareContextParts, SYSTEM_PROMPT } from '../../core/run/prompt.ts'
+import { decodeRunRequest } from '../../core/run/wire-decode.ts'
+import { acpBaseUrlAllowed } from '../../core/settings/acp-base-urls.ts'
+import type { Overall, RedactionSummary, Row, RunReply, RunRequest, Runtime } from '../../core/wire/types.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
@@ -27,7 +28,7 @@ import type { ModelRuntime } from '../../ports/model-runtime.ts'
 import type { RunSubscription, RunTell } from '../../ports/queue.ts'
 import type { Redactor } from '../../ports/redactor.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
-import { createSessionCostRecorder } from '../controller/usecases/spend-writes.ts'
+import { createSessionCostRecorder } from '../controller/usecases/settings/spend-writes.ts'
 import { createQuestionAsker } from './question.ts'
 import { endSession, openNow, type RunInHand, type RunSpend } from './run-in-hand.ts'
 import { logReply } from './run-log.ts'
@@ -60,7 +61,7 @@ export type ClassifierDeps = {
   redactor: Redactor
   /** How long a run's redaction may take before the run ends as no verdict; default {@link REDACTION_DEADLINE_MS}. */
   redactionDeadlineMs?: number
-  /** `ACP_BASE_URLS`, normalised (core/acp-base-urls.ts): an ACP run naming another fails before its key is read; null or absent allows any. */
+  /** `ACP_BASE_URLS`, normalised (core/settings/acp-base-urls.ts): an ACP run naming another fails before its key is read; null or absent allows any. */
   acpBaseUrls?: readonly string[] | null
   /**
    * How a run's questions are started: `warm-first` (the default, docs/decisions.md)

@@ -1,8 +1,8 @@
 /** `check`'s command line: its flags, and the runtime settings they pick, checked as the settings document is. */
 import { parseArgs } from 'node:util'
-import { REPEAT_MAX } from '../../core/limits.ts'
-import { applySettingsUpdate, DEFAULT_SETTINGS, settingsForRunRequest } from '../../core/settings.ts'
-import type { RunRequestSettings, Runtime } from '../../core/types.ts'
+import { applySettingsUpdate, DEFAULT_SETTINGS, settingsForRunRequest } from '../../core/settings/settings.ts'
+import { REPEAT_MAX } from '../../core/wire/limits.ts'
+import type { RunRequestSettings, Runtime } from '../../core/wire/types.ts'
 import { UsageError } from './io.ts'
 
 export type CheckOptions = {

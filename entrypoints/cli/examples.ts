@@ -1,6 +1,6 @@
 /**
  * `check --examples`: the rules against every labelled PR of the repo's
- * examples file, scored as the try-out page scores them (core/reliability.ts),
+ * examples file, scored as the try-out page scores them (core/try-out/reliability.ts),
  * so a repo's CI can score a rules change before it merges. Each PR's
  * commits and diff come from the clone: its `refs/pull/<n>/head`, which
  * Forgejo publishes, fetched from `origin`, against its merge base with
@@ -13,20 +13,20 @@
 
 import type { LocalRepo } from '../../adapters/git/local-repo.ts'
 import { createLocalRepo } from '../../adapters/git/local-repo.ts'
-import { plainLabel } from '../../core/check-report.ts'
-import { applyLabels } from '../../core/examples-check.ts'
-import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH, parseExamplesFile } from '../../core/examples-file.ts'
+import { applyLabels } from '../../core/repo-files/examples-check.ts'
+import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH, parseExamplesFile } from '../../core/repo-files/examples-file.ts'
+import { formatSourceProblem, type SourceProblem } from '../../core/repo-files/source-tree.ts'
+import { plainLabel } from '../../core/review/check-report.ts'
 import {
   type ExamplesOutcome,
   examplesOutcome,
   renderExamplesReport,
   type UnansweredPr,
-} from '../../core/examples-report.ts'
-import { defaultTitle, unreadableEntry } from '../../core/local-branch.ts'
-import { type PrRuns, type ScoredRun, scoreExamples } from '../../core/reliability.ts'
-import { formatSourceProblem, type SourceProblem } from '../../core/source-tree.ts'
-import type { Classification, CommitMessage, Example, RunRequest } from '../../core/types.ts'
-import { invalidUtf8Note } from '../../core/utf8.ts'
+} from '../../core/review/examples-report.ts'
+import { defaultTitle, unreadableEntry } from '../../core/run/local-branch.ts'
+import { invalidUtf8Note } from '../../core/run/utf8.ts'
+import { type PrRuns, type ScoredRun, scoreExamples } from '../../core/try-out/reliability.ts'
+import type { Classification, CommitMessage, Example, RunRequest } from '../../core/wire/types.ts'
 import { openClassifier, outcomeOf, plural, requireBinary, runtimeKey } from './check.ts'
 import type { CheckOptions } from './check-options.ts'
 import { type CliIo, InputError } from './io.ts'

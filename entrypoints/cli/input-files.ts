@@ -1,10 +1,10 @@
 /** Reading the files a user names on the command line: a text file, a rules or examples file, each failure one clear line. */
 import { readFileSync, statSync } from 'node:fs'
-import { RULES_FILE } from '../../core/rules-file.ts'
-import { parseSourceFile, type RepoSourceFile, SOURCE_MAX_BYTES } from '../../core/source-file.ts'
-import { formatSourceProblems } from '../../core/source-tree.ts'
-import type { Classification } from '../../core/types.ts'
-import { type DecodedText, decodeUtf8 } from '../../core/utf8.ts'
+import { RULES_FILE } from '../../core/repo-files/rules-file.ts'
+import { parseSourceFile, type RepoSourceFile, SOURCE_MAX_BYTES } from '../../core/repo-files/source-file.ts'
+import { formatSourceProblems } from '../../core/repo-files/source-tree.ts'
+import { type DecodedText, decodeUtf8 } from '../../core/run/utf8.ts'
+import type { Classification } from '../../core/wire/types.ts'
 import { InputError } from './io.ts'
 
 /** Reads a file the user named, turning every failure into one clear line; UTF-8 only. */
@@ -20,7 +20,7 @@ export function readTextFile(path: string, what: string, maxBytes?: number): str
 /**
  * Reads a file of a PR's text (a diff, commit messages) as the service reads
  * a PR's diff: bytes that are not UTF-8 become U+FFFD rather than a refusal
- * (core/utf8.ts); the caller says so when `valid` is false.
+ * (core/run/utf8.ts); the caller says so when `valid` is false.
  */
 export function readPrTextFile(path: string, what: string): DecodedText {
   return decodeUtf8(readBytes(path, what))

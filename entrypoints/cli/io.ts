@@ -1,4 +1,4 @@
-import type { Runtime } from '../../core/types.ts'
+import type { Runtime } from '../../core/wire/types.ts'
 import type { ModelRuntime } from '../../ports/model-runtime.ts'
 
 /** The command-line tool's I/O as every command gets it, and its two kinds of failure. */

@@ -7,7 +7,6 @@
  */
 import { basename, resolve } from 'node:path'
 import type { LocalRepo } from '../../adapters/git/local-repo.ts'
-import { defaultTitle, repoFromFolderName, repoFromRemoteUrl, unreadableEntry } from '../../core/local-branch.ts'
 import {
   parseRulesFile,
   RULES_JSON_PATH,
@@ -15,9 +14,10 @@ import {
   RULES_YML_PATH,
   type RulesProblem,
   selectRulesFile,
-} from '../../core/rules-file.ts'
-import { listProblems } from '../../core/source-file.ts'
-import type { Classification, CommitMessage } from '../../core/types.ts'
+} from '../../core/repo-files/rules-file.ts'
+import { listProblems } from '../../core/repo-files/source-file.ts'
+import { defaultTitle, repoFromFolderName, repoFromRemoteUrl, unreadableEntry } from '../../core/run/local-branch.ts'
+import type { Classification, CommitMessage } from '../../core/wire/types.ts'
 import type { CheckOptions } from './check-options.ts'
 import { readTextFile } from './input-files.ts'
 import { InputError } from './io.ts'

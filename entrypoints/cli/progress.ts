@@ -4,7 +4,7 @@
  * status line below them (which rules are being asked, how many are done)
  * is redrawn in place, then cleared before the report is printed.
  */
-import { plainLabel, questionProgressLine, rowProgressLine, truncateToWidth } from '../../core/check-report.ts'
+import { plainLabel, questionProgressLine, rowProgressLine, truncateToWidth } from '../../core/review/check-report.ts'
 import type { RunEvent } from '../../ports/queue.ts'
 
 export type ProgressPrinter = {

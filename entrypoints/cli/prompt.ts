@@ -1,18 +1,18 @@
 /** `prompt --rules PATH --diff FILE ...`: prints exactly what the model would get for a PR. */
 import { parseArgs } from 'node:util'
-import { budgetCheckOf, checkContextBudget } from '../../core/budget.ts'
-import { describeError } from '../../core/errors.ts'
+import { describeError } from '../../core/base/errors.ts'
+import { redactSharedContext } from '../../core/redaction/redact.ts'
+import { redactionHeadline, redactionSummary } from '../../core/redaction/redaction-report.ts'
+import { budgetCheckOf, checkContextBudget } from '../../core/run/budget.ts'
 import {
   assembleSharedContext,
   buildPromptFromContext,
   prepareContextParts,
   SYSTEM_PROMPT,
   streamJsonUserLine,
-} from '../../core/prompt.ts'
-import { redactSharedContext } from '../../core/redact.ts'
-import { redactionHeadline, redactionSummary } from '../../core/redaction-report.ts'
-import type { CommitMessage } from '../../core/types.ts'
-import { invalidUtf8Note } from '../../core/utf8.ts'
+} from '../../core/run/prompt.ts'
+import { invalidUtf8Note } from '../../core/run/utf8.ts'
+import type { CommitMessage } from '../../core/wire/types.ts'
 import { loadRules, readPrTextFile } from './input-files.ts'
 import { type CliIo, InputError, UsageError } from './io.ts'
 

@@ -9,7 +9,7 @@
  * still serves: those routes answer 503 and `/readyz` says which is missing.
  */
 import { type AnyElysia, Elysia } from 'elysia'
-import { CONTROLLER_TOKEN_SECRET, SERVICE_ACCOUNT } from '../../core/service-account.ts'
+import { CONTROLLER_TOKEN_SECRET, SERVICE_ACCOUNT } from '../../core/settings/service-account.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { Forge } from '../../ports/forge.ts'
 import type { Ids } from '../../ports/ids.ts'
@@ -28,21 +28,21 @@ import { spendRoutes } from './http/routes/spend.ts'
 import { tryOutRoutes } from './http/routes/try-out.ts'
 import { uiRoutes } from './http/routes/ui.ts'
 import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
-import { createOpenPr } from './usecases/open-pr.ts'
-import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/readiness.ts'
+import { createOpenPr } from './usecases/repo-files/open-pr.ts'
 import {
   createReviewPipeline,
   DRAIN_POST_MARGIN_MS,
   type DrainReport,
   type ReviewPipeline,
   settlesWithin,
-} from './usecases/review-pipeline.ts'
-import { RUN_REPLY_MARGIN_MS } from './usecases/run-exchange.ts'
-import { createKvRunStore } from './usecases/run-store.ts'
-import { createServiceAccountProvisioner } from './usecases/service-account.ts'
-import { createKvSettingsStore } from './usecases/settings-store.ts'
-import { createSpendLedger, RESERVATION_GRACE_MS } from './usecases/spend-ledger.ts'
-import { createTryOuts, type TryOuts } from './usecases/try-outs.ts'
+} from './usecases/review/review-pipeline.ts'
+import { RUN_REPLY_MARGIN_MS } from './usecases/run/run-exchange.ts'
+import { createKvRunStore } from './usecases/run/run-store.ts'
+import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/settings/readiness.ts'
+import { createServiceAccountProvisioner } from './usecases/settings/service-account.ts'
+import { createKvSettingsStore } from './usecases/settings/settings-store.ts'
+import { createSpendLedger, RESERVATION_GRACE_MS } from './usecases/settings/spend-ledger.ts'
+import { createTryOuts, type TryOuts } from './usecases/try-out/try-outs.ts'
 
 /** A try-out in hand when the controller stops: its runs are cancelled, and it ends failed with this. */
 export const TRY_OUT_STOPPED_REASON =

@@ -11,14 +11,14 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bu
 import { createRecordingLogger } from '../../adapters/memory/logger.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
 import { createNatsKvBuckets } from '../../adapters/nats/kv.ts'
-import { RETRY_HINT, renderNoVerdictBody } from '../../core/review-body.ts'
-import { RULES_YML_PATH } from '../../core/rules-file.ts'
-import { listRuns, RUN_FINISHED_MESSAGE, RUNS_BUCKET, RUNS_KEY, type RunRecord } from '../../core/run-record.ts'
+import { RULES_YML_PATH } from '../../core/repo-files/rules-file.ts'
+import { RETRY_HINT, renderNoVerdictBody } from '../../core/review/review-body.ts'
+import { listRuns, RUN_FINISHED_MESSAGE, RUNS_BUCKET, RUNS_KEY, type RunRecord } from '../../core/run/run-record.ts'
 import {
   DRAIN_MESSAGES,
   STOPPING_REASON,
   stoppedAtBoundReason,
-} from '../../entrypoints/controller/usecases/review-pipeline.ts'
+} from '../../entrypoints/controller/usecases/review/review-pipeline.ts'
 import { aNumberedPull, headOf } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import type { FakeForgejo } from '../support/fake-forgejo.ts'

@@ -8,9 +8,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { renderNoVerdictBody } from '../../core/review-body.ts'
-import { RULES_MAX_ITEMS, RULES_YML_PATH } from '../../core/rules-file.ts'
-import { MODEL_MAX_CHARS } from '../../core/settings.ts'
+import { RULES_MAX_ITEMS, RULES_YML_PATH } from '../../core/repo-files/rules-file.ts'
+import { renderNoVerdictBody } from '../../core/review/review-body.ts'
+import { MODEL_MAX_CHARS } from '../../core/settings/settings.ts'
 import { aNumberedPull } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import type { FakeForgejo } from '../support/fake-forgejo.ts'

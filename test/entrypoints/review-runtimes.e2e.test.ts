@@ -10,7 +10,7 @@
  * sends its provider, and what each costs.
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { RULES_YML_PATH } from '../../core/rules-file.ts'
+import { RULES_YML_PATH } from '../../core/repo-files/rules-file.ts'
 import { aNumberedPull, headOf, TWO_RULES_YAML } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts'

@@ -1,7 +1,7 @@
 /** The forge contract, part one: what the controller reads with its own token. */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { DIFF_READ_MAX_BYTES, diffOverReadCapMessage, utf8Length } from '../../core/budget.ts'
-import { isAppError } from '../../core/errors.ts'
+import { isAppError } from '../../core/base/errors.ts'
+import { DIFF_READ_MAX_BYTES, diffOverReadCapMessage, utf8Length } from '../../core/run/budget.ts'
 import {
   BUSY,
   codeOf,

@@ -12,8 +12,8 @@ import type {
   StoredReview,
   StoredStatus,
 } from '../../adapters/memory/forge.ts'
-import { isAppError } from '../../core/errors.ts'
-import type { RepoRef } from '../../core/types.ts'
+import { isAppError } from '../../core/base/errors.ts'
+import type { RepoRef } from '../../core/wire/types.ts'
 import type { Forge } from '../../ports/forge.ts'
 
 export type ForgeHarness = {

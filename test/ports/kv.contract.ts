@@ -4,8 +4,8 @@
  * store, or buckets purged by `cleanup`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { isAppError } from '../../core/errors.ts'
-import { updateWithRetry } from '../../entrypoints/controller/usecases/kv-update.ts'
+import { isAppError } from '../../core/base/errors.ts'
+import { updateWithRetry } from '../../entrypoints/controller/usecases/base/kv-update.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 
 export type KvHarness = {

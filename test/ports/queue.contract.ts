@@ -4,8 +4,8 @@
  * of the one queue group; `cleanup` drains what is left.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { isAppError } from '../../core/errors.ts'
-import type { RunProgress, RunReply, RunRequest } from '../../core/types.ts'
+import { isAppError } from '../../core/base/errors.ts'
+import type { RunProgress, RunReply, RunRequest } from '../../core/wire/types.ts'
 import type { RunQueue, RunResponder } from '../../ports/queue.ts'
 import { aRow, aRunReply, aRunRequest } from '../support/builders.ts'
 import { expectNothingFor, waitFor } from '../support/waits.ts'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { createMemorySecretStore } from '../../adapters/memory/secret-store.ts'
-import { appError } from '../../core/errors.ts'
-import { err } from '../../core/result.ts'
+import { appError } from '../../core/base/errors.ts'
+import { err } from '../../core/base/result.ts'
 import { readSecret } from '../../ports/secret-store.ts'
 
 const KEY = { path: 'swarm/services/review-classifier/anthropic-api-key', field: 'api_key' }

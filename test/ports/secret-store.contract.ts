@@ -6,7 +6,7 @@
  * secret file others can read).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { isAppError } from '../../core/errors.ts'
+import { isAppError } from '../../core/base/errors.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 
 export type SecretStoreHarness = {

@@ -5,7 +5,7 @@
  */
 
 import type { SeedPull, SeedRepo } from '../../adapters/memory/forge.ts'
-import type { RunRecord } from '../../core/run-record.ts'
+import type { RunRecord } from '../../core/run/run-record.ts'
 import type {
   Answer,
   Classification,
@@ -16,7 +16,7 @@ import type {
   RunRequest,
   Settings,
   Usage,
-} from '../../core/types.ts'
+} from '../../core/wire/types.ts'
 import type { ForgePullRequest, ForgePullSummary, ForgeRepository, NewBranchCommit } from '../../ports/forge.ts'
 import type { ClassifyInput } from '../../ports/model-runtime.ts'
 

@@ -25,7 +25,7 @@ import {
   type StoredStatus,
   type UserState,
 } from '../../adapters/memory/forge-state.ts'
-import type { RepoRef } from '../../core/types.ts'
+import type { RepoRef } from '../../core/wire/types.ts'
 import type { ForgeFile } from '../../ports/forge.ts'
 import {
   type AccountFlags,

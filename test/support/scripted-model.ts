@@ -24,7 +24,7 @@ import {
   type ScriptedModelRuntime,
 } from '../../adapters/memory/model-runtime.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
-import type { AcpProvider, Effort, Runtime, Usage } from '../../core/types.ts'
+import type { AcpProvider, Effort, Runtime, Usage } from '../../core/wire/types.ts'
 import type { ClassifyInput, ClassifyResult, ModelFailure } from '../../ports/model-runtime.ts'
 
 /** The subject the scripted classifier of `swarm` asks its questions on. */

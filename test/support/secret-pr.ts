@@ -4,7 +4,7 @@
  * the title, a GitHub token in a commit message, and in the diff the same
  * token again, an Anthropic key and a PEM private key, on added lines.
  */
-import { Random, type Sample, SECRET_KINDS } from '../core/redact-corpus.ts'
+import { Random, type Sample, SECRET_KINDS } from '../core/redaction/redact-corpus.ts'
 
 export type SecretPr = {
   title: string

@@ -10,7 +10,7 @@
  * even when the start failed half way.
  */
 import { rmSync } from 'node:fs'
-import { RUNTIME_KEY_SECRETS } from '../../core/service-account.ts'
+import { RUNTIME_KEY_SECRETS } from '../../core/settings/service-account.ts'
 import { headOf } from './builders.ts'
 import { cleanUp } from './cleanup.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from './fake-forgejo/harness.ts'

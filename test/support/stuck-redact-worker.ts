@@ -4,7 +4,7 @@
  * end would; any other input is redacted as the real worker does it.
  */
 import { isRedactRequest } from '../../adapters/worker/messages.ts'
-import { redactSharedContext } from '../../core/redact.ts'
+import { redactSharedContext } from '../../core/redaction/redact.ts'
 
 declare const self: Worker
 

@@ -5,11 +5,11 @@
  * bench's schema taking an entry kept before labels were.
  */
 import { describe, expect, it } from 'bun:test'
-import { fitsSchema } from '../../core/decode.ts'
-import { EXAMPLES_YML_PATH } from '../../core/examples-file.ts'
-import { mergedExamples, validateLabels } from '../../core/examples-merge.ts'
-import { StoredBenchSchema } from '../../core/page-schemas.ts'
-import type { Example } from '../../core/types.ts'
+import { EXAMPLES_YML_PATH } from '../../core/repo-files/examples-file.ts'
+import { mergedExamples, validateLabels } from '../../core/repo-files/examples-merge.ts'
+import { fitsSchema } from '../../core/wire/decode.ts'
+import { StoredBenchSchema } from '../../core/wire/page-schemas.ts'
+import type { Example } from '../../core/wire/types.ts'
 import {
   changesFile,
   fileLabelAt,

@@ -1,6 +1,6 @@
 /** The open-a-PR preview's YAML (ui/rules-yaml.ts) reads back, through the rules file's own parser, as what it shows. */
 import { describe, expect, it } from 'bun:test'
-import { parseRulesFile, RULES_YML_PATH } from '../../core/rules-file.ts'
+import { parseRulesFile, RULES_YML_PATH } from '../../core/repo-files/rules-file.ts'
 import { mergeByName, NEW_RULES_PATH, rulesYaml } from '../../ui/rules-yaml.ts'
 import { aClassification } from '../support/builders.ts'
 

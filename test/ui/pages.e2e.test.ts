@@ -16,7 +16,7 @@ import { createMemoryKv } from '../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../adapters/memory/logger.ts'
 import { createMemoryQueue } from '../../adapters/memory/queue.ts'
 import { createMemorySecretStore } from '../../adapters/memory/secret-store.ts'
-import type { RunRecord } from '../../core/run-record.ts'
+import type { RunRecord } from '../../core/run/run-record.ts'
 import { createController } from '../../entrypoints/controller/service.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import {

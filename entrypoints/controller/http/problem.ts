@@ -7,7 +7,7 @@
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { type ErrorCode, errorReason, isAppError } from '../../../core/errors.ts'
+import { type ErrorCode, errorReason, isAppError } from '../../../core/base/errors.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { QueueLink } from '../../../ports/queue.ts'
 

@@ -15,8 +15,8 @@
  * The forge's webhook passes: it is JSON and comes from no web page.
  */
 import { Elysia } from 'elysia'
-import { isAllowedHost, isCrossSite, isJsonContentType } from '../../../core/request-origin.ts'
-import { capText } from '../../../core/text.ts'
+import { capText } from '../../../core/base/text.ts'
+import { isAllowedHost, isCrossSite, isJsonContentType } from '../../../core/wire/request-origin.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import { problemResponse } from './problem.ts'
 

@@ -7,7 +7,7 @@
  * arrives as the admin route it resolves to, so a gateway that routed it on
  * its raw prefix as the unauthenticated webhook can't be told apart
  * (docs/decisions.md, "Who may call the controller"). Here every target is
- * checked as written (core/request-target.ts) and refused with 400 before
+ * checked as written (core/wire/request-target.ts) and refused with 400 before
  * any route; the rest go to the Elysia app's `handle` as a `Request`.
  *
  * A body over `maxBodyBytes` is refused with 413 before the app sees it, as
@@ -15,9 +15,9 @@
  * answers first below it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { parseAuthority } from '../../../core/request-origin.ts'
-import { requestTargetProblem } from '../../../core/request-target.ts'
-import { capText } from '../../../core/text.ts'
+import { capText } from '../../../core/base/text.ts'
+import { parseAuthority } from '../../../core/wire/request-origin.ts'
+import { requestTargetProblem } from '../../../core/wire/request-target.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import { PROBLEM_CONTENT_TYPE, problem } from './problem.ts'
 

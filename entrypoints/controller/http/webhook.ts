@@ -12,10 +12,10 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { Elysia, t } from 'elysia'
-import { repoName } from '../../../core/repo.ts'
-import { decodeReviewRequestDelivery } from '../../../core/webhook.ts'
+import { decodeReviewRequestDelivery } from '../../../core/review/webhook.ts'
+import { repoName } from '../../../core/wire/repo.ts'
 import type { Logger } from '../../../ports/logger.ts'
-import type { ReviewPipeline } from '../usecases/review-pipeline.ts'
+import type { ReviewPipeline } from '../usecases/review/review-pipeline.ts'
 import { ProblemSchema, problemResponse } from './problem.ts'
 
 /** A real delivery is a few KB; the PR body is the only part that grows. */

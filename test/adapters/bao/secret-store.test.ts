@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createBaoSecretStore, type FetchFn } from '../../../adapters/bao/secret-store.ts'
 import { fileTokenSource, fixedTokenSource } from '../../../adapters/bao/token-source.ts'
-import { type ErrorCode, isAppError } from '../../../core/errors.ts'
+import { type ErrorCode, isAppError } from '../../../core/base/errors.ts'
 import { secretStoreContract } from '../../ports/secret-store.contract.ts'
 import { createFakeBao, type FakeBao } from '../../support/fake-bao.ts'
 

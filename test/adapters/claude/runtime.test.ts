@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, setDe
 import { readdir } from 'node:fs/promises'
 import { createClaudeRuntime } from '../../../adapters/claude/runtime.ts'
 import { createRecordingLogger, type RecordingLogger } from '../../../adapters/memory/logger.ts'
-import { buildQuestion, buildSharedContext, SYSTEM_PROMPT } from '../../../core/prompt.ts'
+import { buildQuestion, buildSharedContext, SYSTEM_PROMPT } from '../../../core/run/prompt.ts'
 import type { ModelRuntime } from '../../../ports/model-runtime.ts'
 import { modelRuntimeContract } from '../../ports/model-runtime.contract.ts'
 import { aClassification, aClassifyInput, aRunRequest } from '../../support/builders.ts'

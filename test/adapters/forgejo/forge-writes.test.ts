@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../adapters/forgejo/forge.ts'
-import { isAppError } from '../../../core/errors.ts'
+import { isAppError } from '../../../core/base/errors.ts'
 import {
   BUSY,
   codeOf,

@@ -3,7 +3,7 @@ import { createForgejoForge } from '../../../adapters/forgejo/forge.ts'
 import { FORGE_LOG_MESSAGES } from '../../../adapters/forgejo/http.ts'
 import type { ForgeSeed, SeedRepo } from '../../../adapters/memory/forge.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
-import { isAppError } from '../../../core/errors.ts'
+import { isAppError } from '../../../core/base/errors.ts'
 import {
   BUSY,
   codeOf,

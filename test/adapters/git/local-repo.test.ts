@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createLocalRepo, type LocalRepo } from '../../../adapters/git/local-repo.ts'
-import { isAppError } from '../../../core/errors.ts'
+import { isAppError } from '../../../core/base/errors.ts'
 
 let dir = ''
 let git: LocalRepo

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { createMemoryForge } from '../../../adapters/memory/forge.ts'
-import { appError, isAppError } from '../../../core/errors.ts'
+import { appError, isAppError } from '../../../core/base/errors.ts'
 import { forgeContract } from '../../ports/forge.contract.ts'
 import { aRepoRef, aSeedPull, aSeedRepo } from '../../support/builders.ts'
 

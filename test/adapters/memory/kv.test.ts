@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
-import { appError, isAppError } from '../../../core/errors.ts'
+import { appError, isAppError } from '../../../core/base/errors.ts'
 import { kvContract } from '../../ports/kv.contract.ts'
 
 kvContract('memory', async () => ({ buckets: createMemoryKv(), cleanup: async () => undefined }))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { createMemoryQueue } from '../../../adapters/memory/queue.ts'
-import { appError, isAppError } from '../../../core/errors.ts'
+import { appError, isAppError } from '../../../core/base/errors.ts'
 import type { RunSubscription } from '../../../ports/queue.ts'
 import { queueContract } from '../../ports/queue.contract.ts'
 import { aRunReply } from '../../support/builders.ts'

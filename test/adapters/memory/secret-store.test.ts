@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
-import { appError, isAppError } from '../../../core/errors.ts'
+import { appError, isAppError } from '../../../core/base/errors.ts'
 import { secretStoreContract } from '../../ports/secret-store.contract.ts'
 
 secretStoreContract('memory', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { connectNats, type NatsClient, natsUrlAuth, redactNatsUrl } from '../../../adapters/nats/connection.ts'
-import { isAppError } from '../../../core/errors.ts'
+import { isAppError } from '../../../core/base/errors.ts'
 import { cleanUp } from '../../support/cleanup.ts'
 import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
 import { aClosedPort, failureOf, testReconnectWaitMs, waitUntil } from './harness.ts'

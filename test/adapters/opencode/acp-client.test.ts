@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { CONNECTION_CLOSED, createAcpConnection } from '../../../adapters/opencode/acp-client.ts'
-import { err, ok } from '../../../core/result.ts'
+import { err, ok } from '../../../core/base/result.ts'
 
 function aConnection() {
   const written: unknown[] = []

@@ -9,7 +9,7 @@ import {
   tokenMetricName,
 } from '../../../adapters/otel/metrics.ts'
 import { createJsonLogger } from '../../../adapters/system/logger.ts'
-import { isAppError } from '../../../core/errors.ts'
+import { isAppError } from '../../../core/base/errors.ts'
 import type { MetricLabels } from '../../../ports/metrics.ts'
 import { type OtlpReceiver, type ReceivedPoint, startOtlpReceiver } from '../../support/otlp-receiver.ts'
 

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createDirSecretStore } from '../../../adapters/secrets-dir/secret-store.ts'
-import { type ErrorCode, isAppError } from '../../../core/errors.ts'
+import { type ErrorCode, isAppError } from '../../../core/base/errors.ts'
 import { secretStoreContract } from '../../ports/secret-store.contract.ts'
 
 const SECRET_VALUE = 'sk-ant-api03-dir-secret-8e21'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { createJsonLogger, type JsonLoggerConfig, parseLogLevel } from '../../../adapters/system/logger.ts'
-import { AppError, appError, isAppError } from '../../../core/errors.ts'
+import { AppError, appError, isAppError } from '../../../core/base/errors.ts'
 
 const fixedTime = new Date(Date.UTC(2026, 5, 30, 10, 0, 0, 123))
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createWorkerRedactor } from '../../../adapters/worker/redactor.ts'
-import { isAppError } from '../../../core/errors.ts'
-import { type RedactionInput, redactSharedContext } from '../../../core/redact.ts'
+import { isAppError } from '../../../core/base/errors.ts'
+import { type RedactionInput, redactSharedContext } from '../../../core/redaction/redact.ts'
 import type { Redactor } from '../../../ports/redactor.ts'
-import { Random, SECRET_KINDS } from '../../core/redact-corpus.ts'
+import { Random, SECRET_KINDS } from '../../core/redaction/redact-corpus.ts'
 
 const STUCK_WORKER = new URL('../../support/stuck-redact-worker.ts', import.meta.url)
 
@@ -21,7 +21,7 @@ describe('createWorkerRedactor', () => {
   let redactor: Redactor | undefined
   afterEach(() => redactor?.close())
 
-  it('redacts on its worker exactly as core/redact.ts does in place', async () => {
+  it('redacts on its worker exactly as core/redaction/redact.ts does in place', async () => {
     redactor = createWorkerRedactor()
     const input = aSecretInput()
     const [a, b] = await Promise.all([redactor.redact(input, never()), redactor.redact(input, never())])

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH } from '../../../core/examples-file.ts'
-import { RULES_YML_PATH } from '../../../core/rules-file.ts'
+import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH } from '../../../core/repo-files/examples-file.ts'
+import { RULES_YML_PATH } from '../../../core/repo-files/rules-file.ts'
 import { TWO_RULES_YAML } from '../../support/builders.ts'
 
 const CLI = resolve(import.meta.dir, '../../../entrypoints/cli.ts')

@@ -8,10 +8,10 @@
  * writes), so each reply's cost is what settles.
  */
 import { describe, expect, it } from 'bun:test'
-import { estimateRunUsd } from '../../../core/spend-estimate.ts'
-import type { RunRequest } from '../../../core/types.ts'
+import { estimateRunUsd } from '../../../core/run/spend-estimate.ts'
+import type { RunRequest } from '../../../core/wire/types.ts'
 import type { Controller } from '../../../entrypoints/controller/service.ts'
-import { BUDGET_SKIPPED } from '../../../entrypoints/controller/usecases/try-out-slots.ts'
+import { BUDGET_SKIPPED } from '../../../entrypoints/controller/usecases/try-out/try-out-slots.ts'
 import { aController } from './controller-world.ts'
 import { approveAll, createWorld } from './review-world.ts'
 import { aTryOutBody, getTryOut, postTryOut } from './try-out-world.ts'

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
-import { BUDGET_SPENT_STATUS } from '../../../core/commit-status.ts'
-import { appError } from '../../../core/errors.ts'
-import { renderNoVerdictBody } from '../../../core/review-body.ts'
+import { appError } from '../../../core/base/errors.ts'
+import { BUDGET_SPENT_STATUS } from '../../../core/review/commit-status.ts'
+import { renderNoVerdictBody } from '../../../core/review/review-body.ts'
 import type { Controller } from '../../../entrypoints/controller/service.ts'
 import { signedDelivery } from '../../support/webhook.ts'
 import { aController } from './controller-world.ts'

@@ -6,7 +6,7 @@
  */
 import { createMemoryKv, type MemoryKv } from '../../../adapters/memory/kv.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
-import { CONTROLLER_TOKEN_SECRET, SERVICE_TOKEN } from '../../../core/service-account.ts'
+import { CONTROLLER_TOKEN_SECRET, SERVICE_TOKEN } from '../../../core/settings/service-account.ts'
 import { type Controller, createController } from '../../../entrypoints/controller/service.ts'
 import { SERVICE_ACCOUNT_TOKEN, type World } from './review-world.ts'
 

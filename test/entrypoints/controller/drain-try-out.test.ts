@@ -96,7 +96,7 @@ describe('createController, draining with a try-out in hand', () => {
       listPullCommits: forge.listPullCommits.bind(forge),
       getPullDiff: forge.getPullDiff.bind(forge),
     }
-    // Eight classifications: one PR at a time (core/try-out-runs.ts).
+    // Eight classifications: one PR at a time (core/try-out/try-out-runs.ts).
     const classifications = Array.from({ length: 8 }, (_, at) => aClassification({ name: `rule-${at + 1}` }))
     const id = controller.tryOuts.startReplay({
       forge: counting,

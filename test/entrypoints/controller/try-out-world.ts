@@ -6,7 +6,7 @@
  * try-out routes make.
  */
 import { createSequenceIds } from '../../../adapters/memory/ids.ts'
-import type { RunReply, RunRequest } from '../../../core/types.ts'
+import type { RunReply, RunRequest } from '../../../core/wire/types.ts'
 import { createControllerApp } from '../../../entrypoints/controller/http/app.ts'
 import { tryOutRoutes } from '../../../entrypoints/controller/http/routes/try-out.ts'
 import {
@@ -14,7 +14,7 @@ import {
   type TryOutForge,
   type TryOuts,
   type TryOutsDeps,
-} from '../../../entrypoints/controller/usecases/try-outs.ts'
+} from '../../../entrypoints/controller/usecases/try-out/try-outs.ts'
 import { aClassification } from '../../support/builders.ts'
 import { aRequest } from './http/http-support.ts'
 import { answeredRow, createWorld, type World } from './review-world.ts'

@@ -1,7 +1,7 @@
 /** The Forgejo adapter behind a fake forge, as the forge contract's harness and for the adapter's own tests. */
 import { createForgejoForge, type ForgejoForgeConfig } from '../../../adapters/forgejo/forge.ts'
 import type { ForgeSeed, StoredReview } from '../../../adapters/memory/forge.ts'
-import type { ReviewEvent } from '../../../core/types.ts'
+import type { ReviewEvent } from '../../../core/wire/types.ts'
 import type { Forge } from '../../../ports/forge.ts'
 import type { ForgeHarness } from '../../ports/forge.fixtures.ts'
 import { createFakeForgejo, type FakeForgejo, type FakeForgejoOptions, type FakeReview } from '../fake-forgejo.ts'

@@ -5,11 +5,11 @@
  * for one that doesn't load.
  */
 import { Elysia } from 'elysia'
-import { describeExamplesRefusal, describeNoExamples } from '../../../../core/repo-examples.ts'
-import { RepoExamplesSchema } from '../../../../core/schemas.ts'
+import { describeExamplesRefusal, describeNoExamples } from '../../../../core/repo-files/repo-examples.ts'
+import { RepoExamplesSchema } from '../../../../core/wire/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
-import { loadDefaultBranchExamples } from '../../usecases/examples-loader.ts'
-import type { RulesReader } from '../../usecases/rules-loader.ts'
+import { loadDefaultBranchExamples } from '../../usecases/repo-files/examples-loader.ts'
+import type { RulesReader } from '../../usecases/repo-files/rules-loader.ts'
 import { HttpProblem, ProblemSchema } from '../problem.ts'
 import { forgeFailure, parseRepoParam, RepoQuerySchema, requireForge } from './forge-read.ts'
 

@@ -4,9 +4,9 @@
  * one mapping of a forge failure to the route's answer (docs/behaviour.md, "Try-out").
  */
 import { t } from 'elysia'
-import { errorReason, isAppError } from '../../../../core/errors.ts'
-import { parseRepoValue } from '../../../../core/repo.ts'
-import type { RepoRef } from '../../../../core/types.ts'
+import { errorReason, isAppError } from '../../../../core/base/errors.ts'
+import { parseRepoValue } from '../../../../core/wire/repo.ts'
+import type { RepoRef } from '../../../../core/wire/types.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { HttpProblem } from '../problem.ts'
 

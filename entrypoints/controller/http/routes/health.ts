@@ -1,9 +1,9 @@
 /**
  * `/healthz` (the process is up) and `/readyz` (every dependency answers;
- * the checks are usecases/readiness.ts).
+ * the checks are usecases/settings/readiness.ts).
  */
 import { Elysia, t } from 'elysia'
-import { type ReadinessCheck, runCheck } from '../../usecases/readiness.ts'
+import { type ReadinessCheck, runCheck } from '../../usecases/settings/readiness.ts'
 
 export type HealthRoutesDeps = {
   checks: ReadinessCheck[]

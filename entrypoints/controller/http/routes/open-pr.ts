@@ -1,14 +1,14 @@
 /**
  * `POST /api/review-classifier/open-pr`: the try-out page's "open a PR"
- * (docs/behaviour.md, "Try-out"; the use case is usecases/open-pr.ts). The
+ * (docs/behaviour.md, "Try-out"; the use case is usecases/repo-files/open-pr.ts). The
  * body is read by core, not by Elysia, so a 400's detail is core's message
  * naming the field; the use case's coded refusals become their statuses in
  * the root error handler.
  */
 import { Elysia } from 'elysia'
-import { parseOpenPrBody } from '../../../../core/open-pr.ts'
-import { OpenPrAnswerSchema, OpenPrRequestSchema } from '../../../../core/schemas.ts'
-import type { OpenPr } from '../../usecases/open-pr.ts'
+import { parseOpenPrBody } from '../../../../core/repo-files/open-pr.ts'
+import { OpenPrAnswerSchema, OpenPrRequestSchema } from '../../../../core/wire/schemas.ts'
+import type { OpenPr } from '../../usecases/repo-files/open-pr.ts'
 import { HttpProblem, ProblemSchema, RemoteUserHeaders, requireRemoteUser } from '../problem.ts'
 
 export type OpenPrRoutesDeps = {

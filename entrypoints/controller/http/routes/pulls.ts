@@ -5,9 +5,9 @@
  */
 
 import { Elysia } from 'elysia'
-import { isAppError } from '../../../../core/errors.ts'
-import { compareRepoNames, repoName } from '../../../../core/repo.ts'
-import { PullListSchema, PullReposSchema } from '../../../../core/schemas.ts'
+import { isAppError } from '../../../../core/base/errors.ts'
+import { compareRepoNames, repoName } from '../../../../core/wire/repo.ts'
+import { PullListSchema, PullReposSchema } from '../../../../core/wire/schemas.ts'
 import type { ForgeReader } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { HttpProblem, ProblemSchema } from '../problem.ts'

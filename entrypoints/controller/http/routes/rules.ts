@@ -5,10 +5,10 @@
  * shape, so the page can post them back as they are.
  */
 import { Elysia } from 'elysia'
-import { describeNoRules, describeRulesRefusal } from '../../../../core/repo-rules.ts'
-import { RepoRulesSchema } from '../../../../core/schemas.ts'
+import { describeNoRules, describeRulesRefusal } from '../../../../core/repo-files/repo-rules.ts'
+import { RepoRulesSchema } from '../../../../core/wire/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
-import { loadDefaultBranchRules, type RulesReader } from '../../usecases/rules-loader.ts'
+import { loadDefaultBranchRules, type RulesReader } from '../../usecases/repo-files/rules-loader.ts'
 import { HttpProblem, ProblemSchema } from '../problem.ts'
 import { forgeFailure, parseRepoParam, RepoQuerySchema, requireForge } from './forge-read.ts'
 

@@ -3,10 +3,10 @@
  * first. The gateway's `admins` rule gates it; the controller checks no header.
  */
 import { Elysia } from 'elysia'
-import { RunListSchema } from '../../../../core/schemas.ts'
+import { RunListSchema } from '../../../../core/wire/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
-import type { RunStore } from '../../usecases/run-store.ts'
+import type { RunStore } from '../../usecases/run/run-store.ts'
 import { ProblemSchema, requireQueue, storeFailure } from '../problem.ts'
 
 export type RunsRoutesDeps = {

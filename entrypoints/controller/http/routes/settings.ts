@@ -4,11 +4,11 @@
  * core's message naming the field, not a schema validator's.
  */
 import { Elysia, t } from 'elysia'
-import { SettingsSchema } from '../../../../core/schemas.ts'
-import { validateSettingsUpdate } from '../../../../core/settings.ts'
+import { validateSettingsUpdate } from '../../../../core/settings/settings.ts'
+import { SettingsSchema } from '../../../../core/wire/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
-import type { SettingsStore } from '../../usecases/settings-store.ts'
+import type { SettingsStore } from '../../usecases/settings/settings-store.ts'
 import {
   HttpProblem,
   ProblemSchema,

@@ -5,10 +5,10 @@
  * cost. The gateway's `admins` rule gates it, as it does the runs route.
  */
 import { Elysia } from 'elysia'
-import { SpendViewSchema } from '../../../../core/schemas.ts'
+import { SpendViewSchema } from '../../../../core/wire/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
-import type { SpendLedger } from '../../usecases/spend-ledger.ts'
+import type { SpendLedger } from '../../usecases/settings/spend-ledger.ts'
 import { ProblemSchema, requireQueue, storeFailure } from '../problem.ts'
 
 export type SpendRoutesDeps = {

@@ -2,7 +2,7 @@
  * `POST /api/review-classifier/try-out` and `GET /api/review-classifier/try-out/{id}`
  * (docs/behaviour.md, "Try-out"; docs/decisions.md, "Wire formats"): run typed
  * classifications against a PR without touching the forge, and read the
- * result back (the use case is usecases/try-outs.ts).
+ * result back (the use case is usecases/try-out/try-outs.ts).
  *
  * The POST does what can be answered in a request before its `202`: the
  * body, the settings (read now, as the spec says), and the PR's head (or,
@@ -16,22 +16,27 @@
  * message naming the entry and the problem.
  */
 import { Elysia, t } from 'elysia'
-import { isAppError } from '../../../../core/errors.ts'
-import { type AppliedLabels, applyLabels } from '../../../../core/examples-file.ts'
-import { repoName } from '../../../../core/repo.ts'
-import { describeExamplesRefusal, describeNoExamples } from '../../../../core/repo-examples.ts'
-import { noRuntimeReason, resolveRepoRuntime } from '../../../../core/repo-runtimes.ts'
-import { TryOutAcceptedSchema, TryOutRequestSchema, TryOutViewSchema } from '../../../../core/schemas.ts'
-import { capText } from '../../../../core/text.ts'
-import { parseTryOutBody } from '../../../../core/try-out.ts'
-import type { Classification, RepoRef, Settings } from '../../../../core/types.ts'
+import { isAppError } from '../../../../core/base/errors.ts'
+import { capText } from '../../../../core/base/text.ts'
+import { type AppliedLabels, applyLabels } from '../../../../core/repo-files/examples-file.ts'
+import { describeExamplesRefusal, describeNoExamples } from '../../../../core/repo-files/repo-examples.ts'
+import { noRuntimeReason, resolveRepoRuntime } from '../../../../core/settings/repo-runtimes.ts'
+import { parseTryOutBody } from '../../../../core/try-out/try-out.ts'
+import { repoName } from '../../../../core/wire/repo.ts'
+import { TryOutAcceptedSchema, TryOutRequestSchema, TryOutViewSchema } from '../../../../core/wire/schemas.ts'
+import type { Classification, RepoRef, Settings } from '../../../../core/wire/types.ts'
 import type { ForgePullRequest } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
-import { loadDefaultBranchExamples } from '../../usecases/examples-loader.ts'
-import type { SettingsStore } from '../../usecases/settings-store.ts'
-import type { SpendLedger } from '../../usecases/spend-ledger.ts'
-import { TRY_OUTS_RUNNING_MAX, type TryOutForge, type TryOuts, TryOutsFullError } from '../../usecases/try-outs.ts'
+import { loadDefaultBranchExamples } from '../../usecases/repo-files/examples-loader.ts'
+import type { SettingsStore } from '../../usecases/settings/settings-store.ts'
+import type { SpendLedger } from '../../usecases/settings/spend-ledger.ts'
+import {
+  TRY_OUTS_RUNNING_MAX,
+  type TryOutForge,
+  type TryOuts,
+  TryOutsFullError,
+} from '../../usecases/try-out/try-outs.ts'
 import {
   HttpProblem,
   ProblemSchema,

@@ -15,8 +15,8 @@
  */
 import { resolve } from 'node:path'
 import { Elysia } from 'elysia'
-import { describeError } from '../../../../core/errors.ts'
-import type { UiConfig } from '../../../../core/types.ts'
+import { describeError } from '../../../../core/base/errors.ts'
+import type { UiConfig } from '../../../../core/wire/types.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { problemResponse } from '../problem.ts'
 

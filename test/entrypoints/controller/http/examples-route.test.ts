@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../../adapters/forgejo/forge.ts'
-import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH } from '../../../../core/examples-file.ts'
+import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH } from '../../../../core/repo-files/examples-file.ts'
 import { examplesRoutes } from '../../../../entrypoints/controller/http/routes/examples.ts'
 import type { ForgeReader } from '../../../../ports/forge.ts'
 import { ADMIN_TOKEN, type ForgejoHarness, startForgejoHarness } from '../../../support/fake-forgejo/harness.ts'

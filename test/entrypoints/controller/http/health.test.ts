@@ -5,17 +5,17 @@ import { createMemoryForge } from '../../../../adapters/memory/forge.ts'
 import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../../../adapters/memory/logger.ts'
 import { createMemorySecretStore } from '../../../../adapters/memory/secret-store.ts'
-import { appError } from '../../../../core/errors.ts'
-import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../../core/service-account.ts'
+import { appError } from '../../../../core/base/errors.ts'
+import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../../core/settings/service-account.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
+import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run/run-store.ts'
 import {
   forgeCheck,
   queueCheck,
   type ReadinessCheck,
   secretStoreCheck,
-} from '../../../../entrypoints/controller/usecases/readiness.ts'
-import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run-store.ts'
-import { createKvSettingsStore } from '../../../../entrypoints/controller/usecases/settings-store.ts'
+} from '../../../../entrypoints/controller/usecases/settings/readiness.ts'
+import { createKvSettingsStore } from '../../../../entrypoints/controller/usecases/settings/settings-store.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
 import { aRequest } from './http-support.ts'
 

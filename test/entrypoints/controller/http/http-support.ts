@@ -5,8 +5,8 @@ import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
 import { createRecordingLogger, type RecordingLogger } from '../../../../adapters/memory/logger.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../../entrypoints/controller/http/problem.ts'
-import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run-store.ts'
-import { createKvSettingsStore } from '../../../../entrypoints/controller/usecases/settings-store.ts'
+import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run/run-store.ts'
+import { createKvSettingsStore } from '../../../../entrypoints/controller/usecases/settings/settings-store.ts'
 
 export async function failureOf(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(

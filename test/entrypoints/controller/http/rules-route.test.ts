@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { createForgejoForge } from '../../../../adapters/forgejo/forge.ts'
-import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../../core/rules-file.ts'
+import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../../core/repo-files/rules-file.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../../entrypoints/controller/http/problem.ts'
 import { rulesRoutes } from '../../../../entrypoints/controller/http/routes/rules.ts'
 import type { ForgeReader } from '../../../../ports/forge.ts'

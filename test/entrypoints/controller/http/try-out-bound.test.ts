@@ -5,8 +5,8 @@
  * its place, before its result is recorded.
  */
 import { describe, expect, it } from 'bun:test'
-import type { RunReply, RunRequest } from '../../../../core/types.ts'
-import { TRY_OUTS_RUNNING_MAX } from '../../../../entrypoints/controller/usecases/try-outs.ts'
+import type { RunReply, RunRequest } from '../../../../core/wire/types.ts'
+import { TRY_OUTS_RUNNING_MAX } from '../../../../entrypoints/controller/usecases/try-out/try-outs.ts'
 import { gate, until } from '../review-world.ts'
 import {
   allClear,

@@ -4,9 +4,9 @@
  * PRs, and a scripted classifier whose answers make each kind of agreement.
  */
 import { describe, expect, it } from 'bun:test'
-import { EXAMPLES_YML_PATH } from '../../../../core/examples-file.ts'
-import { RULES_YML_PATH } from '../../../../core/rules-file.ts'
-import type { ExamplesLine, ReliabilityScore, RunRequest, Verdict } from '../../../../core/types.ts'
+import { EXAMPLES_YML_PATH } from '../../../../core/repo-files/examples-file.ts'
+import { RULES_YML_PATH } from '../../../../core/repo-files/rules-file.ts'
+import type { ExamplesLine, ReliabilityScore, RunRequest, Verdict } from '../../../../core/wire/types.ts'
 import { aClassification, aNumberedPull, aSeedRepo } from '../../../support/builders.ts'
 import { answeredRow, REPO } from '../review-world.ts'
 import {

@@ -5,7 +5,7 @@
  * policy resolved for it.
  */
 import { describe, expect, it } from 'bun:test'
-import { noRuntimeReason } from '../../../../core/repo-runtimes.ts'
+import { noRuntimeReason } from '../../../../core/settings/repo-runtimes.ts'
 import { allClear, aTryOutBody, createTryOutWorld, postTryOut, startTryOut } from '../try-out-world.ts'
 import { expectProblem } from './http-support.ts'
 

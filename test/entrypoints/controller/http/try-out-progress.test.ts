@@ -5,8 +5,8 @@
  * bounds as 400s and their shapes in the OpenAPI document.
  */
 import { describe, expect, it } from 'bun:test'
-import { appError } from '../../../../core/errors.ts'
-import type { Row, RunReply, RunRequest, Verdict } from '../../../../core/types.ts'
+import { appError } from '../../../../core/base/errors.ts'
+import type { Row, RunReply, RunRequest, Verdict } from '../../../../core/wire/types.ts'
 import type { RunTell } from '../../../../ports/queue.ts'
 import { aClassification, aSeedPull, aSeedRepo } from '../../../support/builders.ts'
 import { answeredRow, gate, REPO, until } from '../review-world.ts'

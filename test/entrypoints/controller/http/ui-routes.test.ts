@@ -90,7 +90,7 @@ describe('the operator pages, served by the controller', () => {
     // (the bench's matrix, kept work and the runs page's cards) and core's checks already fill most
     // of it; the controller logs the size it built as `script_bytes` in "operator pages ready".
     expect(script.length).toBeLessThan(120_000)
-    // core/rules-check.ts's own words, bundled rather than written again.
+    // core/repo-files/rules-check.ts's own words, bundled rather than written again.
     expect(script).toContain('names must be unique')
     for (const absent of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write', 'eval(']) {
       expect(script).not.toContain(absent)

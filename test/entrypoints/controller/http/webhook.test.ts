@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { Elysia } from 'elysia'
 import { createRecordingLogger } from '../../../../adapters/memory/logger.ts'
-import type { ReviewRequest } from '../../../../core/webhook.ts'
+import type { ReviewRequest } from '../../../../core/review/webhook.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../../entrypoints/controller/http/problem.ts'
 import {
@@ -9,7 +9,10 @@ import {
   WEBHOOK_BODY_MAX_BYTES,
   webhookRoutes,
 } from '../../../../entrypoints/controller/http/webhook.ts'
-import { createReviewPipeline, type SubmitResult } from '../../../../entrypoints/controller/usecases/review-pipeline.ts'
+import {
+  createReviewPipeline,
+  type SubmitResult,
+} from '../../../../entrypoints/controller/usecases/review/review-pipeline.ts'
 import { deliveryHeaders, goJson, reviewRequestPayload, signBody, signedDelivery } from '../../../support/webhook.ts'
 import { approveAll, createWorld, gate, REPO, until } from '../review-world.ts'
 

@@ -1,0 +1,100 @@
+/**
+ * The commit status a review run leaves on the head it read, for whoever
+ * reviews next (docs/behaviour.md, "Reviewer handoff"): its context, the
+ * state each outcome sets and a one-line description. A description holds
+ * only this file's own words and counts, never a rule's name, a model's
+ * reason or a forge's error, so nothing from outside can reach the places
+ * a forge or a client shows it.
+ */
+import type { CommitStatusState, Overall, Row } from '../wire/types.ts'
+
+/** The status's name on the forge; a branch protection rule requires it by this name. */
+export const COMMIT_STATUS_CONTEXT = 'review-classifier'
+
+/** What a status says: its state and its one-line description. */
+export type StatusText = { state: CommitStatusState; description: string }
+
+/** The fields of a row a description counts. */
+export type CountedRow = Pick<Row, 'counted' | 'fails' | 'verdict' | 'error'>
+
+/** A status the forge refused, for the run's detail. */
+export type StatusProblem = { state: CommitStatusState; error: string }
+
+const VERDICT_STATE = {
+  approve: 'success',
+  'request-changes': 'failure',
+  'no-verdict': 'error',
+} as const satisfies Record<Overall, CommitStatusState>
+
+function rules(count: number): string {
+  return count === 1 ? '1 rule' : `${count} rules`
+}
+
+function countedOf(rows: readonly CountedRow[]): string {
+  return `${rows.filter((row) => row.counted).length} of ${rules(rows.length)} counted`
+}
+
+/** An error wins over an answer, as in aggregation and the review table. */
+function unanswered(row: CountedRow): boolean {
+  return row.error !== null || row.verdict === null
+}
+
+const VERDICT_DESCRIPTION: Record<Overall, (rows: readonly CountedRow[]) => string> = {
+  approve: (rows) => `Approve: no counted rule fails (${countedOf(rows)})`,
+  'request-changes': (rows) => {
+    const failing = rows.filter((row) => row.counted && row.fails).length
+    return `Request changes: ${failing === 1 ? '1 counted rule fails' : `${failing} counted rules fail`} (${countedOf(rows)})`
+  },
+  'no-verdict': (rows) => {
+    const missing = rows.filter(unanswered).length
+    return missing > 0
+      ? `No verdict: ${missing} of ${rules(rows.length)} got no answer`
+      : 'No verdict: the run ended without a clean verdict'
+  },
+}
+
+/** Set once the run has its place and has read the PR, before it asks the classifier. */
+export const PENDING_STATUS: StatusText = {
+  state: 'pending',
+  description: "Checking this commit against the repo's rules",
+}
+
+/** A request turned away with every review place taken: it never had a place, so it never had a pending status. */
+export const QUEUE_FULL_STATUS: StatusText = {
+  state: 'error',
+  description: 'No verdict: every review place was taken, so no run started',
+}
+
+/** A delivery that came while the controller was stopping: it started no run, and its comment says to ask again. */
+export const STOPPING_STATUS: StatusText = {
+  state: 'error',
+  description: 'No verdict: the controller was stopping, so no run started',
+}
+
+/** A request that came once today's budget was spent: it started no run, and its comment says when to ask again. */
+export const BUDGET_SPENT_STATUS: StatusText = {
+  state: 'error',
+  description: "No verdict: today's budget (UTC) is spent, so no run started",
+}
+
+/**
+ * The status a finished run sets: `success` for approve, `failure` for
+ * request changes, `error` for no verdict. `rows` are the controller's own
+ * check of the reply, `null` when the classifier never answered.
+ */
+export function verdictStatus(overall: Overall, rows: readonly CountedRow[] | null): StatusText {
+  return { state: VERDICT_STATE[overall], description: VERDICT_DESCRIPTION[overall](rows ?? []) }
+}
+
+/**
+ * The refused statuses as one part of the run's detail, the states that
+ * failed for one reason named together, or `null` when none was refused.
+ */
+export function describeStatusProblems(problems: readonly StatusProblem[]): string | null {
+  const byError = new Map<string, CommitStatusState[]>()
+  for (const { state, error } of problems) byError.set(error, [...(byError.get(error) ?? []), state])
+  const parts = [...byError].map(
+    ([error, states]) => `the commit status couldn't be set (${states.join(', ')}): ${error}`,
+  )
+  return parts.length === 0 ? null : parts.join('; ')
+}

@@ -1,0 +1,353 @@
+/**
+ * One requested review, once it has a run place (docs/behaviour.md, "Trigger and
+ * lifecycle", "The review", "Reviewer handoff", "Run store and retention"):
+ * read the PR and set the pending commit status on the head read, read the
+ * rules, send the run, re-check the reply, post the service account's review
+ * on the commit read, set the status the verdict makes, record the run. The
+ * post and the statuses are the service account's acts (review-acts.ts):
+ * while its token is being minted they wait for it, and the run doesn't.
+ * What the run concludes and posts is in review-conclusion.ts, the status
+ * it makes in review-status.ts, its record in review-record.ts.
+ *
+ * Nothing here throws for a failure outside the process: every one of them
+ * ends as a `**No verdict:**` COMMENT review (or a run that couldn't post),
+ * and every run is recorded. A run with no clean verdict never approves.
+ */
+
+import { raceAbort } from '../../../../core/base/abort.ts'
+import { describeError } from '../../../../core/base/errors.ts'
+import { err, ok, type Result } from '../../../../core/base/result.ts'
+import { describeNoRules, describeRulesRefusal } from '../../../../core/repo-files/repo-rules.ts'
+import { QUEUE_FULL_STATUS, STOPPING_STATUS, type StatusText } from '../../../../core/review/commit-status.ts'
+import type { ReviewRequest } from '../../../../core/review/webhook.ts'
+import type { RunRecord } from '../../../../core/run/run-record.ts'
+import { noRuntimeReason, resolveRepoRuntime } from '../../../../core/settings/repo-runtimes.ts'
+import { WAITING_PLACES } from '../../../../core/wire/limits.ts'
+import { repoName } from '../../../../core/wire/repo.ts'
+import type { RepoRef, Settings } from '../../../../core/wire/types.ts'
+import type { Clock } from '../../../../ports/clock.ts'
+import type { Forge } from '../../../../ports/forge.ts'
+import type { Ids } from '../../../../ports/ids.ts'
+import type { Logger } from '../../../../ports/logger.ts'
+import type { QueueWatch, RunQueue } from '../../../../ports/queue.ts'
+import type { SecretStore } from '../../../../ports/secret-store.ts'
+import { loadDefaultBranchRules } from '../repo-files/rules-loader.ts'
+import { type PullRead, readPullAtOneHead, runRequestFor } from '../run/pull-read.ts'
+import type { QueueReach } from '../run/queue-reach.ts'
+import type { RunExchangeOptions } from '../run/run-exchange.ts'
+import type { RunStore } from '../run/run-store.ts'
+import type { ServiceAccountGate } from '../settings/service-token.ts'
+import type { SettingsStore } from '../settings/settings-store.ts'
+import type { SpendLedger } from '../settings/spend-ledger.ts'
+import { type ReportJob, reportJob } from './report-job.ts'
+import { createReviewActs } from './review-acts.ts'
+import { type BudgetRefusal, budgetRefusal, type Reaching, reachFor, sendReviewRun } from './review-budget.ts'
+import {
+  type Conclusion,
+  concludeReply,
+  newReview,
+  noVerdict,
+  type ReviewProgress,
+  stoppedReason,
+} from './review-conclusion.ts'
+import { recordReview } from './review-record.ts'
+import { conclusionStatus, statusTarget } from './review-status.ts'
+import type { ReportBasis, RulesChangeReportDeps } from './rules-change-report.ts'
+
+export { ReviewStopped } from './review-conclusion.ts'
+
+// The names the pipeline and the tests use, beside the runner they belong to.
+export { LEFT_PENDING_MESSAGE } from './review-record.ts'
+
+export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
+
+export type ReviewRunDeps = {
+  forge: Pick<
+    Forge,
+    | 'getRepository'
+    | 'getBranchHead'
+    | 'getPullRequest'
+    | 'listPullCommits'
+    | 'getPullDiff'
+    | 'getFileContent'
+    | 'getRepoPermission'
+    | 'forAccount'
+  >
+  queue: RunQueue
+  secrets: SecretStore
+  settings: Pick<SettingsStore, 'read'>
+  runs: Pick<RunStore, 'record'>
+  clock: Clock
+  ids: Ids
+  logger: Logger
+  /** `RUN_TIMEOUT_S` in milliseconds, and what the reply's wait adds to it (run-exchange.ts). */
+  exchange: Pick<RunExchangeOptions, 'runTimeoutMs' | 'replyMarginMs'>
+  /**
+   * Whether the service account may act (an admin may have stopped it), and
+   * its token's arrival while it is being minted; none: the forge's refusal
+   * alone says, and a missing token fails at once.
+   */
+  serviceAccount?: ServiceAccountGate
+  /** How long a review's post and statuses wait for a token being minted; default the forge's bound for a call. */
+  tokenWaitMs?: number
+  /**
+   * The daily budget (docs/behaviour.md, "Daily budget"): a review once it
+   * is spent starts no run, and every run, the report's too, reserves its
+   * cost before it starts; none: no budget.
+   */
+  spend?: Pick<SpendLedger, 'whyNoRun' | 'reserve'>
+  /**
+   * The queue's connection, waited for when a review can't reach the queue,
+   * the settings or the ledger (queue-reach.ts), up to `RUN_TIMEOUT_S`;
+   * none: such a review posts its no-verdict at once.
+   */
+  queueWatch?: QueueWatch
+}
+
+export type ReviewOptions = {
+  /**
+   * Stops the review before its verdict: the wait for the classifier ends,
+   * nothing more is sent, and the review posts a no-verdict with the abort
+   * reason's text (a {@link ReviewStopped}) instead of whatever the run would
+   * have concluded. A verdict already being posted is posted.
+   */
+  signal?: AbortSignal
+  /**
+   * Takes the rules-change report, once the verdict is posted, to run
+   * outside the review's place (the pipeline's report-runs.ts); none: the
+   * review makes and posts it itself before it resolves.
+   */
+  report?: (job: ReportJob) => void
+}
+
+export type ReviewRunner = {
+  /** Runs one review that has its place; resolves with the recorded run, never rejects for an outside failure. */
+  review(request: ReviewRequest, options?: ReviewOptions): Promise<RunRecord>
+  /** Posts the queue-full comment for a request that got no place and records it. */
+  queueFull(request: ReviewRequest): Promise<RunRecord>
+  /** Posts a no-verdict comment with `reason` for a request that gets no run (the controller is stopping) and records it. */
+  noRun(request: ReviewRequest, reason: string): Promise<RunRecord>
+}
+
+export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
+  const { forge } = deps
+  // The report answers to the review's own budget, and its runs go through the same queue.
+  const reportDeps: RulesChangeReportDeps = {
+    forge,
+    queue: deps.queue,
+    logger: deps.logger,
+    exchange: deps.exchange,
+    ...(deps.spend === undefined ? {} : { spend: deps.spend }),
+  }
+
+  function newProgress(request: ReviewRequest): ReviewProgress {
+    return {
+      headSha: null,
+      answered: null,
+      redaction: null,
+      pullUrl: null,
+      basis: null,
+      acts: createReviewActs(deps, request),
+    }
+  }
+
+  function unixNow(): number {
+    return Math.floor(deps.clock.nowMs() / 1000)
+  }
+
+  function readPull(request: ReviewRequest, progress: ReviewProgress): Promise<Result<PullRead, string>> {
+    return readPullAtOneHead(forge, request.repo, request.pr, progress)
+  }
+
+  /** The rules from the default branch, read with no cache (docs/behaviour.md, "Repo configuration"). */
+  async function readRules(repo: RepoRef): Promise<Result<ReportBasis['rules'], string>> {
+    try {
+      const loaded = await loadDefaultBranchRules(forge, repo)
+      switch (loaded.kind) {
+        case 'rules':
+          return ok({ branch: loaded.branch, commit: loaded.commit, classifications: loaded.classifications })
+        case 'none':
+          return err(describeNoRules(repo, loaded.branch))
+        case 'both':
+        case 'invalid':
+          return err(describeRulesRefusal(loaded))
+      }
+    } catch (error) {
+      return err(`the rules couldn't be read: ${describeError(error)}`)
+    }
+  }
+
+  async function readSettings(reach: QueueReach): Promise<Result<Settings, string>> {
+    try {
+      return ok(await reach(() => deps.settings.read()))
+    } catch (error) {
+      return err(`the settings couldn't be read: ${describeError(error)}`)
+    }
+  }
+
+  async function conclude(
+    id: string,
+    request: ReviewRequest,
+    progress: ReviewProgress,
+    signal: AbortSignal | undefined,
+    waiting: Reaching & { budget: Promise<BudgetRefusal | null> },
+  ): Promise<Conclusion> {
+    // The settings and the rules don't depend on the PR: all three are read at once. None of the
+    // reads rejects, so one that isn't awaited after a failure above it is simply dropped.
+    const settingsRead = readSettings(waiting.reach)
+    const rulesRead = readRules(request.repo)
+    const read = await readPull(request, progress)
+    if (!read.ok) return noVerdict(read.error)
+    // Stopped while it read: the stopped run's statuses are on their way, and a pending now would come after them.
+    if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
+    // Pending as soon as the head is settled, and set before anything is asked of the classifier,
+    // unless the token is still being minted: then it follows the token, and the run goes on (review-acts.ts).
+    progress.pullUrl = read.value.pull.htmlUrl
+    const [settings, rules] = await Promise.all([
+      settingsRead,
+      rulesRead,
+      progress.acts.pending(read.value.pull.headSha, progress.pullUrl),
+    ])
+    if (!settings.ok) return noVerdict(settings.error)
+    // A repo the policy sends to no runtime gets no run: nothing goes to the classifier, so no key is read.
+    const resolved = resolveRepoRuntime(settings.value, repoName(request.repo))
+    if (resolved.runtime === 'none') return noVerdict(noRuntimeReason(repoName(request.repo), resolved.pattern))
+    if (!rules.ok) return noVerdict(rules.error)
+
+    const runRequest = runRequestFor({
+      id,
+      trigger: 'review',
+      repo: request.repo,
+      pr: request.pr,
+      read: read.value,
+      classifications: rules.value.classifications,
+      settings: settings.value,
+      runtime: resolved.runtime,
+    })
+    progress.basis = {
+      id,
+      repo: request.repo,
+      read: read.value,
+      rules: rules.value,
+      settings: settings.value,
+      runtime: resolved.runtime,
+    }
+    // The budget that couldn't be read before the PR was: the run goes only once it says so.
+    const refused = await waiting.budget
+    if (refused !== null) return noVerdict(refused.reason, null, refused.status)
+    // A review stopped while it read sends no run: the classifier would work for nobody.
+    if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
+    const reply = await sendReviewRun(deps, runRequest, waiting, signal)
+    if (!reply.ok) return reply.error
+    return concludeReply(id, rules.value.classifications, reply.value, progress)
+  }
+
+  /**
+   * The run's conclusion, or, once `signal` aborts first, the stopped
+   * no-verdict with what the run had learnt by then: a read still going on
+   * may finish, and change nothing that is posted or recorded.
+   */
+  function concludeUnlessStopped(
+    id: string,
+    request: ReviewRequest,
+    progress: ReviewProgress,
+    signal: AbortSignal | undefined,
+    waiting: Parameters<typeof conclude>[4],
+  ): Promise<{ conclusion: Conclusion; progress: ReviewProgress }> {
+    const running = conclude(id, request, progress, signal, waiting).then((conclusion) => ({ conclusion, progress }))
+    return raceAbort(running, signal, (reason) => ({
+      conclusion: noVerdict(stoppedReason(reason)),
+      progress: { ...progress },
+    }))
+  }
+
+  /** A no-verdict comment with `reason` for a request that gets no run, its error status, and its record. */
+  async function noRun(request: ReviewRequest, reason: string, status: StatusText): Promise<RunRecord> {
+    const base = { id: deps.ids.runId(), started_unix: unixNow() }
+    // As for a full queue: the PR isn't read, the comment and its error status go on the head the delivery named.
+    const progress = newProgress(request)
+    const posted = await progress.acts.post(newReview(noVerdict(reason), request.headSha))
+    await progress.acts.status(request.headSha, status, statusTarget(posted, progress))
+    return recordReview(deps, { base, request, outcome: 'no-verdict', posted, reason, progress })
+  }
+
+  return {
+    async review(request, options = {}) {
+      const base = { id: deps.ids.runId(), started_unix: unixNow() }
+      // An account an admin stopped posts nothing: nothing is read or run for it either.
+      const stopped = (await deps.serviceAccount?.whyStopped()) ?? null
+      if (stopped !== null) {
+        const progress = newProgress(request)
+        return recordReview(deps, {
+          base,
+          request,
+          outcome: 'post-failed',
+          posted: err(stopped),
+          reason: null,
+          progress,
+        })
+      }
+      // Spent: nothing is read or run, as for a full queue. A ledger out of reach is waited for while the
+      // PR is read and its pending status set; the run goes only once the budget lets it (queue-reach.ts).
+      // Its waits for the queue end with the review's conclusion: a budget look still waiting then is moot.
+      const concluded = new AbortController()
+      const { reach, queue } = reachFor(
+        deps,
+        options.signal === undefined ? concluded.signal : AbortSignal.any([options.signal, concluded.signal]),
+      )
+      const refused = await budgetRefusal(deps, request.repo, null)
+      if (refused !== null && refused !== 'unreachable') return noRun(request, refused.reason, refused.status)
+      const budget = refused === 'unreachable' ? budgetRefusal(deps, request.repo, reach) : Promise.resolve(null)
+      const { conclusion, progress } = await concludeUnlessStopped(
+        base.id,
+        request,
+        newProgress(request),
+        options.signal,
+        {
+          reach,
+          queue,
+          budget: budget.then((answer) => (answer === 'unreachable' ? null : answer)),
+        },
+      )
+      concluded.abort()
+      // The verdict belongs to the head the run read; only when the PR wasn't
+      // read does the comment fall back to the head the delivery named.
+      const commitId = progress.headSha ?? request.headSha
+      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction))
+      // The status goes where the review went, and says the verdict even when the post failed.
+      await progress.acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, progress))
+      const outcome =
+        conclusion.kind === 'no-verdict'
+          ? 'no-verdict'
+          : conclusion.overall === 'approve'
+            ? 'approved'
+            : 'changes-requested'
+      const reason = conclusion.kind === 'no-verdict' ? conclusion.reason : null
+      const record = await recordReview(deps, { base, request, outcome, posted, reason, progress })
+      // After the verdict and its status, as a post of its own, and only for a run the classifier answered.
+      const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
+      const job =
+        hasTable && posted.ok && progress.basis !== null
+          ? reportJob(reportDeps, request, progress.basis, commitId, progress.acts)
+          : null
+      if (job !== null) {
+        if (options.report === undefined) await job.run(options.signal)
+        else options.report(job)
+      }
+      return record
+    },
+
+    async queueFull(request) {
+      const base = { id: deps.ids.runId(), started_unix: unixNow() }
+      // The PR isn't read for a request that gets no place: the comment goes
+      // on the head the delivery named, and the record has no head.
+      const progress = newProgress(request)
+      const posted = await progress.acts.post(newReview(noVerdict(QUEUE_FULL_REASON), request.headSha))
+      // It never had a place, so no pending; its error status goes where the comment went.
+      await progress.acts.status(request.headSha, QUEUE_FULL_STATUS, statusTarget(posted, progress))
+      return recordReview(deps, { base, request, outcome: 'queue-full', posted, reason: QUEUE_FULL_REASON, progress })
+    },
+
+    noRun: (request, reason) => noRun(request, reason, STOPPING_STATUS),
+  } satisfies ReviewRunner
+}
