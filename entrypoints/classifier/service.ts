@@ -17,6 +17,8 @@ import { redactionSummary } from '../../core/redaction/redaction-report.ts'
 import { aggregateVerdict, type ClassificationResult } from '../../core/run/aggregate.ts'
 import { budgetCheckOf, checkContextBudget } from '../../core/run/budget.ts'
 import { assembleSharedContext, prepareContextParts, SYSTEM_PROMPT } from '../../core/run/prompt.ts'
+import { scopeRun } from '../../core/run/scope-run.ts'
+import { unaskedReply } from '../../core/run/unasked-run.ts'
 import { decodeRunRequest } from '../../core/run/wire-decode.ts'
 import { acpBaseUrlAllowed } from '../../core/settings/acp-base-urls.ts'
 import type { Overall, RedactionSummary, Row, RunReply, RunRequest, Runtime } from '../../core/wire/types.ts'
@@ -144,6 +146,10 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   }
 
   async function run(request: RunRequest, tell: RunTell, spend: RunSpend, cancelled: AbortSignal): Promise<RunReply> {
+    // Nothing in scope: answered here, before any key, redaction or model process (core/run/unasked-run.ts).
+    const unasked = unaskedReply(request)
+    if (unasked !== null) return unasked
+    const scoped = scopeRun(request)
     // Where the ACP key would go is checked before the key is even read.
     if (request.runtime === 'acp' && !acpBaseUrlAllowed(deps.acpBaseUrls ?? null, request.acp?.base_url ?? '')) {
       return failedReply(
@@ -189,7 +195,8 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     const stopRun = new AbortController()
     const signal = AbortSignal.any([shutdown.signal, stopRun.signal, cancelled])
     const inHand: RunInHand = {
-      request,
+      request: scoped.asked,
+      scopes: scoped.scopes,
       runtime: deps.runtimes[request.runtime],
       spec: {
         runId: runKey,
@@ -218,8 +225,8 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       await Promise.all(inHand.closing)
       await inHand.runtime.endRun(runKey)
     }
-    const aggregate = aggregateVerdict(request.classifications, results)
-    const answered = aggregate.rows.filter((row) => row.verdict !== null).length
+    const aggregate = aggregateVerdict(request.classifications, results, scoped.outOfScope)
+    const answered = aggregate.rows.filter((row) => row.in_scope !== false && row.verdict !== null).length
     if (answered === 0) {
       const kinds = [...new Set(aggregate.rows.map((row) => row.error?.kind ?? 'runtime'))].join(', ')
       return failedReply(request.id, `no classification got an answer (${kinds})`, aggregate.rows, redaction)

@@ -7,7 +7,7 @@
 import type { StatusText } from '../../../../core/review/commit-status.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../../core/review/review-body.ts'
 import { readRunReply } from '../../../../core/run/run-reply.ts'
-import type { Classification, Overall, RedactionSummary, Row } from '../../../../core/wire/types.ts'
+import type { Overall, RedactionSummary, Row, RunRequest } from '../../../../core/wire/types.ts'
 import type { NewReview } from '../../../../ports/forge.ts'
 import type { ReviewActs } from './review-acts.ts'
 import type { ReportBasis } from './rules-change-report.ts'
@@ -59,9 +59,13 @@ export function stoppedReason(reason: unknown): string {
   return reason instanceof ReviewStopped ? reason.message : 'the review was stopped'
 }
 
-/** The reply, re-checked against what was sent: its own `counted`, `fails` and `overall` are never trusted. */
-export function concludeReply(id: string, sent: Classification[], text: string, progress: ReviewProgress): Conclusion {
-  const reading = readRunReply(id, sent, text)
+/** The reply, re-checked against what was sent and its diff: its own `counted`, `fails` and `overall` are never trusted. */
+export function concludeReply(
+  request: Pick<RunRequest, 'id' | 'classifications' | 'diff'>,
+  text: string,
+  progress: ReviewProgress,
+): Conclusion {
+  const reading = readRunReply(request.id, request.classifications, text, request.diff)
   if (reading.kind === 'unreadable') return noVerdict(reading.reason)
   if (reading.kind === 'failed') {
     progress.redaction = reading.redaction

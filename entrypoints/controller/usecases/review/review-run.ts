@@ -239,7 +239,7 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
     const reply = await sendReviewRun(deps, runRequest, waiting, signal)
     if (!reply.ok) return reply.error
-    return concludeReply(id, rules.value.classifications, reply.value, progress)
+    return concludeReply(runRequest, reply.value, progress)
   }
 
   /**
