@@ -27,6 +27,7 @@ import { type CheckOutcome, checkJsonRow, plainLabel, renderCheckReport } from '
 import { checkReplyRows } from '../../core/run/aggregate.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../../core/run/budget.ts'
 import { countDiffFiles } from '../../core/run/local-branch.ts'
+import { outOfScopeNames } from '../../core/run/scope.ts'
 import { invalidUtf8Note } from '../../core/run/utf8.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/settings/service-account.ts'
 import type { Classification, Overall, RunReply, RunRequest, Runtime } from '../../core/wire/types.ts'
@@ -123,20 +124,34 @@ function describeRun(branch: LocalBranch, rules: LoadedRules, options: CheckOpti
     `as PR #${options.pr} in ${plainLabel(branch.repo)}, titled ${JSON.stringify(branch.title)}`,
     `${plural(rules.classifications.length, 'rule')} from ${source}; model ${model}${settings.effort === null ? '' : `, effort ${settings.effort}`}`,
   ]
+  const outOfScope = outOfScopeNames(rules.classifications, branch.diff)
+  if (outOfScope.size > 0) {
+    const names = [...outOfScope].map((name) => JSON.stringify(plainLabel(name, 40))).join(', ')
+    lines.push(`not asked, no changed file matches their paths: ${names}`)
+  }
   if (branch.dirty) lines.push('uncommitted changes are not checked: only commits are')
   if (!branch.diffValid) lines.push(invalidUtf8Note('the diff'))
   return lines
 }
 
-/** The reply as the review would show it: rows re-checked against the rules sent, as the controller does. */
-export function outcomeOf(reply: RunReply, sent: readonly Classification[], interrupted: boolean): CheckOutcome {
+/**
+ * The reply as the review would show it: rows re-checked against the rules
+ * sent and the scope the diff gives them, as the controller does.
+ */
+export function outcomeOf(
+  reply: RunReply,
+  sent: readonly Classification[],
+  diff: string,
+  interrupted: boolean,
+): CheckOutcome {
+  const outOfScope = outOfScopeNames(sent, diff)
   if (!reply.ok) {
-    const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows).rows : []
+    const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows, outOfScope).rows : []
     const why = reply.error ?? 'the run failed'
     const reason = interrupted ? `interrupted: ${why}` : why
     return { rows, overall: 'no-verdict', reason, redaction: reply.redaction ?? null }
   }
-  const checked = checkReplyRows(sent, reply.rows)
+  const checked = checkReplyRows(sent, reply.rows, outOfScope)
   const reason = checked.reason !== null && interrupted ? `interrupted: ${checked.reason}` : checked.reason
   return { rows: checked.rows, overall: checked.overall, reason, redaction: reply.redaction ?? null }
 }
@@ -251,7 +266,7 @@ async function check(options: CheckOptions, io: CliIo): Promise<number> {
     ...options.settings,
   }
   const reply = await runClassifier(request, key, io, progress)
-  const outcome = outcomeOf(reply, rules.classifications, io.signal?.aborted === true)
+  const outcome = outcomeOf(reply, rules.classifications, branch.diff, io.signal?.aborted === true)
   if (options.json) {
     const document = {
       overall: outcome.overall,
