@@ -272,7 +272,7 @@ function tableLine(cells: readonly string[]): string {
  * An error wins over an answer, as in aggregation.
  */
 export function reviewRowCells(row: Row): string[] {
-  const fixed = [row.name, row.mode === 'advisory' ? `${row.polarity} (advisory)` : row.polarity]
+  const fixed = [row.name, row.mode === 'advisory' ? `${row.polarity}, advisory` : row.polarity]
   const threshold = String(row.threshold)
   if (row.error !== null || row.verdict === null) {
     const label = row.error === null ? 'runtime error' : ERROR_KIND_LABEL[row.error.kind]
