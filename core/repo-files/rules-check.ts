@@ -50,6 +50,23 @@ export const REQUIRED_CLASSIFICATION_KEYS = ['name', 'description', 'threshold',
 /** A problem with a rules file or a body's classifications; `key` names one of an entry's keys. */
 export type RulesProblem = SourceProblem<ClassificationKey>
 
+/**
+ * The same rule, as the merge and the open-a-PR commit message compare
+ * them: its four keys, its patterns in order, and its mode (absent is
+ * `blocking`).
+ */
+export function sameClassification(a: Classification, b: Classification | undefined): boolean {
+  return (
+    b !== undefined &&
+    a.name === b.name &&
+    a.description === b.description &&
+    a.threshold === b.threshold &&
+    a.polarity === b.polarity &&
+    JSON.stringify(a.paths ?? null) === JSON.stringify(b.paths ?? null) &&
+    (a.mode ?? 'blocking') === (b.mode ?? 'blocking')
+  )
+}
+
 /** The rules file's list, as the checks shared with the examples file (source-tree.ts) take it. */
 const RULES_LIST: SourceList<Classification, ClassificationKey> = {
   key: 'classifications',

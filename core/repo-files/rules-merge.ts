@@ -7,6 +7,7 @@
 import { Document, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml'
 import { err, ok, type Result } from '../base/result.ts'
 import type { Classification } from '../wire/types.ts'
+import { sameClassification } from './rules-check.ts'
 import {
   CLASSIFICATION_KEYS,
   formatOf,
@@ -108,19 +109,6 @@ function verified(
     })
   }
   return ok({ path, text })
-}
-
-/** The same rule: its four keys, its patterns in order, and its mode (absent is `blocking`). */
-function sameClassification(a: Classification, b: Classification | undefined): boolean {
-  return (
-    b !== undefined &&
-    a.name === b.name &&
-    a.description === b.description &&
-    a.threshold === b.threshold &&
-    a.polarity === b.polarity &&
-    JSON.stringify(a.paths ?? null) === JSON.stringify(b.paths ?? null) &&
-    (a.mode ?? 'blocking') === (b.mode ?? 'blocking')
-  )
 }
 
 /** The entry's keys in `keys`' order, those it leaves out (`paths`, `mode`) skipped. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { changedNames } from '../../../core/repo-files/open-pr.ts'
 import {
   formatRulesProblem,
   parseRulesFile,
@@ -168,5 +169,21 @@ classifications:
   it('refuses an addition with a broken pattern, naming it', () => {
     const result = mergeClassifications(null, [aClassification({ paths: ['[x'] })])
     expect(!result.ok && formatMergeProblem(result.error)).toContain('paths[0]: pattern "[x" has an unclosed "["')
+  })
+})
+
+describe("open-a-PR's commit message", () => {
+  it('lists a rule whose paths or mode changed as updated, and one only written out as blocking as unchanged', () => {
+    const existing = [aClassification({ name: 'a' }), aClassification({ name: 'b', paths: ['*.sql'] })]
+    expect(
+      changedNames(existing, [
+        aClassification({ name: 'a', mode: 'blocking' }),
+        aClassification({ name: 'b', paths: ['*.sql', '!legacy/**'] }),
+      ]),
+    ).toEqual({ added: [], updated: ['b'] })
+    expect(changedNames(existing, [aClassification({ name: 'a', mode: 'advisory' })])).toEqual({
+      added: [],
+      updated: ['a'],
+    })
   })
 })
