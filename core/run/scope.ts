@@ -43,12 +43,10 @@ function withoutSide(path: string): string {
 export function changedFiles(diff: string): ChangedFile[] {
   const files: ChangedFile[] = []
   for (const section of fileSections(diff)) {
-    const lines = diff.slice(section.start, section.end).split('\n')
     let before: string | null = null
     let after: string | null = null
-    for (const raw of lines.slice(1)) {
-      const line = raw.replace(/\r$/, '')
-      if (line.startsWith('@@')) break
+    // Only the header lines, up to the first hunk: a file's hunks can be megabytes.
+    for (const line of headerLines(diff, section.firstEnd, section.end)) {
       const path = headerPath(line)
       if (path === undefined || path === '/dev/null') continue
       if (line.startsWith('--- ')) before = withoutSide(path)
@@ -57,7 +55,8 @@ export function changedFiles(diff: string): ChangedFile[] {
       else if (line.startsWith('rename to ') || line.startsWith('copy to ')) after = path
     }
     if (before === null && after === null) {
-      const both = diffGitPaths((lines[0] ?? '').replace(/\r$/, ''))
+      const first = diff.slice(section.start, section.firstEnd).replace(/\r?\n$/, '')
+      const both = diffGitPaths(first)
       if (both === undefined) continue
       before = withoutSide(both[0] ?? '')
       after = withoutSide(both[1] ?? '')
@@ -67,6 +66,19 @@ export function changedFiles(diff: string): ChangedFile[] {
     files.push({ path, oldPath: before !== null && before !== path ? before : null })
   }
   return files
+}
+
+/** The lines of a section from `start` up to its first hunk (`@@`), without their line ends. */
+function* headerLines(diff: string, start: number, end: number): Generator<string> {
+  let at = start
+  while (at < end) {
+    const newline = diff.indexOf('\n', at)
+    const next = newline === -1 || newline >= end ? end : newline + 1
+    const line = diff.slice(at, next).replace(/\r?\n$/, '')
+    if (line.startsWith('@@')) return
+    yield line
+    at = next
+  }
 }
 
 /** A compiled `paths` list: whether a path is in its scope. */
