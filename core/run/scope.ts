@@ -127,12 +127,23 @@ export function runScopes(
   )
 }
 
-/** The names of the classifications no changed file of `diff` is in scope of: those a run doesn't ask. */
+/**
+ * The names of the classifications no changed file of `diff` is in scope of:
+ * those a run doesn't ask. Each rule stops at its first file in scope, since
+ * only whether there is one counts here.
+ */
 export function outOfScopeNames(
   classifications: readonly Pick<Classification, 'name' | 'paths'>[],
   diff: string,
 ): Set<string> {
   const names = new Set<string>()
-  for (const [name, scope] of runScopes(classifications, diff)) if (!scope.inScope) names.add(name)
+  const scoped = classifications.filter((classification) => classification.paths !== undefined)
+  if (scoped.length === 0) return names
+  const files = changedFiles(diff)
+  for (const { name, paths } of scoped) {
+    const matches = compilePaths(paths ?? [])
+    const some = files.some((file) => matches(file.path) || (file.oldPath !== null && matches(file.oldPath)))
+    if (!some) names.add(name)
+  }
   return names
 }
