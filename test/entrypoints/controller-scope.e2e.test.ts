@@ -86,7 +86,7 @@ describe('scoped and advisory rules in a review', () => {
     expect(review?.body).toContain(
       '| migrations | positive | not applicable | — | 80 | no | No changed file matches its paths. |',
     )
-    expect(review?.body).toContain('| style | positive, advisory | no match | 90 | 80 | yes ⚠️ advisory |')
+    expect(review?.body).toContain('| style | positive, advisory | no match | 90 | 80 | yes 🟡 advisory |')
     expect(review?.body).toContain("advisory rules don't block")
     expect(review?.body).toContain('- style: The names are unclear.')
     const last = () => world.forge.statuses(REPO, headOf(1)).at(-1)

@@ -30,7 +30,7 @@ const outOfScope = outOfScopeRow(aClassification({ name: 'migrations', paths: ['
 describe('the review body', () => {
   it('marks an advisory row, and its failure as not blocking', () => {
     expect(reviewRowCells(advisoryFail).slice(0, 2)).toEqual(['style', 'positive, advisory'])
-    expect(reviewRowCells(advisoryFail)[5]).toBe('yes ⚠️ advisory')
+    expect(reviewRowCells(advisoryFail)[5]).toBe('yes 🟡 advisory')
     expect(reviewRowCells(blockingFail)[5]).toBe('yes ❌')
   })
 
