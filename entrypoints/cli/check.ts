@@ -244,9 +244,11 @@ async function check(options: CheckOptions, io: CliIo): Promise<number> {
   const branch = await readLocalBranch(git, options)
   const rules = await loadCheckRules(git, options, io.cwd, branch.base)
   const runtime = options.settings.runtime
-  // Both before anything runs: a missing key or binary must not cost a model call.
-  const key = runtimeKey(env, runtime)
-  requireBinary(env, runtime)
+  // Both before anything runs: a missing key or binary must not cost a model call. A branch that
+  // leaves every rule out of scope asks no model, so it needs neither (docs/behaviour.md).
+  const asksModel = outOfScopeNames(rules.classifications, branch.diff).size < rules.classifications.length
+  const key = asksModel ? runtimeKey(env, runtime) : ''
+  if (asksModel) requireBinary(env, runtime)
   const terminal = io.terminal ?? { outColumns: null, errIsTty: false, errColumns: null }
   const progress = createProgressPrinter(io.err, { isTty: terminal.errIsTty, columns: terminal.errColumns })
   for (const line of describeRun(branch, rules, options)) progress.note(line)

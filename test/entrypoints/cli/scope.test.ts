@@ -129,4 +129,20 @@ describe('check with scoped rules', () => {
     expect(r.code).toBe(1)
     expect(r.err).toContain('not asked, no changed file matches their paths: "migrations"')
   })
+
+  it('approves a branch that leaves every rule out of scope with no model call, and needs no key for it', async () => {
+    const docsOnly = join(root, 'docs-only')
+    mkdirSync(docsOnly, { recursive: true })
+    const scopedOnly = SCOPED_YAML.slice(0, SCOPED_YAML.indexOf('  - name: style'))
+    git(docsOnly, 'init', '-q', '-b', 'main')
+    commit(docsOnly, 'Start', { 'README.md': 'a\n', '.hyperhive/review-classifier.yml': scopedOnly })
+    git(docsOnly, 'checkout', '-q', '-b', 'feature')
+    commit(docsOnly, 'Docs', { 'README.md': 'b\n' })
+    const r = await run(['check', '--json'], docsOnly, { env: gitEnv(), runtimes: model.runtimes })
+    expect(model.asked).toEqual([])
+    expect(r.code).toBe(0)
+    const doc = JSON.parse(r.out) as { overall: string; rows: Record<string, unknown>[] }
+    expect(doc.overall).toBe('approve')
+    expect(doc.rows.map((row) => row.in_scope)).toEqual([false, false])
+  })
 })
