@@ -101,7 +101,8 @@ function repoPath(repo: RepoRef): string {
   return `/repos/${escapeSegment(repo.owner)}/${escapeSegment(repo.name)}`
 }
 
-export function createForgejoClient(http: Http) {
+/** The requests every call is made with: `call` throws on an unexpected status, `callOrAbsent` answers 404 with `null`. */
+function callsOver(http: Http) {
   async function call(request: Parameters<Http['send']>[0], codes: StatusCodes = {}): Promise<Answer> {
     const answer = await http.send(request)
     expectSuccess(answer, codes)
@@ -116,6 +117,13 @@ export function createForgejoClient(http: Http) {
     return answer
   }
 
+  return { http, call, callOrAbsent }
+}
+
+type Calls = ReturnType<typeof callsOver>
+
+/** The forge's version, and repositories and pull requests as the token sees them. */
+function repoAndPullCalls({ call }: Calls) {
   return {
     async getVersion(auth: Credentials) {
       return parseBody(VersionSchema, await call({ method: 'GET', path: '/version', auth })).version
@@ -175,7 +183,12 @@ export function createForgejoClient(http: Http) {
         throw error
       }
     },
+  }
+}
 
+/** A repository's files and branches, and what a review posts: the review and the commit status. */
+function contentAndReviewCalls({ call, callOrAbsent, http }: Calls) {
+  return {
     async getContents(auth: Credentials, repo: RepoRef, path: string, ref: string): Promise<ContentsAnswer> {
       const answer = await callOrAbsent({
         method: 'GET',
@@ -248,7 +261,12 @@ export function createForgejoClient(http: Http) {
       })
       return parseBody(CommitStatusSchema, answer)
     },
+  }
+}
 
+/** Users, their access to a repository, and their tokens: what provisioning the service account needs. */
+function accountCalls({ call, callOrAbsent }: Calls) {
+  return {
     async getUser(auth: Credentials, login: string) {
       const answer = await callOrAbsent({ method: 'GET', path: `/users/${escapeSegment(login)}`, auth })
       return answer === null ? null : parseBody(UserSchema, answer)
@@ -311,6 +329,11 @@ export function createForgejoClient(http: Http) {
       await call({ method: 'DELETE', path: `/admin/users/${escapeSegment(login)}/tokens/${id}`, auth })
     },
   }
+}
+
+export function createForgejoClient(http: Http) {
+  const calls = callsOver(http)
+  return { ...repoAndPullCalls(calls), ...contentAndReviewCalls(calls), ...accountCalls(calls) }
 }
 
 export type ForgejoClient = ReturnType<typeof createForgejoClient>

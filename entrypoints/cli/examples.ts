@@ -135,6 +135,7 @@ export async function checkExamples(options: CheckOptions, io: CliIo): Promise<n
   const prsJson: unknown[] = []
   const classifier = await openClassifier(runtime, key, io)
   try {
+    const asking: Asking = { classifier, options, io, terminal, repo, progress, unanswered }
     for (const [index, branch] of branches.entries()) {
       // Only the rules labelled on this PR are asked: the others would not count.
       const asked = rules.classifications.filter((rule) =>
@@ -142,33 +143,7 @@ export async function checkExamples(options: CheckOptions, io: CliIo): Promise<n
           ({ name, labelled }) => name === rule.name && labelled.some((l) => l.pr === branch.pr),
         ),
       )
-      const prRuns: ScoredRun[] = []
-      const outcomes: unknown[] = []
-      if (!branch.diffValid) progress.note(invalidUtf8Note(`the diff of PR #${branch.pr}`))
-      for (let answer = 1; answer <= options.repeat; answer += 1) {
-        if (io.signal?.aborted) throw new InputError('interrupted: the score is incomplete')
-        const repeatText = options.repeat === 1 ? '' : `, answer ${answer} of ${options.repeat}`
-        progress.note(
-          `PR #${branch.pr} (${index + 1} of ${branches.length}${repeatText}): ${plural(branch.commits.length, 'commit')} since ${branch.mergeBase.slice(0, 12)}, ${plural(asked.length, 'rule')}`,
-        )
-        // A printer per run: its counts are the run's own.
-        const runProgress = createProgressPrinter(io.err, { isTty: terminal.errIsTty, columns: terminal.errColumns })
-        const reply = await classifier.run(request(repo, branch, asked, options), runProgress)
-        const outcome = outcomeOf(reply, asked, io.signal?.aborted === true)
-        if (io.signal?.aborted) throw new InputError('interrupted: the score is incomplete')
-        prRuns.push(outcome.rows.length > 0 ? outcome.rows : null)
-        outcomes.push({ overall: outcome.overall, reason: outcome.reason, rows: outcome.rows.map(jsonRow) })
-        const missing = asked.filter(
-          (rule) => !outcome.rows.some((row) => row.name === rule.name && row.verdict !== null),
-        )
-        if (missing.length > 0) {
-          const why = outcome.reason === null ? '' : `: ${plainLabel(outcome.reason, 120)}`
-          unanswered.push({
-            pr: branch.pr,
-            reason: `no answer for ${missing.map((rule) => JSON.stringify(plainLabel(rule.name, 40))).join(', ')}${repeatText}${why}`,
-          })
-        }
-      }
+      const { prRuns, outcomes } = await askPr(asking, branch, asked, `${index + 1} of ${branches.length}`)
       runs.push({ pr: branch.pr, runs: prRuns })
       prsJson.push({
         pr: branch.pr,
@@ -198,15 +173,70 @@ export async function checkExamples(options: CheckOptions, io: CliIo): Promise<n
       base: { name: base.name, commit: base.commit },
       rules: rules.from,
       examples: { path, at: base.name },
-      runtime,
-      model: runtime === 'acp' ? (options.settings.acp?.model ?? null) : options.settings.model,
-      effort: options.settings.effort,
+      ...modelOf(options),
     }
     io.out(`${JSON.stringify(document, null, 2)}\n`)
   } else {
     io.out(rendered)
   }
   return EXAMPLES_EXIT[outcome]
+}
+
+/** What every PR's questions are asked with, and where a PR left unanswered is noted. */
+type Asking = {
+  classifier: Awaited<ReturnType<typeof openClassifier>>
+  options: CheckOptions
+  io: CliIo
+  terminal: NonNullable<CliIo['terminal']>
+  repo: string
+  progress: ReturnType<typeof createProgressPrinter>
+  unanswered: UnansweredPr[]
+}
+
+/** One PR's `asked` rules, `options.repeat` times: its scored runs and each run's outcome for the JSON. */
+async function askPr(
+  asking: Asking,
+  branch: PrBranch,
+  asked: Classification[],
+  place: string,
+): Promise<{ prRuns: ScoredRun[]; outcomes: unknown[] }> {
+  const { classifier, options, io, terminal, repo, progress, unanswered } = asking
+  const prRuns: ScoredRun[] = []
+  const outcomes: unknown[] = []
+  if (!branch.diffValid) progress.note(invalidUtf8Note(`the diff of PR #${branch.pr}`))
+  for (let answer = 1; answer <= options.repeat; answer += 1) {
+    if (io.signal?.aborted) throw new InputError('interrupted: the score is incomplete')
+    const repeatText = options.repeat === 1 ? '' : `, answer ${answer} of ${options.repeat}`
+    progress.note(
+      `PR #${branch.pr} (${place}${repeatText}): ${plural(branch.commits.length, 'commit')} since ${branch.mergeBase.slice(0, 12)}, ${plural(asked.length, 'rule')}`,
+    )
+    // A printer per run: its counts are the run's own.
+    const runProgress = createProgressPrinter(io.err, { isTty: terminal.errIsTty, columns: terminal.errColumns })
+    const reply = await classifier.run(request(repo, branch, asked, options), runProgress)
+    const outcome = outcomeOf(reply, asked, io.signal?.aborted === true)
+    if (io.signal?.aborted) throw new InputError('interrupted: the score is incomplete')
+    prRuns.push(outcome.rows.length > 0 ? outcome.rows : null)
+    outcomes.push({ overall: outcome.overall, reason: outcome.reason, rows: outcome.rows.map(jsonRow) })
+    const missing = asked.filter((rule) => !outcome.rows.some((row) => row.name === rule.name && row.verdict !== null))
+    if (missing.length > 0) {
+      const why = outcome.reason === null ? '' : `: ${plainLabel(outcome.reason, 120)}`
+      unanswered.push({
+        pr: branch.pr,
+        reason: `no answer for ${missing.map((rule) => JSON.stringify(plainLabel(rule.name, 40))).join(', ')}${repeatText}${why}`,
+      })
+    }
+  }
+  return { prRuns, outcomes }
+}
+
+/** The runtime, model and effort the score was asked with, for the JSON. */
+function modelOf(options: CheckOptions) {
+  const { runtime } = options.settings
+  return {
+    runtime,
+    model: runtime === 'acp' ? (options.settings.acp?.model ?? null) : options.settings.model,
+    effort: options.settings.effort,
+  }
 }
 
 function jsonRow(row: { name: string; verdict: unknown; certainty: unknown; reason: unknown; error: unknown }) {

@@ -101,8 +101,8 @@ export type Controller = {
   drain(closeHttp?: () => Promise<unknown>): Promise<DrainReport | null>
 }
 
-export function createController(deps: ControllerDeps): Controller {
-  const { forge, queue, secrets, clock, ids, logger } = deps
+/** The controller's stores in the queue's buckets: settings, run records and the spend ledger. */
+function createStores({ queue, clock, logger, runTimeoutMs, metrics }: ControllerDeps) {
   const settings = createKvSettingsStore({ buckets: queue.buckets, logger })
   const runs = createKvRunStore({ buckets: queue.buckets, logger })
   const spend = createSpendLedger({
@@ -111,9 +111,15 @@ export function createController(deps: ControllerDeps): Controller {
     clock,
     logger,
     // Held while the controller waits for the reply, and a while after for a classifier still ending the run.
-    reservationTtlMs: deps.runTimeoutMs + RUN_REPLY_MARGIN_MS + RESERVATION_GRACE_MS,
-    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    reservationTtlMs: runTimeoutMs + RUN_REPLY_MARGIN_MS + RESERVATION_GRACE_MS,
+    ...(metrics === undefined ? {} : { metrics }),
   })
+  return { settings, runs, spend }
+}
+
+export function createController(deps: ControllerDeps): Controller {
+  const { forge, queue, secrets, clock, ids, logger } = deps
+  const { settings, runs, spend } = createStores(deps)
   // Every run, of every kind, reserves its cost in the ledger before it starts (budgeted-run.ts).
   const runQueue = queue.runQueue
   const exchange = { runTimeoutMs: deps.runTimeoutMs }
