@@ -30,14 +30,9 @@ export function shortSha(sha: string | null | undefined): string {
 }
 
 const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' })
 
 export function dateTime(unixSeconds: number): string {
   return TIME.format(new Date(unixSeconds * 1000))
-}
-
-export function clockTime(date: Date): string {
-  return CLOCK.format(date)
 }
 
 /** `45 s`, `3 min`, `2 h`: how long a run took. */

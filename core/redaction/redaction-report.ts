@@ -9,8 +9,6 @@ import { REDACTION_PLACES_MAX } from '../wire/page-schemas.ts'
 import type { RedactionSummary } from '../wire/types.ts'
 import type { Redacted } from './redact.ts'
 
-export const NO_REDACTION: RedactionSummary = { redacted: 0, places: 0, findings: [] }
-
 /** The reply's summary of a shared context's redaction: the first places listed, all of them counted. */
 export function redactionSummary(context: Pick<Redacted, 'findings' | 'redacted'>): RedactionSummary {
   return {

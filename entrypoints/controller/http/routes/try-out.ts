@@ -59,8 +59,6 @@ export type TryOutRoutesDeps = {
   spend?: Pick<SpendLedger, 'whyNoRun'>
 }
 
-export const TRY_OUT_PATH = '/api/review-classifier/try-out'
-
 /** `fn`, with the use case's "too many running" as the 429 saying how many run. */
 function whenFull<T>(fn: () => T): T {
   try {
