@@ -5,6 +5,7 @@
  * is never kept, so none can be shown.
  */
 
+import { plural } from '../base/text.ts'
 import { REDACTION_PLACES_MAX } from '../wire/page-schemas.ts'
 import type { RedactionSummary } from '../wire/types.ts'
 import type { Redacted } from './redact.ts'
@@ -19,10 +20,6 @@ export function redactionSummary(context: Pick<Redacted, 'findings' | 'redacted'
 }
 
 type Finding = RedactionSummary['findings'][number]
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`
-}
 
 /** Distinct secrets per kind, in the order the kinds are first met. */
 function kindCounts(findings: readonly Finding[]): string {
