@@ -8,7 +8,9 @@
  * What isn't configured (no forge, no webhook secret) or reachable (no queue)
  * still serves: those routes answer 503 and `/readyz` says which is missing.
  */
+
 import { type AnyElysia, Elysia } from 'elysia'
+import { appError } from '../../core/base/errors.ts'
 import { CONTROLLER_TOKEN_SECRET, SERVICE_ACCOUNT } from '../../core/settings/service-account.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { Forge } from '../../ports/forge.ts'
@@ -19,7 +21,7 @@ import type { Metrics } from '../../ports/metrics.ts'
 import type { QueueLink, QueueWatch, RunQueue } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { createControllerApp } from './http/app.ts'
-import { HttpProblem, problemResponse } from './http/problem.ts'
+import { problemResponse } from './http/problem.ts'
 import { examplesRoutes } from './http/routes/examples.ts'
 import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
@@ -131,7 +133,8 @@ export function createController(deps: ControllerDeps): Controller {
     exchange,
     spend,
     admit() {
-      if (stopping) throw new HttpProblem(503, 'the controller is stopping (a restart or shutdown): try again shortly')
+      if (stopping)
+        throw appError('unavailable', 'the controller is stopping (a restart or shutdown): try again shortly')
     },
   })
   const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })

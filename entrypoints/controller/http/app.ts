@@ -15,7 +15,7 @@ import type { QueueLink } from '../../../ports/queue.ts'
 import type { RunStore } from '../usecases/run/run-store.ts'
 import type { ReadinessCheck } from '../usecases/settings/readiness.ts'
 import type { SettingsStore } from '../usecases/settings/settings-store.ts'
-import { HttpProblem, PROBLEM_CONTENT_TYPE, ProblemSchema, problemResponse, statusForError } from './problem.ts'
+import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemResponse, statusForError } from './problem.ts'
 import { requestGuard } from './request-guard.ts'
 import { healthRoutes } from './routes/health.ts'
 import { runsRoutes } from './routes/runs.ts'
@@ -61,7 +61,6 @@ function validationDetail(error: unknown): string {
 
 /** Whatever reached the root error handler, as the problem to answer: Elysia's own codes first, then ours. */
 function problemFor(code: string | number, error: unknown, request: Request): { status: number; detail: string } {
-  if (error instanceof HttpProblem) return { status: error.status, detail: error.detail }
   // The numbers are statuses a handler threw with Elysia's `status()`.
   if (typeof code === 'number') return { status: code, detail: thrownStatusDetail(error) }
   switch (code) {
@@ -158,7 +157,7 @@ export function createControllerApp(deps: ControllerAppDeps) {
     .onError(({ code, error, request }) => {
       const { status, detail } = problemFor(code, error, request)
       // A coded AppError is an outcome its thrower already logged as it deserves; anything else is a bug.
-      if (status >= 500 && !(error instanceof HttpProblem) && !isAppError(error)) {
+      if (status >= 500 && !isAppError(error)) {
         logger.error('controller request failed', {
           method: request.method,
           path: new URL(request.url).pathname,

@@ -229,6 +229,9 @@ describe('problem+json for every error', () => {
     .get('/internal', () => {
       throw appError('internal', 'the forge refused the push: a reason')
     })
+    .get('/exhausted', () => {
+      throw appError('exhausted', '5 try-outs are running')
+    })
     .get('/thrown-status', ({ status }) => {
       throw status(409, 'the branch exists already')
     })
@@ -275,6 +278,7 @@ describe('problem+json for every error', () => {
     const { app } = anApp({ routes: [hooks], logger })
     await expectProblem(await app.handle(aRequest('/hooks/app-error')), 404, 'no such repo acme/nothing')
     await expectProblem(await app.handle(aRequest('/hooks/unprocessable')), 422, 'the rules file does not load')
+    await expectProblem(await app.handle(aRequest('/hooks/exhausted')), 429, '5 try-outs are running')
     // A coded 500 is an outcome its thrower logged; only the bug below counts as a failed request.
     await expectProblem(await app.handle(aRequest('/hooks/internal')), 500, 'the forge refused the push: a reason')
     await expectProblem(await app.handle(aRequest('/hooks/thrown-status')), 409, 'the branch exists already')
