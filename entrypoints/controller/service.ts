@@ -42,6 +42,7 @@ import { RUN_REPLY_MARGIN_MS } from './usecases/run/run-exchange.ts'
 import { createKvRunStore } from './usecases/run/run-store.ts'
 import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/settings/readiness.ts'
 import { createServiceAccountProvisioner } from './usecases/settings/service-account.ts'
+import { readControllerToken } from './usecases/settings/service-token.ts'
 import { createKvSettingsStore } from './usecases/settings/settings-store.ts'
 import { createSpendLedger, RESERVATION_GRACE_MS } from './usecases/settings/spend-ledger.ts'
 import { createTryOuts, type TryOuts } from './usecases/try-out/try-outs.ts'
@@ -173,7 +174,6 @@ export function createController(deps: ControllerDeps): Controller {
         )
       : webhookRoutes({ secret: deps.webhookSecret, pipeline, logger }),
   ]
-  const readControllerToken = () => secrets.read(CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field)
   const app = createControllerApp({
     queue: queue.link,
     settings,
@@ -185,7 +185,7 @@ export function createController(deps: ControllerDeps): Controller {
       queueCheck(queue.link),
       forgeCheck({
         forge: api,
-        hasToken: async () => (await readControllerToken()) !== null,
+        hasToken: async () => (await readControllerToken(secrets)) !== null,
         login: SERVICE_ACCOUNT.login,
       }),
       secretStoreCheck(secrets, CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field),
