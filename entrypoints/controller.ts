@@ -19,7 +19,7 @@ import { createJsonLogger } from '../adapters/system/logger.ts'
 import { parseControllerConfig } from './config.ts'
 import { createSecretStore } from './configured-secret-store.ts'
 import { serveController } from './controller/http/server.ts'
-import { WEBHOOK_BODY_MAX_BYTES } from './controller/http/webhook.ts'
+import { WEBHOOK_BODY_MAX_BYTES } from './controller/http/routes/webhook.ts'
 import { createController } from './controller/service.ts'
 import { readControllerToken } from './controller/usecases/settings/service-token.ts'
 

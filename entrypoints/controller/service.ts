@@ -29,7 +29,7 @@ import { rulesRoutes } from './http/routes/rules.ts'
 import { spendRoutes } from './http/routes/spend.ts'
 import { tryOutRoutes } from './http/routes/try-out.ts'
 import { uiRoutes } from './http/routes/ui.ts'
-import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
+import { WEBHOOK_PATH, webhookRoutes } from './http/routes/webhook.ts'
 import { createOpenPr } from './usecases/repo-files/open-pr.ts'
 import {
   createReviewPipeline,

@@ -8,7 +8,7 @@ import {
   signatureMatches,
   WEBHOOK_BODY_MAX_BYTES,
   webhookRoutes,
-} from '../../../../entrypoints/controller/http/webhook.ts'
+} from '../../../../entrypoints/controller/http/routes/webhook.ts'
 import {
   createReviewPipeline,
   type SubmitResult,
