@@ -23,9 +23,12 @@ import type { SecretStore } from '../../ports/secret-store.ts'
 import { createControllerApp } from './http/app.ts'
 import { problemResponse } from './http/problem.ts'
 import { examplesRoutes } from './http/routes/examples.ts'
+import { healthRoutes } from './http/routes/health.ts'
 import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
 import { rulesRoutes } from './http/routes/rules.ts'
+import { runsRoutes } from './http/routes/runs.ts'
+import { settingsRoutes } from './http/routes/settings.ts'
 import { spendRoutes } from './http/routes/spend.ts'
 import { tryOutRoutes } from './http/routes/try-out.ts'
 import { uiRoutes } from './http/routes/ui.ts'
@@ -160,7 +163,21 @@ export function createController(deps: ControllerDeps): Controller {
         })
   const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger, ...serviceAccount })
 
+  const readinessChecks = [
+    queueCheck(queue.link),
+    forgeCheck({
+      forge: api,
+      hasToken: async () => (await readControllerToken(secrets)) !== null,
+      login: SERVICE_ACCOUNT.login,
+    }),
+    secretStoreCheck(secrets, CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field),
+    subscriptionTokenCheck({ settings, secrets }),
+  ]
+  // Every route the controller serves, in the order they are mounted: the one list.
   const routes: AnyElysia[] = [
+    healthRoutes({ checks: readinessChecks }),
+    settingsRoutes({ queue: queue.link, settings, logger }),
+    runsRoutes({ queue: queue.link, runs, logger }),
     tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts, logger, spend }),
     spendRoutes({ queue: queue.link, spend, logger }),
     rulesRoutes({ forge: api, logger }),
@@ -174,24 +191,7 @@ export function createController(deps: ControllerDeps): Controller {
         )
       : webhookRoutes({ secret: deps.webhookSecret, pipeline, logger }),
   ]
-  const app = createControllerApp({
-    queue: queue.link,
-    settings,
-    runs,
-    logger,
-    routes,
-    allowedHosts: deps.allowedHosts ?? null,
-    checks: [
-      queueCheck(queue.link),
-      forgeCheck({
-        forge: api,
-        hasToken: async () => (await readControllerToken(secrets)) !== null,
-        login: SERVICE_ACCOUNT.login,
-      }),
-      secretStoreCheck(secrets, CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field),
-      subscriptionTokenCheck({ settings, secrets }),
-    ],
-  })
+  const app = createControllerApp({ logger, routes, allowedHosts: deps.allowedHosts ?? null })
 
   let schedule: { stop(): void } | null = null
   return {

@@ -187,10 +187,6 @@ describe('the webhook in the controller app', () => {
     const world = createWorld()
     const pipeline = recordingPipeline()
     const app = createControllerApp({
-      queue: { connected: () => true },
-      settings: world.settings,
-      runs: world.runs,
-      checks: [],
       logger: world.logger,
       routes: [webhookRoutes({ secret: SECRET, pipeline, logger: world.logger })],
     })
