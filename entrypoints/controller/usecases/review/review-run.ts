@@ -250,9 +250,9 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
     // The PR isn't read: the comment and its error status go on the head the delivery named, and the record has no head.
     // It never started a run, so no pending; its error status goes where the comment went.
     const acts = createReviewActs(deps, request)
-    const posted = await acts.post(newReview(noVerdict(reason), request.headSha))
-    await acts.status(request.headSha, status, statusTarget(posted, null))
     const concluded = { conclusion: noVerdict(reason), learnt: NOTHING_LEARNT }
+    const posted = await acts.post(newReview(concluded.conclusion, request.headSha))
+    await acts.status(request.headSha, status, statusTarget(posted, null))
     return recordReview(deps, { base, request, outcome, concluded, posted, refused: acts.refused })
   }
 
