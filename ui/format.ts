@@ -4,6 +4,9 @@ import { VERDICT_LABEL } from '../core/review/review-body.ts'
 import { ERROR_KIND_LABEL } from '../core/run/aggregate.ts'
 import type { Overall, RecordedRow, Verdict } from '../core/wire/types.ts'
 
+// One plural for the pages and the server's texts alike.
+export { plural } from '../core/base/text.ts'
+
 export function verdictLabel(verdict: Verdict | null): string {
   return verdict === null ? 'no answer' : VERDICT_LABEL[verdict]
 }
@@ -30,14 +33,9 @@ export function shortSha(sha: string | null | undefined): string {
 }
 
 const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' })
 
 export function dateTime(unixSeconds: number): string {
   return TIME.format(new Date(unixSeconds * 1000))
-}
-
-export function clockTime(date: Date): string {
-  return CLOCK.format(date)
 }
 
 /** `45 s`, `3 min`, `2 h`: how long a run took. */
@@ -65,10 +63,6 @@ export function commitUrl(forgeUrl: string | null, repo: string, sha: string): s
   const [owner, name] = repo.split('/')
   if (owner === undefined || name === undefined) return null
   return `${forgeUrl.replace(/\/+$/, '')}/${encodePath(owner, name)}/commit/${encodeURIComponent(sha)}`
-}
-
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`
 }
 
 /** The overall verdict in the same words on both pages: what the review would do. */

@@ -105,6 +105,3 @@ export const RepoPermissionSchema = Type.Object({ permission: Type.String() })
 
 /** `GET /version`: e.g. `15.0.3+gitea-1.22.0`. */
 export const VersionSchema = Type.Object({ version: Type.String() })
-
-/** Every error body: `{ message, url }` (404s may add `errors`). */
-export const ErrorBodySchema = Type.Object({ message: Type.String() })

@@ -32,8 +32,6 @@ export type {
   ForgeSeed,
   SeedPull,
   SeedRepo,
-  SeedToken,
-  SeedUser,
   StoredCommit,
   StoredReview,
   StoredStatus,

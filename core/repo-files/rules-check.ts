@@ -32,11 +32,8 @@ import {
 
 // What the examples file's checks share with these lives in source-tree.ts; the rules' own names stay here.
 export {
-  cappedProblem,
   formatSourceProblem as formatRulesProblem,
   formatSourceProblems as formatRulesProblems,
-  fromPlainValue,
-  INSPECTED_DEPTH,
   type SourceNode,
 } from './source-tree.ts'
 

@@ -13,6 +13,7 @@
 
 import type { LocalRepo } from '../../adapters/git/local-repo.ts'
 import { createLocalRepo } from '../../adapters/git/local-repo.ts'
+import { plural } from '../../core/base/text.ts'
 import { applyLabels } from '../../core/repo-files/examples-check.ts'
 import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH, parseExamplesFile } from '../../core/repo-files/examples-file.ts'
 import { formatSourceProblem, type SourceProblem } from '../../core/repo-files/source-tree.ts'
@@ -27,10 +28,10 @@ import { defaultTitle, unreadableEntry } from '../../core/run/local-branch.ts'
 import { invalidUtf8Note } from '../../core/run/utf8.ts'
 import { type PrRuns, type ScoredRun, scoreExamples } from '../../core/try-out/reliability.ts'
 import type { Classification, CommitMessage, Example, RunRequest } from '../../core/wire/types.ts'
-import { openClassifier, outcomeOf, plural, requireBinary, runtimeKey } from './check.ts'
 import type { CheckOptions } from './check-options.ts'
 import { type CliIo, InputError } from './io.ts'
 import { chooseBase, type LocalBranch, loadCheckRules, repoName } from './local-branch.ts'
+import { openClassifier, outcomeOf, requireBinary, runtimeKey } from './local-classifier.ts'
 import { createProgressPrinter } from './progress.ts'
 
 export const EXAMPLES_EXIT = { agree: 0, disagree: 1, 'no-verdict': 2 } as const satisfies Record<

@@ -8,7 +8,9 @@
  * What isn't configured (no forge, no webhook secret) or reachable (no queue)
  * still serves: those routes answer 503 and `/readyz` says which is missing.
  */
+
 import { type AnyElysia, Elysia } from 'elysia'
+import { appError } from '../../core/base/errors.ts'
 import { CONTROLLER_TOKEN_SECRET, SERVICE_ACCOUNT } from '../../core/settings/service-account.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { Forge } from '../../ports/forge.ts'
@@ -19,15 +21,18 @@ import type { Metrics } from '../../ports/metrics.ts'
 import type { QueueLink, QueueWatch, RunQueue } from '../../ports/queue.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
 import { createControllerApp } from './http/app.ts'
-import { HttpProblem, problemResponse } from './http/problem.ts'
+import { problemResponse } from './http/problem.ts'
 import { examplesRoutes } from './http/routes/examples.ts'
+import { healthRoutes } from './http/routes/health.ts'
 import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
 import { rulesRoutes } from './http/routes/rules.ts'
+import { runsRoutes } from './http/routes/runs.ts'
+import { settingsRoutes } from './http/routes/settings.ts'
 import { spendRoutes } from './http/routes/spend.ts'
 import { tryOutRoutes } from './http/routes/try-out.ts'
 import { uiRoutes } from './http/routes/ui.ts'
-import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
+import { WEBHOOK_PATH, webhookRoutes } from './http/routes/webhook.ts'
 import { createOpenPr } from './usecases/repo-files/open-pr.ts'
 import {
   createReviewPipeline,
@@ -40,6 +45,7 @@ import { RUN_REPLY_MARGIN_MS } from './usecases/run/run-exchange.ts'
 import { createKvRunStore } from './usecases/run/run-store.ts'
 import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/settings/readiness.ts'
 import { createServiceAccountProvisioner } from './usecases/settings/service-account.ts'
+import { readControllerToken } from './usecases/settings/service-token.ts'
 import { createKvSettingsStore } from './usecases/settings/settings-store.ts'
 import { createSpendLedger, RESERVATION_GRACE_MS } from './usecases/settings/spend-ledger.ts'
 import { createTryOuts, type TryOuts } from './usecases/try-out/try-outs.ts'
@@ -137,7 +143,8 @@ export function createController(deps: ControllerDeps): Controller {
     exchange,
     spend,
     admit() {
-      if (stopping) throw new HttpProblem(503, 'the controller is stopping (a restart or shutdown): try again shortly')
+      if (stopping)
+        throw appError('unavailable', 'the controller is stopping (a restart or shutdown): try again shortly')
     },
   })
   const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })
@@ -162,7 +169,21 @@ export function createController(deps: ControllerDeps): Controller {
         })
   const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger, ...serviceAccount })
 
+  const readinessChecks = [
+    queueCheck(queue.link),
+    forgeCheck({
+      forge: api,
+      hasToken: async () => (await readControllerToken(secrets)) !== null,
+      login: SERVICE_ACCOUNT.login,
+    }),
+    secretStoreCheck(secrets, CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field),
+    subscriptionTokenCheck({ settings, secrets }),
+  ]
+  // Every route the controller serves, in the order they are mounted: the one list.
   const routes: AnyElysia[] = [
+    healthRoutes({ checks: readinessChecks }),
+    settingsRoutes({ queue: queue.link, settings, logger }),
+    runsRoutes({ queue: queue.link, runs, logger }),
     tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts, logger, spend }),
     spendRoutes({ queue: queue.link, spend, logger }),
     rulesRoutes({ forge: api, logger }),
@@ -176,25 +197,7 @@ export function createController(deps: ControllerDeps): Controller {
         )
       : webhookRoutes({ secret: deps.webhookSecret, pipeline, logger }),
   ]
-  const readControllerToken = () => secrets.read(CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field)
-  const app = createControllerApp({
-    queue: queue.link,
-    settings,
-    runs,
-    logger,
-    routes,
-    allowedHosts: deps.allowedHosts ?? null,
-    checks: [
-      queueCheck(queue.link),
-      forgeCheck({
-        forge: api,
-        hasToken: async () => (await readControllerToken()) !== null,
-        login: SERVICE_ACCOUNT.login,
-      }),
-      secretStoreCheck(secrets, CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field),
-      subscriptionTokenCheck({ settings, secrets }),
-    ],
-  })
+  const app = createControllerApp({ logger, routes, allowedHosts: deps.allowedHosts ?? null })
 
   let schedule: { stop(): void } | null = null
   return {

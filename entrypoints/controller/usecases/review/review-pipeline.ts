@@ -87,10 +87,6 @@ export type ReviewPipeline = {
   settle(): Promise<boolean>
 }
 
-/** The stopping comment's reason, for a request that came while the controller stopped. */
-export const STOPPING_REASON =
-  'the controller was stopping (restarted or shut down) when this request came, so it starts no run'
-
 /** The reason a review still running at the drain bound posts. */
 export function stoppedAtBoundReason(boundMs: number): string {
   const seconds = Math.round(boundMs / 1000)
@@ -135,7 +131,7 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
     if (refusing.has(key)) return 'duplicate'
     counted.refused += 1
     const posting = runner
-      .noRun(request, STOPPING_REASON)
+      .noRun(request, { kind: 'stopping' })
       .then(
         () => undefined,
         (error: unknown) => logger.error('review admission task failed', { task: 'stopping', error }),
@@ -194,7 +190,7 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
           }
         },
         turnAway: async () => {
-          await runner.queueFull(request)
+          await runner.noRun(request, { kind: 'queue-full' })
         },
         drop: () => {
           counted.dropped += 1

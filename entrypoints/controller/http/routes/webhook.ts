@@ -12,11 +12,11 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { Elysia, t } from 'elysia'
-import { decodeReviewRequestDelivery } from '../../../core/review/webhook.ts'
-import { repoName } from '../../../core/wire/repo.ts'
-import type { Logger } from '../../../ports/logger.ts'
-import type { ReviewPipeline } from '../usecases/review/review-pipeline.ts'
-import { ProblemSchema, problemResponse } from './problem.ts'
+import { decodeReviewRequestDelivery } from '../../../../core/review/webhook.ts'
+import { repoName } from '../../../../core/wire/repo.ts'
+import type { Logger } from '../../../../ports/logger.ts'
+import type { ReviewPipeline } from '../../usecases/review/review-pipeline.ts'
+import { ProblemSchema, problemResponse } from '../problem.ts'
 
 /** A real delivery is a few KB; the PR body is the only part that grows. */
 export const WEBHOOK_BODY_MAX_BYTES = 5 * 1024 * 1024
