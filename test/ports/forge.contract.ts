@@ -5,6 +5,7 @@
  */
 
 import type { MakeForge } from './forge.fixtures.ts'
+import { forgeCommentsContract } from './forge-comments.contract.ts'
 import { forgeReaderContract } from './forge-reader.contract.ts'
 import { forgeWriterContract } from './forge-writer.contract.ts'
 
@@ -14,4 +15,5 @@ export { contractForgeSeed } from './forge.fixtures.ts'
 export function forgeContract(name: string, make: MakeForge): void {
   forgeReaderContract(name, make)
   forgeWriterContract(name, make)
+  forgeCommentsContract(name, make)
 }
