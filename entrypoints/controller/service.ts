@@ -21,6 +21,8 @@ import type { SecretStore } from '../../ports/secret-store.ts'
 import { createControllerApp } from './http/app.ts'
 import { HttpProblem, problemResponse } from './http/problem.ts'
 import { examplesRoutes } from './http/routes/examples.ts'
+import { FORGE_WEBHOOK_PATH, forgeWebhookRoutes } from './http/routes/forge-webhook.ts'
+import { labelsRoutes } from './http/routes/labels.ts'
 import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
 import { rulesRoutes } from './http/routes/rules.ts'
@@ -29,6 +31,8 @@ import { tryOutRoutes } from './http/routes/try-out.ts'
 import { uiRoutes } from './http/routes/ui.ts'
 import { WEBHOOK_PATH, webhookRoutes } from './http/webhook.ts'
 import { createOpenPr } from './usecases/repo-files/open-pr.ts'
+import { createKvPrLabelStore } from './usecases/repo-files/pr-labels.ts'
+import { type CommentCommands, createCommentCommands } from './usecases/review/comment-commands.ts'
 import {
   createReviewPipeline,
   DRAIN_POST_MARGIN_MS,
@@ -36,6 +40,7 @@ import {
   type ReviewPipeline,
   settlesWithin,
 } from './usecases/review/review-pipeline.ts'
+import { createWaivers } from './usecases/review/waivers.ts'
 import { RUN_REPLY_MARGIN_MS } from './usecases/run/run-exchange.ts'
 import { createKvRunStore } from './usecases/run/run-store.ts'
 import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/settings/readiness.ts'
@@ -79,6 +84,8 @@ export type Controller = {
   app: AnyElysia
   /** The requested-review pipeline; `null` without a forge. */
   pipeline: ReviewPipeline | null
+  /** The PR-comment commands (waivers and labels); `null` without a forge. */
+  comments: CommentCommands | null
   tryOuts: TryOuts
   /** Starts the service account's provisioning (a pass now and every five minutes); a no-op without a forge. */
   start(): void
@@ -137,6 +144,22 @@ export function createController(deps: ControllerDeps): Controller {
   const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })
   // Nothing is posted or pushed as an account an admin stopped (service-account.ts).
   const serviceAccount = provisioner === null ? {} : { serviceAccount: provisioner }
+  const labels = createKvPrLabelStore(queue.buckets)
+  // The waivers ask the pipeline whether a head's review is still going, and the pipeline tells them when it ends.
+  let pipelineRef: ReviewPipeline | null = null
+  const waivers =
+    api === null
+      ? null
+      : createWaivers({
+          forge: api,
+          secrets,
+          runs,
+          clock,
+          ids,
+          logger,
+          ...serviceAccount,
+          reviewing: (request) => pipelineRef?.reviewing(request) ?? false,
+        })
   const pipeline =
     api === null
       ? null
@@ -153,6 +176,22 @@ export function createController(deps: ControllerDeps): Controller {
           spend,
           ...serviceAccount,
           ...(queue.watch === undefined ? {} : { queueWatch: queue.watch }),
+          ...(waivers === null ? {} : { waivers, onSettled: (request) => waivers.reviewSettled(request) }),
+        })
+  pipelineRef = pipeline
+  const comments =
+    api === null || waivers === null
+      ? null
+      : createCommentCommands({
+          forge: api,
+          secrets,
+          settings,
+          runs,
+          labels,
+          waivers,
+          clock,
+          logger,
+          ...serviceAccount,
         })
   const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger, ...serviceAccount })
 
@@ -169,6 +208,12 @@ export function createController(deps: ControllerDeps): Controller {
           problemResponse(503, 'the forge is not configured: set FORGE_URL'),
         )
       : webhookRoutes({ secret: deps.webhookSecret, pipeline, logger }),
+    pipeline === null || comments === null
+      ? new Elysia({ name: 'forge-webhook-unconfigured' }).post(FORGE_WEBHOOK_PATH, () =>
+          problemResponse(503, 'the forge is not configured: set FORGE_URL'),
+        )
+      : forgeWebhookRoutes({ secret: deps.webhookSecret, pipeline, comments, logger }),
+    labelsRoutes({ queue: queue.link, labels, logger }),
   ]
   const readControllerToken = () => secrets.read(CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field)
   const app = createControllerApp({
@@ -194,6 +239,7 @@ export function createController(deps: ControllerDeps): Controller {
   return {
     app,
     pipeline,
+    comments,
     tryOuts,
     start() {
       if (provisioner === null) {
@@ -222,8 +268,11 @@ export function createController(deps: ControllerDeps): Controller {
       await closeHttp?.()
       // What came in while the server closed: the pipeline bounds it like the rest of the drain's comments.
       await pipeline?.settle()
-      // The stopped try-outs' records, bounded as the comments are.
-      await settlesWithin(tryOuts.idle(), deps.drainPostMarginMs ?? DRAIN_POST_MARGIN_MS)
+      // The stopped try-outs' records, and the comment commands in hand, bounded as the comments are.
+      await settlesWithin(
+        Promise.all([tryOuts.idle(), comments?.idle()]),
+        deps.drainPostMarginMs ?? DRAIN_POST_MARGIN_MS,
+      )
       return report
     },
   }
