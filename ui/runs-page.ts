@@ -50,6 +50,7 @@ export function createRunsPage(config: UiConfig): RunsPage {
     h('option', { value: '' }, 'Any trigger'),
     h('option', { value: 'review' }, 'review request'),
     h('option', { value: 'try-out' }, 'try-out'),
+    h('option', { value: 'waiver' }, 'waiver'),
   )
   const status = h('p', { class: 'status', id: 'runs-status', role: 'status' }, 'Loading the runs…')
   const notice = h('div', { class: 'notice-slot' })

@@ -7,7 +7,8 @@
  *
  * Pure: the key, the stored list's reading and writing.
  */
-import { Type } from '@sinclair/typebox'
+// The functions as a namespace, as row-schemas.ts takes them: the try-out page bundles this module.
+import * as Type from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { VerdictSchema } from '../wire/row-schemas.ts'
 
