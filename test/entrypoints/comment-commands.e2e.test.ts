@@ -17,6 +17,7 @@ import { type CommentDeliveryOptions, signedCommentDelivery } from '../support/c
 import type { FakeForgejo } from '../support/fake-forgejo.ts'
 import { type Asked, type ModelReply, PASSING } from '../support/scripted-model.ts'
 import { type ServiceWorld, startServiceWorld, WEBHOOK_SECRET } from '../support/service-world.ts'
+import { signedDelivery } from '../support/webhook.ts'
 
 setDefaultTimeout(120_000)
 
@@ -165,6 +166,21 @@ describe('a waiver from a PR comment', () => {
     release()
     const reviews = await world.reviewsOf(2, { count: 2 })
     expect(reviews.map((r) => r.state)).toEqual(['REQUEST_CHANGES', 'APPROVED'])
+  })
+})
+
+describe('POST /webhook/forge', () => {
+  it('takes a review request too, dispatched on the event type, and ignores other events', async () => {
+    const sign = { secret: WEBHOOK_SECRET, url: `${world.base}/webhook/forge` }
+    const response = await fetch(signedDelivery(sign, { pr: 9, headSha: headOf(9), forgeUrl: forge.url }))
+    expect(response.status).toBe(202)
+    const [review] = await world.reviewsOf(9)
+    expect(review).toMatchObject({ state: 'REQUEST_CHANGES', commitId: headOf(9) })
+    const push = await fetch(signedDelivery({ ...sign, eventType: 'push' }, { pr: 9, forgeUrl: forge.url }))
+    expect(await push.json()).toEqual({
+      status: 'ignored',
+      reason: 'event type "push" is neither pull_request_review_request nor pull_request_comment',
+    })
   })
 })
 

@@ -100,6 +100,14 @@ describe('the pages and the PR-comment commands', () => {
     expect(await cell4.locator('.label-comment').textContent()).toBe('@alice, not yet in the file')
     await painted(page)
     await page.screenshot({ path: join(ARTIFACTS, 'try-out-comment-labels.png') })
+    // "Open a PR" writes them into the examples file with the page's labels.
+    await page.click('#try-open-pr')
+    const preview = page.locator('.open-pr-preview')
+    await preview.locator('.open-pr-label-list li').first().waitFor()
+    expect(await preview.locator('.open-pr-label-list li').allTextContents()).toEqual([
+      '#2 (a new entry): datetime no match',
+      '#4: datetime n.a. (was match)',
+    ])
     expect(errors).toEqual([])
   })
 })
