@@ -94,12 +94,16 @@ export function labelCommand(rule: string, label: Verdict): string {
   return `@${SERVICE_ACCOUNT.login} label ${rule} ${label}`
 }
 
-/** A command inside a code span: the longest run of backticks in it, plus one, fences it. */
-function codeSpan(text: string): string {
+/**
+ * A command as a fenced code block, which the forge shows with a copy
+ * button and renders nothing in (no mention, no link, no markup): the fence
+ * is longer than any run of backticks in the one line, so it can't close early.
+ */
+function codeBlock(text: string): string {
   const flat = text.replace(/[\r\n]+/g, ' ')
   const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length))
-  const fence = '`'.repeat(longest + 1)
-  return `${fence} ${flat} ${fence}`
+  const fence = '`'.repeat(Math.max(3, longest + 1))
+  return `${fence}\n${flat}\n${fence}`
 }
 
 function waiverLines(waivers: readonly Waiver[], rows: readonly Row[]): string[] {
@@ -108,7 +112,9 @@ function waiverLines(waivers: readonly Waiver[], rows: readonly Row[]): string[]
     const label = row === undefined ? null : labelCommand(waiver.rule, shouldHaveAnswered(row))
     return [
       `> **${escapeTableCell(waiver.rule)}** waived by ${escapeTableCell(`@${waiver.by}`)}: ${escapeTableCell(waiver.reason)}`,
-      ...(label === null ? [] : ['', `To add it to the examples, label it: ${codeSpan(label)}`]),
+      ...(label === null
+        ? []
+        : ['', 'To add it to the examples, label it (copy the line into a comment):', '', codeBlock(label)]),
       '',
     ]
   })

@@ -122,7 +122,7 @@ describe('a waiver from a PR comment', () => {
     expect(waived?.body).toContain('| datetime | positive | no match | 95 | 80 | waived by &#64;\u200Bmaria |')
     expect(waived?.body).toContain('**Overall: approve.**')
     expect(waived?.body).toContain('> **datetime** waived by &#64;\u200Bmaria: the timestamps here are parsed')
-    expect(waived?.body).toContain('` @review-classifier label datetime match `')
+    expect(waived?.body).toContain('```\n@review-classifier label datetime match\n```')
     await plusOne(1, id)
     // No model call: the classifier was asked nothing more.
     expect(world.model.asked.length).toBe(asked)

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { parseCommentCommands } from '../../../core/review/comment-commands.ts'
 import { renderReviewTable } from '../../../core/review/review-body.ts'
 import {
   earlierWaivers,
@@ -109,16 +110,24 @@ describe('renderWaiverBody', () => {
     expect(body).toContain(
       '> **datetime** waived by &#64;\u200Bmaria: see &lt;b&gt;&#64;\u200Bboss&lt;/b&gt; in &#35;\u200B12 &#124; https&#58;\u200B//evil.example',
     )
-    expect(body).toContain('To add it to the examples, label it: ` @review-classifier label datetime match `')
+    expect(body).toContain(
+      'To add it to the examples, label it (copy the line into a comment):\n\n```\n@review-classifier label datetime match\n```',
+    )
     expect(body).not.toContain('<b>')
+    // Its own command, in a code block, gives no command should the body come back as a comment.
+    expect(parseCommentCommands(body, 'review-classifier').commands).toEqual([])
   })
 
-  it('escapes a hostile rule name in the quote, and keeps the label command in a code span it cannot close', () => {
+  it('escapes a hostile rule name in the quote, and keeps the label command in a code block it cannot close', () => {
     const rule = 'a`` <img src=x>'
     const rows = [{ ...failing, name: rule, waived_by: 'maria' }]
     const body = renderWaiverBody(rows, 'approve', [aWaiver({ rule })])
     expect(body).toContain('**a&#96;&#96; &lt;img src=x&gt;**')
-    expect(body).toContain('``` @review-classifier label a`` <img src=x> match ```')
+    expect(body).toContain('```\n@review-classifier label a`` <img src=x> match\n```')
+    const fenced = renderWaiverBody([{ ...failing, name: 'a````b', waived_by: 'maria' }], 'approve', [
+      aWaiver({ rule: 'a````b' }),
+    ])
+    expect(fenced).toContain('`````\n@review-classifier label a````b match\n`````')
   })
 })
 
