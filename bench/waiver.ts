@@ -12,7 +12,7 @@
  *
  * Writes bench/results/waiver.md and prints it.
  *
- *   npx bun run bench/waiver.ts                # 30 waivers (~15 s)
+ *   npx bun run bench/waiver.ts                # 30 waivers (~10 s)
  *   npx bun run bench/waiver.ts --count 5 --no-write
  *
  * Not a test: it exits non-zero only if a waiver was not re-posted or the model was asked.
