@@ -13,8 +13,9 @@ export function verdictLabel(verdict: Verdict | null): string {
 
 /** The review table's "counted" cell, in words (the review's ✅ and ❌ need an emoji font), and why a row isn't counted. */
 export function countedLabel(
-  row: Pick<RecordedRow, 'counted' | 'fails' | 'verdict' | 'certainty' | 'threshold'>,
+  row: Pick<RecordedRow, 'counted' | 'fails' | 'verdict' | 'certainty' | 'threshold' | 'waived_by'>,
 ): string {
+  if (row.counted && row.fails && row.waived_by !== undefined) return `yes, fails: waived by @${row.waived_by}`
   if (row.counted) return row.fails ? 'yes, fails' : 'yes, passes'
   if (row.verdict === null) return 'no: no answer'
   if (row.verdict === 'not-applicable') return 'no: not applicable'

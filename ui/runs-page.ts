@@ -51,6 +51,7 @@ function runsFilters() {
     h('option', { value: '' }, 'Any trigger'),
     h('option', { value: 'review' }, 'review request'),
     h('option', { value: 'try-out' }, 'try-out'),
+    h('option', { value: 'waiver' }, 'waiver'),
   )
   return { repoFilter, outcomeFilter, triggerFilter }
 }

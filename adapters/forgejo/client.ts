@@ -26,6 +26,7 @@ import {
   AccessTokenListSchema,
   AccessTokenSchema,
   BranchSchema,
+  CommentSchema,
   CommitListSchema,
   CommitStatusSchema,
   type ContentsBody,
@@ -260,6 +261,27 @@ function contentAndReviewCalls({ call, callOrAbsent, http }: Calls) {
         auth,
       })
       return parseBody(CommitStatusSchema, answer)
+    },
+
+    /** Needs `write:issue`; 200 when the account had given that reaction already, 201 when new (docs/forgejo.md §3.18). */
+    async postCommentReaction(auth: Credentials, repo: RepoRef, commentId: number, content: string): Promise<void> {
+      await call({
+        method: 'POST',
+        path: `${repoPath(repo)}/issues/comments/${commentId}/reactions`,
+        body: { content },
+        auth,
+      })
+    },
+
+    /** Needs `write:issue`; a PR's number is its issue's (docs/forgejo.md §3.18). */
+    async createIssueComment(auth: Credentials, repo: RepoRef, index: number, body: string) {
+      const answer = await call({
+        method: 'POST',
+        path: `${repoPath(repo)}/issues/${index}/comments`,
+        body: { body },
+        auth,
+      })
+      return parseBody(CommentSchema, answer)
     },
   }
 }

@@ -78,4 +78,7 @@ export const RecordedRowSchema = Type.Object({
   counted: Type.Boolean({ description: 'Applicable and at or over the threshold.' }),
   fails: Type.Boolean({ description: 'Counted, and on the wrong side of its polarity.' }),
   error: nullable(RowErrorSchema, 'Why the row has no answer; null when answered.'),
+  waived_by: Type.Optional(
+    Type.String({ description: 'The forge login whose waiver took this failing row out of the overall.' }),
+  ),
 })

@@ -23,7 +23,9 @@ import type { SecretStore } from '../../ports/secret-store.ts'
 import { createControllerApp } from './http/app.ts'
 import { problemResponse } from './http/problem.ts'
 import { examplesRoutes } from './http/routes/examples.ts'
+import { FORGE_WEBHOOK_PATH, forgeWebhookRoutes } from './http/routes/forge-webhook.ts'
 import { healthRoutes } from './http/routes/health.ts'
+import { labelsRoutes } from './http/routes/labels.ts'
 import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
 import { rulesRoutes } from './http/routes/rules.ts'
@@ -34,6 +36,8 @@ import { tryOutRoutes } from './http/routes/try-out.ts'
 import { uiRoutes } from './http/routes/ui.ts'
 import { WEBHOOK_PATH, webhookRoutes } from './http/routes/webhook.ts'
 import { createOpenPr } from './usecases/repo-files/open-pr.ts'
+import { createKvPrLabelStore, type PrLabelStore } from './usecases/repo-files/pr-labels.ts'
+import { type CommentCommands, createCommentCommands } from './usecases/review/comment-commands.ts'
 import {
   createReviewPipeline,
   DRAIN_POST_MARGIN_MS,
@@ -41,11 +45,12 @@ import {
   type ReviewPipeline,
   settlesWithin,
 } from './usecases/review/review-pipeline.ts'
+import { createWaivers } from './usecases/review/waivers.ts'
 import { RUN_REPLY_MARGIN_MS } from './usecases/run/run-exchange.ts'
 import { createKvRunStore } from './usecases/run/run-store.ts'
 import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/settings/readiness.ts'
 import { createServiceAccountProvisioner } from './usecases/settings/service-account.ts'
-import { readControllerToken } from './usecases/settings/service-token.ts'
+import { readControllerToken, type ServiceAccountGate } from './usecases/settings/service-token.ts'
 import { createKvSettingsStore } from './usecases/settings/settings-store.ts'
 import { createSpendLedger, RESERVATION_GRACE_MS } from './usecases/settings/spend-ledger.ts'
 import { createTryOuts, type TryOuts } from './usecases/try-out/try-outs.ts'
@@ -85,6 +90,8 @@ export type Controller = {
   app: AnyElysia
   /** The requested-review pipeline; `null` without a forge. */
   pipeline: ReviewPipeline | null
+  /** The PR-comment commands (waivers and labels); `null` without a forge. */
+  comments: CommentCommands | null
   tryOuts: TryOuts
   /** Starts the service account's provisioning (a pass now and every five minutes); a no-op without a forge. */
   start(): void
@@ -123,6 +130,71 @@ function createStores({ queue, clock, logger, runTimeoutMs, metrics }: Controlle
   return { settings, runs, spend }
 }
 
+/** What reviews and PR comments need: the waivers, the review pipeline, the comment commands; all null without a forge. */
+function createReviewSide(
+  deps: ControllerDeps,
+  parts: {
+    api: NonNullable<ControllerDeps['forge']>['api'] | null
+    stores: ReturnType<typeof createStores> & { labels: PrLabelStore }
+    runQueue: RunQueue
+    exchange: { runTimeoutMs: number }
+    serviceAccount: { serviceAccount?: ServiceAccountGate }
+  },
+) {
+  const { queue, secrets, clock, ids, logger } = deps
+  const { api, runQueue, exchange, serviceAccount } = parts
+  const { settings, runs, spend, labels } = parts.stores
+  // The waivers ask the pipeline whether a head's review is still going, and the pipeline tells them when it ends.
+  let pipelineRef: ReviewPipeline | null = null
+  const waivers =
+    api === null
+      ? null
+      : createWaivers({
+          forge: api,
+          secrets,
+          runs,
+          clock,
+          ids,
+          logger,
+          ...serviceAccount,
+          reviewing: (request) => pipelineRef?.reviewing(request) ?? false,
+        })
+  const pipeline =
+    api === null
+      ? null
+      : createReviewPipeline({
+          forge: api,
+          queue: runQueue,
+          secrets,
+          settings,
+          runs,
+          clock,
+          ids,
+          logger,
+          exchange,
+          spend,
+          ...serviceAccount,
+          ...(queue.watch === undefined ? {} : { queueWatch: queue.watch }),
+          ...(waivers === null ? {} : { waivers, onSettled: (request) => waivers.reviewSettled(request) }),
+        })
+  pipelineRef = pipeline
+  const comments =
+    api === null || waivers === null
+      ? null
+      : createCommentCommands({
+          forge: api,
+          secrets,
+          settings,
+          runs,
+          labels,
+          waivers,
+          clock,
+          logger,
+          ...serviceAccount,
+        })
+  return { pipeline, comments }
+}
+
 export function createController(deps: ControllerDeps): Controller {
   const { forge, queue, secrets, clock, ids, logger } = deps
   const { settings, runs, spend } = createStores(deps)
@@ -150,23 +222,14 @@ export function createController(deps: ControllerDeps): Controller {
   const provisioner = api === null ? null : createServiceAccountProvisioner({ forge: api, secrets, logger, clock })
   // Nothing is posted or pushed as an account an admin stopped (service-account.ts).
   const serviceAccount = provisioner === null ? {} : { serviceAccount: provisioner }
-  const pipeline =
-    api === null
-      ? null
-      : createReviewPipeline({
-          forge: api,
-          queue: runQueue,
-          secrets,
-          settings,
-          runs,
-          clock,
-          ids,
-          logger,
-          exchange,
-          spend,
-          ...serviceAccount,
-          ...(queue.watch === undefined ? {} : { queueWatch: queue.watch }),
-        })
+  const labels = createKvPrLabelStore(queue.buckets)
+  const { pipeline, comments } = createReviewSide(deps, {
+    api,
+    stores: { settings, runs, spend, labels },
+    runQueue,
+    exchange,
+    serviceAccount,
+  })
   const openPr = forge === null ? null : createOpenPr({ forge, secrets, ids, logger, ...serviceAccount })
 
   const readinessChecks = [
@@ -196,6 +259,12 @@ export function createController(deps: ControllerDeps): Controller {
           problemResponse(503, 'the forge is not configured: set FORGE_URL'),
         )
       : webhookRoutes({ secret: deps.webhookSecret, pipeline, logger }),
+    pipeline === null || comments === null
+      ? new Elysia({ name: 'forge-webhook-unconfigured' }).post(FORGE_WEBHOOK_PATH, () =>
+          problemResponse(503, 'the forge is not configured: set FORGE_URL'),
+        )
+      : forgeWebhookRoutes({ secret: deps.webhookSecret, pipeline, comments, logger }),
+    labelsRoutes({ queue: queue.link, labels, logger }),
   ]
   const app = createControllerApp({ logger, routes, allowedHosts: deps.allowedHosts ?? null })
 
@@ -203,6 +272,7 @@ export function createController(deps: ControllerDeps): Controller {
   return {
     app,
     pipeline,
+    comments,
     tryOuts,
     start() {
       if (provisioner === null) {
@@ -231,8 +301,11 @@ export function createController(deps: ControllerDeps): Controller {
       await closeHttp?.()
       // What came in while the server closed: the pipeline bounds it like the rest of the drain's comments.
       await pipeline?.settle()
-      // The stopped try-outs' records, bounded as the comments are.
-      await settlesWithin(tryOuts.idle(), deps.drainPostMarginMs ?? DRAIN_POST_MARGIN_MS)
+      // The stopped try-outs' records, and the comment commands in hand, bounded as the comments are.
+      await settlesWithin(
+        Promise.all([tryOuts.idle(), comments?.idle()]),
+        deps.drainPostMarginMs ?? DRAIN_POST_MARGIN_MS,
+      )
       return report
     },
   }

@@ -5,6 +5,7 @@
  */
 
 import type { MakeForge } from './forge.fixtures.ts'
+import { forgeCommentsContract } from './forge-comments.contract.ts'
 import { forgeReaderContract } from './forge-reader.contract.ts'
 import { forgeWriterContract } from './forge-writer.contract.ts'
 
@@ -13,4 +14,5 @@ export type { MakeForge } from './forge.fixtures.ts'
 export function forgeContract(name: string, make: MakeForge): void {
   forgeReaderContract(name, make)
   forgeWriterContract(name, make)
+  forgeCommentsContract(name, make)
 }

@@ -124,6 +124,7 @@ export function aSettings(overrides: Partial<Settings> = {}): Settings {
     repo_runtimes: {},
     budget: null,
     rules_change_report: true,
+    waivers_by_author: false,
     max_output_tokens: 1024,
     ...overrides,
   }

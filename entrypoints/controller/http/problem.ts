@@ -97,7 +97,7 @@ export function storeFailureStatus(error: unknown): 503 | 500 {
  */
 export function storeFailure(
   logger: Logger,
-  store: 'settings' | 'runs' | 'spend',
+  store: 'settings' | 'runs' | 'spend' | 'labels',
   action: 'read' | 'write',
   error: unknown,
 ): AppError {

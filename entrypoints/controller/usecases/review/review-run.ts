@@ -55,6 +55,7 @@ import {
 import { outcomeOf, recordReview } from './review-record.ts'
 import { conclusionStatus, statusTarget } from './review-status.ts'
 import type { ReportBasis, RulesChangeReportDeps } from './rules-change-report.ts'
+import { type Waivers, withReminder } from './waivers.ts'
 
 export { ReviewStopped } from './review-conclusion.ts'
 
@@ -102,6 +103,8 @@ export type ReviewRunDeps = {
    * none: such a review posts its no-verdict at once.
    */
   queueWatch?: QueueWatch
+  /** The PR's earlier waivers, listed under a later head's review as a reminder (waivers.ts); none: no reminder. */
+  waivers?: Pick<Waivers, 'reminder'>
 }
 
 export type ReviewOptions = {
@@ -285,7 +288,9 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
       const commitId = learnt.headSha ?? request.headSha
-      const posted = await acts.post(newReview(conclusion, commitId, learnt.redaction))
+      const posted = await acts.post(
+        await withReminder(deps.waivers, request, newReview(conclusion, commitId, learnt.redaction)),
+      )
       // The status goes where the review went, and says the verdict even when the post failed.
       await acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, learnt.pullUrl))
       const outcome = outcomeOf(result)

@@ -96,6 +96,31 @@ describe('createReviewPipeline', () => {
     expect(world.runs.records).toHaveLength(2)
   })
 
+  it("says a head is being reviewed while it runs or waits, and tells onSettled once it isn't, after its record", async () => {
+    const world = createWorld()
+    const held = gate()
+    await world.serve(async (request) => {
+      await held.wait
+      return approveAll(request)
+    })
+    const settled: Array<{ reviewing: boolean; records: number }> = []
+    const pipeline = createReviewPipeline({
+      ...world.deps,
+      onSettled: (request) =>
+        settled.push({ reviewing: pipeline.reviewing(request), records: world.runs.records.length }),
+    })
+    const request = await requestFor(world)
+    expect(pipeline.reviewing(request)).toBe(false)
+    pipeline.submit(request)
+    expect(pipeline.reviewing(request)).toBe(true)
+    expect(pipeline.reviewing({ ...request, headSha: 'f'.repeat(40) })).toBe(false)
+    held.open()
+    await pipeline.idle()
+    expect(pipeline.reviewing(request)).toBe(false)
+    // Told once, when the head is no longer being reviewed and its run is in the store.
+    expect(settled).toEqual([{ reviewing: false, records: 1 }])
+  })
+
   it('with one place and ten requests: one runs, eight wait, one gets the queue-full comment', async () => {
     const world = worldWithPulls(1)
     const classifier = heldClassifier()
