@@ -24,6 +24,7 @@ import { examplesRoutes } from './http/routes/examples.ts'
 import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
 import { rulesRoutes } from './http/routes/rules.ts'
+import { rulesHealthRoutes } from './http/routes/rules-health.ts'
 import { spendRoutes } from './http/routes/spend.ts'
 import { tryOutRoutes } from './http/routes/try-out.ts'
 import { uiRoutes } from './http/routes/ui.ts'
@@ -36,6 +37,7 @@ import {
   type ReviewPipeline,
   settlesWithin,
 } from './usecases/review/review-pipeline.ts'
+import { createRuleHealthStore } from './usecases/review/rule-health.ts'
 import { RUN_REPLY_MARGIN_MS } from './usecases/run/run-exchange.ts'
 import { createKvRunStore } from './usecases/run/run-store.ts'
 import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/settings/readiness.ts'
@@ -105,6 +107,7 @@ export function createController(deps: ControllerDeps): Controller {
   const { forge, queue, secrets, clock, ids, logger } = deps
   const settings = createKvSettingsStore({ buckets: queue.buckets, logger })
   const runs = createKvRunStore({ buckets: queue.buckets, logger })
+  const ruleHealth = createRuleHealthStore({ buckets: queue.buckets, clock, logger })
   const spend = createSpendLedger({
     buckets: queue.buckets,
     settings,
@@ -151,6 +154,7 @@ export function createController(deps: ControllerDeps): Controller {
           logger,
           exchange,
           spend,
+          ruleHealth,
           ...serviceAccount,
           ...(queue.watch === undefined ? {} : { queueWatch: queue.watch }),
         })
@@ -160,6 +164,7 @@ export function createController(deps: ControllerDeps): Controller {
     tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts, logger, spend }),
     spendRoutes({ queue: queue.link, spend, logger }),
     rulesRoutes({ forge: api, logger }),
+    rulesHealthRoutes({ forge: api, queue: queue.link, health: ruleHealth, clock, logger }),
     examplesRoutes({ forge: api, logger }),
     pullsRoutes({ forge: api, logger }),
     openPrRoutes({ openPr }),

@@ -50,7 +50,7 @@ import {
   type ReviewProgress,
   stoppedReason,
 } from './review-conclusion.ts'
-import { recordReview } from './review-record.ts'
+import { type ReviewRecordDeps, recordReview } from './review-record.ts'
 import { conclusionStatus, statusTarget } from './review-status.ts'
 import type { ReportBasis, RulesChangeReportDeps } from './rules-change-report.ts'
 
@@ -102,6 +102,8 @@ export type ReviewRunDeps = {
    * none: such a review posts its no-verdict at once.
    */
   queueWatch?: QueueWatch
+  /** Each rule's counts (rule-health.ts), added once the run is recorded; none: not counted. */
+  ruleHealth?: NonNullable<ReviewRecordDeps['ruleHealth']>
 }
 
 export type ReviewOptions = {
