@@ -37,7 +37,7 @@ import {
   type ReviewPipeline,
   settlesWithin,
 } from './usecases/review/review-pipeline.ts'
-import { createRuleHealthStore } from './usecases/review/rule-health.ts'
+import { createRuleHealthStore, type RuleHealthStore } from './usecases/review/rule-health.ts'
 import { RUN_REPLY_MARGIN_MS } from './usecases/run/run-exchange.ts'
 import { createKvRunStore } from './usecases/run/run-store.ts'
 import { forgeCheck, queueCheck, secretStoreCheck, subscriptionTokenCheck } from './usecases/settings/readiness.ts'
@@ -72,8 +72,8 @@ export type ControllerDeps = {
   drainPostMarginMs?: number
   /** `ALLOWED_HOSTS`: the host names a request's `Host` may name; `null` or left out answers any. */
   allowedHosts?: readonly string[] | null
-  /** Where the day's spend gauge goes; none: nowhere. */
-  metrics?: Pick<Metrics, 'setDaySpend'>
+  /** Where the day's spend gauge and the rule outcome counter go; none: nowhere. */
+  metrics?: Pick<Metrics, 'setDaySpend' | 'addRuleOutcome'>
 }
 
 export type Controller = {
@@ -82,6 +82,8 @@ export type Controller = {
   /** The requested-review pipeline; `null` without a forge. */
   pipeline: ReviewPipeline | null
   tryOuts: TryOuts
+  /** Each rule's health: the waiver comment records a waiver with `recordWaiver`. */
+  ruleHealth: RuleHealthStore
   /** Starts the service account's provisioning (a pass now and every five minutes); a no-op without a forge. */
   start(): void
   /** Stops the provisioning schedule (a pass in hand finishes). */
@@ -107,7 +109,12 @@ export function createController(deps: ControllerDeps): Controller {
   const { forge, queue, secrets, clock, ids, logger } = deps
   const settings = createKvSettingsStore({ buckets: queue.buckets, logger })
   const runs = createKvRunStore({ buckets: queue.buckets, logger })
-  const ruleHealth = createRuleHealthStore({ buckets: queue.buckets, clock, logger })
+  const ruleHealth = createRuleHealthStore({
+    buckets: queue.buckets,
+    clock,
+    logger,
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+  })
   const spend = createSpendLedger({
     buckets: queue.buckets,
     settings,
@@ -200,6 +207,7 @@ export function createController(deps: ControllerDeps): Controller {
     app,
     pipeline,
     tryOuts,
+    ruleHealth,
     start() {
       if (provisioner === null) {
         logger.warn('FORGE_URL is not set: no reviews, no service account', {})

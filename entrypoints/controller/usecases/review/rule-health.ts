@@ -27,11 +27,18 @@ import type { RunRecord } from '../../../../core/run/run-record.ts'
 import type { Clock } from '../../../../ports/clock.ts'
 import type { KeyValue, KvBuckets } from '../../../../ports/kv.ts'
 import type { Logger } from '../../../../ports/logger.ts'
+import type { Metrics } from '../../../../ports/metrics.ts'
 import { updateWithRetry } from '../base/kv-update.ts'
 
 export const RULE_HEALTH_WRITE_FAILED = 'review classifier rule health not recorded'
 
-export type RuleHealthDeps = { buckets: KvBuckets; clock: Clock; logger: Logger }
+export type RuleHealthDeps = {
+  buckets: KvBuckets
+  clock: Clock
+  logger: Logger
+  /** The same counts as the OTLP counter `hyperhive.review_classifier.rule.outcome`, whether or not the write succeeds. */
+  metrics?: Pick<Metrics, 'addRuleOutcome'>
+}
 
 /** A waiver of one rule's failure, as the waiver comment (issue 32) records it. */
 export type RuleWaiver = { repo: string; rule: string; pr?: number }
@@ -96,11 +103,23 @@ export function createRuleHealthStore(deps: RuleHealthDeps): RuleHealthStore {
     }
   }
 
+  function count(repo: string, rules: readonly RuleRunCount[]): void {
+    const metrics = deps.metrics
+    if (metrics === undefined) return
+    for (const rule of rules) {
+      const labels = { repo, rule: rule.name }
+      metrics.addRuleOutcome(1, { ...labels, outcome: rule.outcome })
+      if (rule.asked) metrics.addRuleOutcome(1, { ...labels, outcome: 'asked' })
+      if (rule.fixed) metrics.addRuleOutcome(1, { ...labels, outcome: 'fixed' })
+    }
+  }
+
   return {
     async recordRun(record) {
       if (record.trigger !== 'review' || record.rows === undefined || record.rows.length === 0) return
       const outcomes = record.rows.map((row: ScopedRow) => ({ name: row.name, ...rowOutcome(row) }))
       const rules = await tracked(record, outcomes)
+      count(record.repo, rules)
       const day = healthDay(clock.nowMs())
       try {
         await writeDay(record.repo, day, (current) =>
@@ -112,6 +131,7 @@ export function createRuleHealthStore(deps: RuleHealthDeps): RuleHealthStore {
     },
 
     async recordWaiver(waiver) {
+      deps.metrics?.addRuleOutcome(1, { repo: waiver.repo, rule: waiver.rule, outcome: 'waived' })
       const day = healthDay(clock.nowMs())
       try {
         await writeDay(waiver.repo, day, (current) => addWaiver(current, { repo: waiver.repo, day }, waiver.rule))

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'bun:test'
 import { createFixedClock } from '../../../../../adapters/memory/clock.ts'
 import { createMemoryKv } from '../../../../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../../../../adapters/memory/logger.ts'
+import { createRecordingMetrics } from '../../../../../adapters/memory/metrics.ts'
 import { appError } from '../../../../../core/base/errors.ts'
 import { dayKey, RULE_HEALTH_BUCKET } from '../../../../../core/review/rule-health.ts'
 import {
@@ -21,7 +22,8 @@ function aStore() {
   const buckets = createMemoryKv()
   const clock = createFixedClock(Date.parse('2026-12-01T23:59:00Z'))
   const logger = createRecordingLogger()
-  return { buckets, clock, logger, store: createRuleHealthStore({ buckets, clock, logger }) }
+  const metrics = createRecordingMetrics()
+  return { buckets, clock, logger, metrics, store: createRuleHealthStore({ buckets, clock, logger, metrics }) }
 }
 
 const failing = aRow({ verdict: 'no-match', counted: true, fails: true })
@@ -84,5 +86,33 @@ describe('the rule health store', () => {
     expect(logger.entries.some((entry) => entry.fields.reason === "the stored day isn't JSON")).toBe(true)
     clock.advance(40 * DAY_MS)
     expect(await store.days('acme/widgets')).toEqual([])
+  })
+
+  it('adds the same counts to the rule outcome counter, even when the write fails', async () => {
+    const { store, metrics, buckets, clock } = aStore()
+    await store.recordRun(
+      aRunRecord({
+        pr: 9,
+        head_sha: 'h1',
+        rows: [failing, aRow({ name: 'scoped', verdict: 'not-applicable', counted: false, in_scope: false } as never)],
+      }),
+    )
+    clock.advance(60_000)
+    buckets.simulateFailure(appError('unavailable', 'the queue is down'))
+    await store.recordWaiver({ repo: 'acme/widgets', rule: 'datetime' })
+    buckets.simulateFailure(null)
+    await store.recordRun(aRunRecord({ pr: 9, head_sha: 'h2', rows: [aRow()] }))
+    const seen = metrics.ruleOutcomes.map(
+      ({ count, labels }) => `${labels.repo} ${labels.rule} ${labels.outcome} ${count}`,
+    )
+    expect(seen).toEqual([
+      'acme/widgets datetime failed 1',
+      'acme/widgets datetime asked 1',
+      'acme/widgets scoped uncounted 1',
+      'acme/widgets datetime waived 1',
+      'acme/widgets datetime passed 1',
+      'acme/widgets datetime asked 1',
+      'acme/widgets datetime fixed 1',
+    ])
   })
 })
