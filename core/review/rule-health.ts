@@ -83,16 +83,11 @@ export function dayKey(repo: string, day: string): string {
   return `days.${repoKeyPart(repo)}.${day}`
 }
 
-export function dayKeyPrefix(repo: string): string {
-  return `days.${repoKeyPart(repo)}.`
-}
-
 export function prsKey(repo: string): string {
   return `prs.${repoKeyPart(repo)}`
 }
 
 const DAY_MS = 86_400_000
-const DAY = /^\d{4}-\d{2}-\d{2}$/
 
 /** The UTC day of `ms`, `YYYY-MM-DD`. */
 export function healthDay(ms: number): string {
@@ -108,14 +103,6 @@ export function oldestHealthDay(today: string): string {
 export function healthDays(today: string): string[] {
   const start = Date.parse(`${oldestHealthDay(today)}T00:00:00Z`)
   return Array.from({ length: RULE_HEALTH_DAYS }, (_, index) => healthDay(start + index * DAY_MS))
-}
-
-/** The day a repo's day key names, or null for a key of another repo or kind. */
-export function keyDay(key: string, repo: string): string | null {
-  const prefix = dayKeyPrefix(repo)
-  if (!key.startsWith(prefix)) return null
-  const day = key.slice(prefix.length)
-  return DAY.test(day) ? day : null
 }
 
 function naturals(value: unknown, max: number): number[] {
@@ -216,8 +203,12 @@ export function addWaiver(current: HealthDay | null, at: { repo: string; day: st
   return { repo: at.repo, day: at.day, rules }
 }
 
-/** Whether `key` is a day key of any repo older than the ones kept on `today`. */
-export function healthKeyIsExpired(key: string, today: string): boolean {
-  const match = /^days\.[^.]+\.(\d{4}-\d{2}-\d{2})$/.exec(key)
-  return match?.[1] !== undefined && match[1] < oldestHealthDay(today)
+/**
+ * The days whose keys a repo's new day deletes: the 30 before the ones kept.
+ * Named rather than listed, as listing a bucket's keys while other
+ * controllers write to it can stall for half a minute on NATS; a repo
+ * without a review for over 60 days keeps its older days (a few KB) unread.
+ */
+export function expiredHealthDays(today: string): string[] {
+  return healthDays(healthDay(Date.parse(`${today}T00:00:00Z`) - RULE_HEALTH_DAYS * DAY_MS))
 }

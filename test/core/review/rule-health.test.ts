@@ -5,10 +5,9 @@ import {
   type CountedRow,
   dayKey,
   decodeHealthDay,
+  expiredHealthDays,
   FAILING_RUNS_KEPT_PER_DAY,
   healthDays,
-  healthKeyIsExpired,
-  keyDay,
   PRS_KEPT_PER_DAY,
   PRS_REMEMBERED,
   prsKey,
@@ -154,12 +153,9 @@ describe('decodeHealthDay', () => {
 })
 
 describe('keys and days', () => {
-  it('escapes what NATS keys cannot hold and reads a day back only for its repo', () => {
+  it('escapes what NATS keys cannot hold', () => {
     expect(dayKey('acme/my.app', '2026-12-01')).toBe('days.acme/my=2Eapp.2026-12-01')
     expect(prsKey('acme/app')).toBe('prs.acme/app')
-    expect(keyDay('days.acme/my=2Eapp.2026-12-01', 'acme/my.app')).toBe('2026-12-01')
-    expect(keyDay('days.acme/my=2Eapp.2026-12-01', 'acme/my')).toBeNull()
-    expect(keyDay('prs.acme/app', 'acme/app')).toBeNull()
   })
 
   it('keeps 30 days, today included', () => {
@@ -167,9 +163,8 @@ describe('keys and days', () => {
     expect(days).toHaveLength(30)
     expect(days[0]).toBe('2026-11-04')
     expect(days.at(-1)).toBe('2026-12-03')
-    expect(healthKeyIsExpired('days.acme/app.2026-11-04', '2026-12-03')).toBe(false)
-    expect(healthKeyIsExpired('days.acme/app.2026-11-03', '2026-12-03')).toBe(true)
-    expect(healthKeyIsExpired('prs.acme/app', '2026-12-03')).toBe(false)
+    const expired = expiredHealthDays('2026-12-03')
+    expect([expired.length, expired[0], expired.at(-1)]).toEqual([30, '2026-10-05', '2026-11-03'])
   })
 })
 

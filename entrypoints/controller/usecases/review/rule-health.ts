@@ -12,11 +12,10 @@ import {
   addWaiver,
   dayKey,
   decodeHealthDay,
+  expiredHealthDays,
   type HealthDay,
   healthDay,
-  healthKeyIsExpired,
-  keyDay,
-  oldestHealthDay,
+  healthDays,
   prsKey,
   RULE_HEALTH_BUCKET,
   type RuleRunCount,
@@ -62,11 +61,15 @@ type ScopedRow = NonNullable<RunRecord['rows']>[number] & { in_scope?: boolean }
 export function createRuleHealthStore(deps: RuleHealthDeps): RuleHealthStore {
   const { buckets, clock, logger } = deps
 
-  async function prune(kv: KeyValue, today: string): Promise<void> {
+  /** Deletes the repo's days past the 30 kept (core's expiredHealthDays); a failure is logged and tried again the next day. */
+  async function prune(kv: KeyValue, repo: string, today: string): Promise<void> {
     try {
-      const expired = (await kv.keys()).filter((key) => healthKeyIsExpired(key, today))
+      const keys = expiredHealthDays(today).map((day) => dayKey(repo, day))
+      const present = await Promise.all(keys.map(async (key) => ((await kv.get(key)) === null ? null : key)))
+      const expired = present.filter((key) => key !== null)
       for (const key of expired) await kv.delete(key)
-      if (expired.length > 0) logger.info('old review classifier rule health days deleted', { days: expired.length })
+      if (expired.length > 0)
+        logger.info('old review classifier rule health days deleted', { repo, days: expired.length })
     } catch (error) {
       logger.warn('old review classifier rule health days not deleted', { error })
     }
@@ -80,7 +83,7 @@ export function createRuleHealthStore(deps: RuleHealthDeps): RuleHealthStore {
       started = text === null
       return JSON.stringify(change(text === null ? null : decodeHealthDay(text, repo, day).day))
     })
-    if (started) await prune(kv, day)
+    if (started) await prune(kv, repo, day)
   }
 
   /** The run's counts with `fixed` and `flaky` from the PR memory; without it (a failed write), neither. */
@@ -151,13 +154,9 @@ export function createRuleHealthStore(deps: RuleHealthDeps): RuleHealthStore {
 
     async days(repo) {
       const kv = await buckets.open(RULE_HEALTH_BUCKET)
-      const today = healthDay(clock.nowMs())
-      const since = oldestHealthDay(today)
-      const wanted = (await kv.keys()).flatMap((key) => {
-        const day = keyDay(key, repo)
-        return day !== null && day >= since ? [{ key, day }] : []
-      })
-      const entries = await Promise.all(wanted.map(async ({ key, day }) => ({ day, entry: await kv.get(key) })))
+      // Each kept day by its key: listing the bucket's keys can stall while others write.
+      const days = healthDays(healthDay(clock.nowMs()))
+      const entries = await Promise.all(days.map(async (day) => ({ day, entry: await kv.get(dayKey(repo, day)) })))
       return entries.flatMap(({ day, entry }) => {
         if (entry === null) return []
         const decoded = decodeHealthDay(entry.value, repo, day)

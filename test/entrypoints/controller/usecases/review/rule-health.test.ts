@@ -75,9 +75,9 @@ describe('the rule health store', () => {
     const { store, buckets, clock, logger } = aStore()
     const kv = await buckets.open(RULE_HEALTH_BUCKET)
     await kv.create(dayKey('acme/widgets', '2026-11-30'), 'not json')
-    await kv.create(dayKey('acme/widgets', '2026-10-01'), '{"rules":[]}')
+    await kv.create(dayKey('acme/widgets', '2026-10-15'), '{"rules":[]}')
     await store.recordRun(aRunRecord({ rows: [failing] }))
-    expect(await kv.get(dayKey('acme/widgets', '2026-10-01'))).toBeNull()
+    expect(await kv.get(dayKey('acme/widgets', '2026-10-15'))).toBeNull()
     const days = await store.days('acme/widgets')
     expect(days.map((day) => [day.day, day.rules.length]).sort()).toEqual([
       ['2026-11-30', 0],
