@@ -38,13 +38,24 @@ function dayBars(rule: RuleHealth, view: RulesHealthView): HTMLElement {
   })
   const askedDays = rule.by_day.filter((day) => day.asked > 0).length
   return h(
-    'div',
-    {
-      class: 'day-bars',
-      role: 'img',
-      'aria-label': `Asked on ${plural(askedDays, 'day')} of the last ${view.days}, ${shortDay(view.since)} to ${shortDay(view.until)}; the darker part of a bar is its failures.`,
-    },
-    ...bars,
+    'figure',
+    { class: 'day-chart' },
+    h(
+      'div',
+      {
+        class: 'day-bars',
+        role: 'img',
+        'aria-label': `Asked on ${plural(askedDays, 'day')} of the last ${view.days}, ${shortDay(view.since)} to ${shortDay(view.until)}; the red part of a bar is its failures.`,
+      },
+      ...bars,
+    ),
+    h(
+      'figcaption',
+      { class: 'day-axis', 'aria-hidden': 'true' },
+      h('span', {}, shortDay(view.since)),
+      h('span', {}, 'asked a day, failures in red'),
+      h('span', {}, 'today'),
+    ),
   )
 }
 
@@ -76,6 +87,8 @@ export type RuleCardOptions = {
   /** Opens the PR that makes `rule` advisory (the page's two-step open-a-PR); none: no such button. */
   makeAdvisory?: (rule: RuleHealth, button: HTMLButtonElement) => void
 }
+
+export { shortDay }
 
 export function ruleHealthCard(rule: RuleHealth, view: RulesHealthView, options: RuleCardOptions): HTMLLIElement {
   const mode = rule.mode ?? 'blocking'

@@ -13,7 +13,7 @@ import { h, replace } from './dom.ts'
 import { plural } from './format.ts'
 import { openPrAdvice, openPrPushed } from './open-pr-result.ts'
 import { problemNote } from './problem-note.ts'
-import { ruleHealthCard } from './rule-health-card.ts'
+import { ruleHealthCard, shortDay } from './rule-health-card.ts'
 
 export type RulesPage = { element: HTMLElement; show(): void; hide(): void }
 
@@ -23,7 +23,7 @@ function summary(view: RulesHealthView): string {
   const removed = view.rules.length - inFile
   const gone =
     removed === 0 ? '' : `, and ${plural(removed, 'rule')} counted that ${removed === 1 ? 'is' : 'are'} no longer in it`
-  return `${plural(inFile, 'rule')} in ${view.path} on ${view.branch}${gone}; ${flagged === 0 ? 'none' : flagged} flagged. Counts of the last ${view.days} days (UTC), ${view.since} to ${view.until}.`
+  return `${plural(inFile, 'rule')} in ${view.path} on ${view.branch}${gone}; ${flagged === 0 ? 'none' : flagged} flagged. Counts of the last ${view.days} days (UTC), ${shortDay(view.since)} to ${shortDay(view.until)}.`
 }
 
 export function createRulesPage(): RulesPage {

@@ -155,7 +155,7 @@ describe('the Rules page', () => {
     expect(await card(page, 'no-ads').locator('.rule-health-links').textContent()).toContain('and 4 more')
     expect(await card(page, 'no-ads').locator('.make-advisory').count()).toBe(0)
     expect(await page.locator('#rules-health-status').textContent()).toContain(
-      '2 rules in .hyperhive/review-classifier.yml on main, and 1 rule counted that is no longer in it; 2 flagged.',
+      '2 rules in .hyperhive/review-classifier.yml on main, and 1 rule counted that is no longer in it; 2 flagged. Counts of the last 30 days (UTC)',
     )
     await card(page, 'no-ads').getByRole('link', { name: 'Try it out on the bench' }).click()
     await page.locator('.entry').first().waitFor()
