@@ -232,6 +232,22 @@ describe('the Rules page', () => {
     await page.close()
   })
 
+  it("keeps the runs page's status line to the runs its filters show", async () => {
+    const { page, errors } = await world.newPage(1280, 800)
+    await page.goto(`${world.url}/ui/#runs?outcome=changes-requested`)
+    const status = page.locator('#runs-status')
+    await page.waitForFunction(`document.getElementById('runs-status')?.textContent?.startsWith('None of')`)
+    expect(await status.textContent()).toBe(
+      'None of 1 run shown: the filters hide them all. The list refreshes every 5 s.',
+    )
+    await page.selectOption('#runs-outcome', 'approved')
+    expect(await status.textContent()).toBe(
+      '1 run, newest first. The newest is acme/widgets #1. The list refreshes every 5 s.',
+    )
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
   it('takes the pictures: light and dark, laptop and phone', async () => {
     const { page, errors } = await openRules()
     for (const scheme of ['light', 'dark'] as const) {
