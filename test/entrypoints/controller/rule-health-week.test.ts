@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createMemoryForge, type MemoryForge } from '../../../adapters/memory/forge.ts'
 import { createSequenceIds } from '../../../adapters/memory/ids.ts'
-import { createMemoryKv } from '../../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics, type RecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
@@ -122,9 +121,9 @@ describe('rule health over a week, two controllers and a restart, on one NATS', 
       classificationTimeoutMs: 60_000,
       contextBudgetBytes: 600_000,
       redactor: createInlineRedactor(),
-      // The classifier's session costs go to a ledger of its own: on NATS, the first cost of a day
-      // lists the spend bucket's keys while other sessions write, which can stall half a minute.
-      buckets: createMemoryKv(),
+      // Its sessions' costs go to the spend ledger on the same NATS: the first of each day starts the
+      // day while the others write, which once stalled for half a minute listing the bucket's keys.
+      buckets: createNatsKvBuckets(await client('classifier')),
     })
     const responder = createNatsRunResponder(await client('classifier-queue'), { subject }, { logger })
     subscriptions.push(await responder.serve((text, tell) => classifier.handle(text, tell)))
