@@ -13,7 +13,7 @@ import { plural } from './format.ts'
 const FLAG_NAMES = { noisy: 'Noisy', silent: 'Silent', unsure: 'Unsure', flaky: 'Flaky' } as const
 
 /** `3 Dec`, in the page's language, for a UTC day. */
-function shortDay(day: string): string {
+export function shortDay(day: string): string {
   return new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' })
 }
 
@@ -87,8 +87,6 @@ export type RuleCardOptions = {
   /** Opens the PR that makes `rule` advisory (the page's two-step open-a-PR); none: no such button. */
   makeAdvisory?: (rule: RuleHealth, button: HTMLButtonElement) => void
 }
-
-export { shortDay }
 
 export function ruleHealthCard(rule: RuleHealth, view: RulesHealthView, options: RuleCardOptions): HTMLLIElement {
   const mode = rule.mode ?? 'blocking'
