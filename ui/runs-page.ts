@@ -12,8 +12,8 @@ import { PullListSchema, RunListSchema } from '../core/wire/page-schemas.ts'
 import type { UiConfig } from '../core/wire/types.ts'
 import { type Answer, getJson } from './api.ts'
 import { h, replace } from './dom.ts'
-import { plural } from './format.ts'
 import { runCard } from './run-card.ts'
+import { runsStatusLine } from './runs-status.ts'
 
 /** How often the list is read again while the page is open. */
 export const RUNS_REFRESH_MS = 5_000
@@ -165,6 +165,8 @@ export function createRunsPage(config: UiConfig): RunsPage {
   const cards = new Map<string, Card>()
   let order: string[] = []
   let loadedOnce = false
+  /** Whether the last read of the runs succeeded: only then does the status line count them. */
+  let loadedOk = false
   let timer: ReturnType<typeof setTimeout> | null = null
   let visible = false
 
@@ -215,15 +217,20 @@ export function createRunsPage(config: UiConfig): RunsPage {
   }
 
   function applyFilters(): void {
-    let shown = 0
+    const all: RunRecord[] = []
+    const shown: RunRecord[] = []
     for (const id of order) {
       const card = cards.get(id)
       if (card === undefined) continue
       const show = matches(card.record)
       card.element.hidden = !show
-      if (show) shown += 1
+      all.push(card.record)
+      if (show) shown.push(card.record)
     }
-    filteredEmpty.hidden = !(order.length > 0 && shown === 0)
+    filteredEmpty.hidden = !(order.length > 0 && shown.length === 0)
+    // Said only when it changes: a live region rewritten every refresh is announced every refresh.
+    const said = runsStatusLine(all, shown, RUNS_REFRESH_MS / 1000)
+    if (loadedOk && status.textContent !== said) status.textContent = said
   }
 
   function updateRepoOptions(): void {
@@ -245,6 +252,7 @@ export function createRunsPage(config: UiConfig): RunsPage {
   }
 
   function showRuns(records: readonly RunRecord[]): void {
+    loadedOk = true
     const added: string[] = []
     for (const record of records) {
       if (cards.has(record.id)) continue
@@ -265,15 +273,11 @@ export function createRunsPage(config: UiConfig): RunsPage {
     } else {
       replace(notice)
     }
-    const newest = records[0]
-    const news = newest === undefined ? '' : ` The newest is ${newest.repo} #${newest.pr}.`
-    // Said only when it changes: a live region rewritten every refresh is announced every refresh.
-    const said = `${plural(records.length, 'run')}, newest first.${news} The list refreshes every ${RUNS_REFRESH_MS / 1000} s.`
-    if (status.textContent !== said) status.textContent = said
     loadedOnce = true
   }
 
   function showProblem(answer: Extract<Answer<unknown>, { ok: false }>): void {
+    loadedOk = false
     const { status: code, detail } = answer.problem
     const why =
       code === 503

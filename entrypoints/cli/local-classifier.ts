@@ -38,7 +38,7 @@ const KEY_VARIABLE = {
 } as const satisfies Record<Runtime, string>
 
 /** A local check reports no metrics: the ACP cost counter is the service's. */
-const NO_METRICS: Metrics = { addCost() {}, addTokens() {}, setDaySpend() {} }
+const NO_METRICS: Metrics = { addCost() {}, addTokens() {}, setDaySpend() {}, addRuleOutcome() {} }
 
 type Env = Record<string, string | undefined>
 

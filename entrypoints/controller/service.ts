@@ -29,6 +29,7 @@ import { labelsRoutes } from './http/routes/labels.ts'
 import { openPrRoutes } from './http/routes/open-pr.ts'
 import { pullsRoutes } from './http/routes/pulls.ts'
 import { rulesRoutes } from './http/routes/rules.ts'
+import { rulesHealthRoutes } from './http/routes/rules-health.ts'
 import { runsRoutes } from './http/routes/runs.ts'
 import { settingsRoutes } from './http/routes/settings.ts'
 import { spendRoutes } from './http/routes/spend.ts'
@@ -45,6 +46,7 @@ import {
   type ReviewPipeline,
   settlesWithin,
 } from './usecases/review/review-pipeline.ts'
+import { createRuleHealthStore, type RuleHealthStore } from './usecases/review/rule-health.ts'
 import { createWaivers } from './usecases/review/waivers.ts'
 import { RUN_REPLY_MARGIN_MS } from './usecases/run/run-exchange.ts'
 import { createKvRunStore } from './usecases/run/run-store.ts'
@@ -81,8 +83,8 @@ export type ControllerDeps = {
   drainPostMarginMs?: number
   /** `ALLOWED_HOSTS`: the host names a request's `Host` may name; `null` or left out answers any. */
   allowedHosts?: readonly string[] | null
-  /** Where the day's spend gauge goes; none: nowhere. */
-  metrics?: Pick<Metrics, 'setDaySpend'>
+  /** Where the day's spend gauge and the rule outcome counter go; none: nowhere. */
+  metrics?: Pick<Metrics, 'setDaySpend' | 'addRuleOutcome'>
 }
 
 export type Controller = {
@@ -93,6 +95,8 @@ export type Controller = {
   /** The PR-comment commands (waivers and labels); `null` without a forge. */
   comments: CommentCommands | null
   tryOuts: TryOuts
+  /** Each rule's health: the waiver comment records a waiver with `recordWaiver`. */
+  ruleHealth: RuleHealthStore
   /** Starts the service account's provisioning (a pass now and every five minutes); a no-op without a forge. */
   start(): void
   /** Stops the provisioning schedule (a pass in hand finishes). */
@@ -114,10 +118,16 @@ export type Controller = {
   drain(closeHttp?: () => Promise<unknown>): Promise<DrainReport | null>
 }
 
-/** The controller's stores in the queue's buckets: settings, run records and the spend ledger. */
+/** The controller's stores in the queue's buckets: settings, run records, the spend ledger and each rule's health. */
 function createStores({ queue, clock, logger, runTimeoutMs, metrics }: ControllerDeps) {
   const settings = createKvSettingsStore({ buckets: queue.buckets, logger })
   const runs = createKvRunStore({ buckets: queue.buckets, logger })
+  const ruleHealth = createRuleHealthStore({
+    buckets: queue.buckets,
+    clock,
+    logger,
+    ...(metrics === undefined ? {} : { metrics }),
+  })
   const spend = createSpendLedger({
     buckets: queue.buckets,
     settings,
@@ -127,7 +137,7 @@ function createStores({ queue, clock, logger, runTimeoutMs, metrics }: Controlle
     reservationTtlMs: runTimeoutMs + RUN_REPLY_MARGIN_MS + RESERVATION_GRACE_MS,
     ...(metrics === undefined ? {} : { metrics }),
   })
-  return { settings, runs, spend }
+  return { settings, runs, spend, ruleHealth }
 }
 
 /** What reviews and PR comments need: the waivers, the review pipeline, the comment commands; all null without a forge. */
@@ -143,7 +153,7 @@ function createReviewSide(
 ) {
   const { queue, secrets, clock, ids, logger } = deps
   const { api, runQueue, exchange, serviceAccount } = parts
-  const { settings, runs, spend, labels } = parts.stores
+  const { settings, runs, spend, labels, ruleHealth } = parts.stores
   // The waivers ask the pipeline whether a head's review is still going, and the pipeline tells them when it ends.
   let pipelineRef: ReviewPipeline | null = null
   const waivers =
@@ -158,6 +168,14 @@ function createReviewSide(
           logger,
           ...serviceAccount,
           reviewing: (request) => pipelineRef?.reviewing(request) ?? false,
+          // Each waiver applied is counted in its rule's health (it never rejects: a failed write is logged).
+          onWaiver: (waiver, record) => {
+            void ruleHealth.recordWaiver({
+              repo: record.repo,
+              rule: waiver.rule,
+              ...(record.pr === undefined ? {} : { pr: record.pr }),
+            })
+          },
         })
   const pipeline =
     api === null
@@ -173,6 +191,7 @@ function createReviewSide(
           logger,
           exchange,
           spend,
+          ruleHealth,
           ...serviceAccount,
           ...(queue.watch === undefined ? {} : { queueWatch: queue.watch }),
           ...(waivers === null ? {} : { waivers, onSettled: (request) => waivers.reviewSettled(request) }),
@@ -197,7 +216,8 @@ function createReviewSide(
 
 export function createController(deps: ControllerDeps): Controller {
   const { forge, queue, secrets, clock, ids, logger } = deps
-  const { settings, runs, spend } = createStores(deps)
+  const stores = createStores(deps)
+  const { settings, runs, spend, ruleHealth } = stores
   // Every run, of every kind, reserves its cost in the ledger before it starts (budgeted-run.ts).
   const runQueue = queue.runQueue
   const exchange = { runTimeoutMs: deps.runTimeoutMs }
@@ -225,7 +245,7 @@ export function createController(deps: ControllerDeps): Controller {
   const labels = createKvPrLabelStore(queue.buckets)
   const { pipeline, comments } = createReviewSide(deps, {
     api,
-    stores: { settings, runs, spend, labels },
+    stores: { ...stores, labels },
     runQueue,
     exchange,
     serviceAccount,
@@ -250,6 +270,7 @@ export function createController(deps: ControllerDeps): Controller {
     tryOutRoutes({ queue: queue.link, forge: api, settings, tryOuts, logger, spend }),
     spendRoutes({ queue: queue.link, spend, logger }),
     rulesRoutes({ forge: api, logger }),
+    rulesHealthRoutes({ forge: api, queue: queue.link, health: ruleHealth, clock, logger }),
     examplesRoutes({ forge: api, logger }),
     pullsRoutes({ forge: api, logger }),
     openPrRoutes({ openPr }),
@@ -274,6 +295,7 @@ export function createController(deps: ControllerDeps): Controller {
     pipeline,
     comments,
     tryOuts,
+    ruleHealth,
     start() {
       if (provisioner === null) {
         logger.warn('FORGE_URL is not set: no reviews, no service account', {})

@@ -82,6 +82,16 @@ async function settled(pr: number): Promise<void> {
   await plusOne(pr, id)
 }
 
+/** The datetime rule's counts on the rule health route. */
+async function datetimeHealth(): Promise<{ failed: number; waived: number }> {
+  const response = await fetch(`${world.base}/api/review-classifier/rules/health?repo=acme/widgets`)
+  expect(response.status).toBe(200)
+  const body = (await response.json()) as { rules: { name: string; failed: number; waived: number }[] }
+  const rule = body.rules.find((r) => r.name === 'datetime')
+  if (rule === undefined) throw new Error('no datetime rule on the health route')
+  return rule
+}
+
 async function reviewedWithFailure(pr: number): Promise<void> {
   expect((await world.deliver(pr)).status).toBe(202)
   const [review] = await world.reviewsOf(pr)
@@ -124,6 +134,9 @@ describe('a waiver from a PR comment', () => {
     expect(waived?.body).toContain('> **datetime** waived by &#64;\u200Bmaria: the timestamps here are parsed')
     expect(waived?.body).toContain('```\n@review-classifier label datetime match\n```')
     await plusOne(1, id)
+    // The +1 comes when the waiver is taken, which may be while the first review still sets its status;
+    // the re-post logs once its own status is set.
+    await world.controller.waitForLine('review classifier waiver applied')
     // No model call: the classifier was asked nothing more.
     expect(world.model.asked.length).toBe(asked)
     expect(forge.statuses(REPO, headOf(1)).at(-1)).toMatchObject({
@@ -143,6 +156,10 @@ describe('a waiver from a PR comment', () => {
     ])
     expect(world.logged('review classifier waiver applied')).toHaveLength(1)
     expect(repliesOn(1)).toEqual([])
+    // The rule's health counts the waiver (written just after the re-post; each read a round trip).
+    let health = await datetimeHealth()
+    while (health.waived < 1) health = await datetimeHealth()
+    expect(health).toMatchObject({ failed: 1, waived: 1 })
   })
 
   it('never carries to a new head: the later review counts the rule again and lists the waiver as a reminder', async () => {

@@ -90,6 +90,15 @@ export function storeFailureStatus(error: unknown): 503 | 500 {
   return isAppError(error, 'unavailable') || isAppError(error, 'timeout') ? 503 : 500
 }
 
+/** How the log names each store. */
+const STORE_NAMES = {
+  settings: 'settings store',
+  runs: 'run store',
+  spend: 'spend ledger',
+  labels: 'label store',
+  'rule health': 'rule health store',
+} as const
+
 /**
  * A failed read or write of the settings or the runs, logged and answered:
  * queue trouble (503) comes and goes and is a warning; anything else (500)
@@ -97,13 +106,13 @@ export function storeFailureStatus(error: unknown): 503 | 500 {
  */
 export function storeFailure(
   logger: Logger,
-  store: 'settings' | 'runs' | 'spend' | 'labels',
+  store: 'settings' | 'runs' | 'spend' | 'labels' | 'rule health',
   action: 'read' | 'write',
   error: unknown,
 ): AppError {
   const status = storeFailureStatus(error)
   const fields = { action, status, error: errorReason(error) }
-  const message = `review classifier ${store === 'runs' ? 'run store' : store === 'spend' ? 'spend ledger' : 'settings store'} failed`
+  const message = `review classifier ${STORE_NAMES[store]} failed`
   if (status === 503) logger.warn(message, fields)
   else logger.error(message, fields)
   const verb = action === 'read' ? 'read' : 'written'

@@ -15,6 +15,7 @@ import type { PostedReview } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { RunStore } from '../run/run-store.ts'
 import { type Concluded, recordedTable } from './review-conclusion.ts'
+import type { RuleHealthStore } from './rule-health.ts'
 
 /**
  * Logged, at `warn`, for each review whose post failed: nothing on the forge
@@ -24,7 +25,13 @@ import { type Concluded, recordedTable } from './review-conclusion.ts'
 export const LEFT_PENDING_MESSAGE =
   'review not posted: its request stays pending on the forge; remove the reviewer and request it again'
 
-export type ReviewRecordDeps = { runs: Pick<RunStore, 'record'>; clock: Clock; logger: Logger }
+export type ReviewRecordDeps = {
+  runs: Pick<RunStore, 'record'>
+  clock: Clock
+  logger: Logger
+  /** Each rule's health, counted from the record once it is stored; never rejects. */
+  ruleHealth?: Pick<RuleHealthStore, 'recordRun'>
+}
 
 /** How one review run ended, as it is recorded. */
 export type ReviewEnd = {
@@ -87,5 +94,6 @@ export async function recordReview(deps: ReviewRecordDeps, end: ReviewEnd): Prom
     })
   }
   await deps.runs.record(record)
+  await deps.ruleHealth?.recordRun(record)
   return record
 }

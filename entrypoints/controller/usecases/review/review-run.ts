@@ -52,7 +52,7 @@ import {
   noVerdict,
   stoppedReason,
 } from './review-conclusion.ts'
-import { outcomeOf, recordReview } from './review-record.ts'
+import { outcomeOf, type ReviewRecordDeps, recordReview } from './review-record.ts'
 import { conclusionStatus, statusTarget } from './review-status.ts'
 import type { ReportBasis, RulesChangeReportDeps } from './rules-change-report.ts'
 import { type Waivers, withReminder } from './waivers.ts'
@@ -105,6 +105,8 @@ export type ReviewRunDeps = {
   queueWatch?: QueueWatch
   /** The PR's earlier waivers, listed under a later head's review as a reminder (waivers.ts); none: no reminder. */
   waivers?: Pick<Waivers, 'reminder'>
+  /** Each rule's counts (rule-health.ts), added once the run is recorded; none: not counted. */
+  ruleHealth?: NonNullable<ReviewRecordDeps['ruleHealth']>
 }
 
 export type ReviewOptions = {
