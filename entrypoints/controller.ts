@@ -16,12 +16,12 @@ import { createConfiguredMetrics } from '../adapters/otel/metrics.ts'
 import { createSystemClock } from '../adapters/system/clock.ts'
 import { createRandomIds } from '../adapters/system/ids.ts'
 import { createJsonLogger } from '../adapters/system/logger.ts'
-import { CONTROLLER_TOKEN_SECRET } from '../core/settings/service-account.ts'
 import { parseControllerConfig } from './config.ts'
 import { createSecretStore } from './configured-secret-store.ts'
+import { WEBHOOK_BODY_MAX_BYTES } from './controller/http/routes/webhook.ts'
 import { serveController } from './controller/http/server.ts'
-import { WEBHOOK_BODY_MAX_BYTES } from './controller/http/webhook.ts'
 import { createController } from './controller/service.ts'
+import { readControllerToken } from './controller/usecases/settings/service-token.ts'
 
 async function main(): Promise<void> {
   const parsed = parseControllerConfig(process.env, resolve(import.meta.dir, '..'))
@@ -37,14 +37,12 @@ async function main(): Promise<void> {
     { endpoint: config.otlpEndpoint ?? undefined, serviceName: 'review-classifier' },
     { logger },
   )
-  const readControllerToken = () => secrets.read(CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field)
-
   const controller = createController({
     forge:
       config.forgeUrl === null || config.noreplyDomain === null
         ? null
         : {
-            api: createForgejoForge({ baseUrl: config.forgeUrl, token: readControllerToken, logger }),
+            api: createForgejoForge({ baseUrl: config.forgeUrl, token: () => readControllerToken(secrets), logger }),
             webUrl: config.forgeUrl,
             noreplyDomain: config.noreplyDomain,
           },

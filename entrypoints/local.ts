@@ -45,38 +45,65 @@ function proxyTarget(host: string): string {
   return bare.includes(':') ? `[${bare}]` : bare
 }
 
+/**
+ * A local nats-server with JetStream, its store under `root`/.data, and the
+ * services' environment `env` pointed at it; exits the launcher when it can't start.
+ */
+async function startNats(root: string, env: Record<string, string | undefined>): Promise<Child> {
+  const dataDir = resolve(root, '.data')
+  const port = 4222
+  if (await portOpen('127.0.0.1', port)) {
+    log('error', 'port 4222 is taken; stop what listens there or set NATS_URL', { port })
+    process.exit(1)
+  }
+  let nats: LocalNats
+  try {
+    // Its own process group: a Ctrl-C reaches only this launcher, which stops the rest in order.
+    nats = await startLocalNats({ dataDir, port })
+  } catch (error) {
+    log('error', 'local nats-server not started', { error: describeError(error) })
+    process.exit(1)
+  }
+  // The services sign in with the launcher's credentials, whatever the environment said: an empty
+  // NATS_CREDS counts as unset, and keeps Bun from filling it in from a .env file.
+  env.NATS_CREDS = ''
+  Object.assign(env, localNatsEnv(nats.url, nats.credentials))
+  log('info', 'local nats-server started', {
+    url: nats.url,
+    user: nats.credentials.user,
+    credentials: join(dataDir, 'nats-credentials.json'),
+    store: join(dataDir, 'nats'),
+  })
+  return { name: 'nats-server', proc: nats.proc }
+}
+
+/** The identity proxy in front of the controller on `controllerHost`, or null when its port is taken. */
+function startProxy(env: Record<string, string | undefined>, controllerHost: string): IdentityProxy | null {
+  const controllerPort = Number(env.PORT ?? DEFAULT_CONTROLLER_PORT)
+  const uiPort = Number(env.UI_PORT ?? DEFAULT_UI_PORT)
+  const user = proxyUser(env)
+  try {
+    const proxy = startIdentityProxy({
+      target: `http://${proxyTarget(controllerHost)}:${controllerPort}`,
+      user,
+      port: uiPort,
+    })
+    log('info', 'operator pages: open this address in a browser', { url: `${proxy.url}/ui/`, remote_user: user })
+    return proxy
+  } catch {
+    log('error', `port ${uiPort} is taken, so the operator pages have no proxy; set UI_PORT to another port`, {
+      port: uiPort,
+    })
+  }
+  return null
+}
+
 async function main(): Promise<void> {
   const root = resolve(import.meta.dir, '..')
   const children: Child[] = []
   const env: Record<string, string | undefined> = { ...process.env }
 
-  if (!process.env.NATS_URL) {
-    const dataDir = resolve(root, '.data')
-    const port = 4222
-    if (await portOpen('127.0.0.1', port)) {
-      log('error', 'port 4222 is taken; stop what listens there or set NATS_URL', { port })
-      process.exit(1)
-    }
-    let nats: LocalNats
-    try {
-      // Its own process group: a Ctrl-C reaches only this launcher, which stops the rest in order.
-      nats = await startLocalNats({ dataDir, port })
-    } catch (error) {
-      log('error', 'local nats-server not started', { error: describeError(error) })
-      process.exit(1)
-    }
-    children.push({ name: 'nats-server', proc: nats.proc })
-    // The services sign in with the launcher's credentials, whatever the environment said: an empty
-    // NATS_CREDS counts as unset, and keeps Bun from filling it in from a .env file.
-    env.NATS_CREDS = ''
-    Object.assign(env, localNatsEnv(nats.url, nats.credentials))
-    log('info', 'local nats-server started', {
-      url: nats.url,
-      user: nats.credentials.user,
-      credentials: join(dataDir, 'nats-credentials.json'),
-      store: join(dataDir, 'nats'),
-    })
-  }
+  if (!process.env.NATS_URL) children.push(await startNats(root, env))
 
   // The controller's own defaults (entrypoints/config.ts), made explicit here for the proxy's target.
   const controllerHost = env.HOST?.trim() || '127.0.0.1'
@@ -102,24 +129,7 @@ async function main(): Promise<void> {
     return
   }
 
-  let proxy: IdentityProxy | null = null
-  if (SERVICES.includes('controller')) {
-    const controllerPort = Number(env.PORT ?? DEFAULT_CONTROLLER_PORT)
-    const uiPort = Number(env.UI_PORT ?? DEFAULT_UI_PORT)
-    const user = proxyUser(env)
-    try {
-      proxy = startIdentityProxy({
-        target: `http://${proxyTarget(controllerHost)}:${controllerPort}`,
-        user,
-        port: uiPort,
-      })
-      log('info', 'operator pages: open this address in a browser', { url: `${proxy.url}/ui/`, remote_user: user })
-    } catch {
-      log('error', `port ${uiPort} is taken, so the operator pages have no proxy; set UI_PORT to another port`, {
-        port: uiPort,
-      })
-    }
-  }
+  const proxy = SERVICES.includes('controller') ? startProxy(env, controllerHost) : null
 
   // Services first, so they drain while the queue is still up; the queue last.
   let stopping: Promise<void> | null = null

@@ -145,6 +145,8 @@ export type AccessTokenInfo = {
   name: string
   /** The token's last eight characters, to check a stored token still exists. */
   lastEight: string
+  /** The scopes it was minted with (`write:repository`, …); `[]` when the forge names none. */
+  scopes: string[]
 }
 
 export type MintedToken = AccessTokenInfo & {
@@ -252,7 +254,23 @@ export type ForgeWriter = {
    * repo (or one the account can't read) or commit; `forbidden` without write access.
    */
   setCommitStatus(repo: RepoRef, sha: string, status: NewCommitStatus): Promise<void>
+  /**
+   * Adds the account's reaction (`+1`) to a comment of an issue or PR (needs
+   * `write:issue`); adding one it already gave changes nothing. `not_found`
+   * for an unknown repo or comment.
+   */
+  reactToComment(repo: RepoRef, commentId: number, reaction: CommentReaction): Promise<void>
+  /**
+   * Posts a comment on an issue or PR (needs `write:issue`); `not_found` for
+   * an unknown repo or number.
+   */
+  createComment(repo: RepoRef, index: number, body: string): Promise<PostedComment>
 }
+
+/** The one reaction the service account gives: an accepted command. */
+export type CommentReaction = '+1'
+
+export type PostedComment = { id: number; htmlUrl: string | null }
 
 /** The whole forge port: the controller's reads and admin calls, and a writer per account token. */
 export type Forge = ForgeReader &

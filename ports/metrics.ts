@@ -1,3 +1,4 @@
+import type { RuleOutcome } from '../core/review/rule-health.ts'
 import type { TokenType } from '../core/wire/types.ts'
 
 /**
@@ -5,7 +6,7 @@ import type { TokenType } from '../core/wire/types.ts'
  * classifier's counters: on the claude runtime `claude` exports its own;
  * these are for the ACP runtime, which computes cost itself from the
  * settings' prices. The controller's gauge: the day's spend as the budget's
- * ledger holds it.
+ * ledger holds it; and its counter of each rule's outcomes (rule health).
  */
 
 export type MetricLabels = {
@@ -23,4 +24,13 @@ export type Metrics = {
   addTokens(count: number, labels: MetricLabels & { type: TokenType }): void
   /** Sets `hyperhive.review_classifier.spend.daily`: the UTC `day`'s (`YYYY-MM-DD`) total so far, labelled with it and `currency` `USD`. */
   setDaySpend(usd: number, day: string): void
+  /** Adds to `hyperhive.review_classifier.rule.outcome`, labelled with `repo`, `rule` and `outcome`. */
+  addRuleOutcome(count: number, labels: RuleOutcomeLabels): void
+}
+
+export type RuleOutcomeLabels = {
+  /** `owner/name` */
+  repo: string
+  rule: string
+  outcome: RuleOutcome
 }

@@ -6,6 +6,8 @@ bash scripts/install.sh
 export PATH="$PWD/node_modules/.bin:$PATH"
 echo "== format and lint (biome)"
 biome check .
+echo "== unused files and exports (knip, knip.json)"
+knip --no-progress
 echo "== nix (parse only, when nix is installed)"
 bash scripts/check-nix.sh
 echo "== typecheck"

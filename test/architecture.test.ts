@@ -149,7 +149,19 @@ function folderArrows(root: string): Map<string, Set<string>> {
   return arrows
 }
 
-/** The folders on some circle of arrows, or none. */
+/** The import arrows between the files of the production tree, type-only imports included. */
+function fileArrows(): Map<string, Set<string>> {
+  const arrows = new Map<string, Set<string>>()
+  for (const file of FILES) {
+    for (const imp of importsOf(readFileSync(join(ROOT, file), 'utf8'))) {
+      const to = target(file, imp.from)
+      if (to.kind === 'ours') arrows.set(file, (arrows.get(file) ?? new Set()).add(to.path))
+    }
+  }
+  return arrows
+}
+
+/** The folders (or files) on some circle of arrows, or none. */
 function foldersOnACircle(arrows: Map<string, Set<string>>): string[] {
   const reaches = (from: string, goal: string, seen = new Set<string>()): boolean => {
     for (const next of arrows.get(from) ?? []) {
@@ -186,5 +198,27 @@ describe('capability folders (docs/layout.md)', () => {
       ['wire', new Set<string>()],
     ])
     expect(foldersOnACircle(arrows)).toEqual(['run', 'settings'])
+  })
+})
+
+describe('import circles', () => {
+  it('no file of core, ports, adapters, entrypoints or ui imports itself through other files', () => {
+    const arrows = fileArrows()
+    expect(arrows.size).toBeGreaterThan(100)
+    expect(foldersOnACircle(arrows)).toEqual([])
+  })
+
+  it('would catch a circle of three files, and not a file two others import', () => {
+    const arrows = new Map([
+      ['entrypoints/cli/check.ts', new Set(['entrypoints/cli/examples.ts', 'core/base/text.ts'])],
+      ['entrypoints/cli/examples.ts', new Set(['entrypoints/cli/prompt.ts', 'core/base/text.ts'])],
+      ['entrypoints/cli/prompt.ts', new Set(['entrypoints/cli/check.ts'])],
+      ['core/base/text.ts', new Set<string>()],
+    ])
+    expect(foldersOnACircle(arrows)).toEqual([
+      'entrypoints/cli/check.ts',
+      'entrypoints/cli/examples.ts',
+      'entrypoints/cli/prompt.ts',
+    ])
   })
 })

@@ -84,6 +84,8 @@ export function createAttempts(config: UiConfig, restore: (attempt: Attempt) => 
     if (latest.mode === 'replay' && labels.list().some((label) => label.repo === latest.repo)) {
       void labels.readFile(latest.repo)
     }
+    // The labels given in the repo's PR comments join the page's, once per repo (comment-labels.ts).
+    if (latest.mode === 'replay') void labels.readComments(latest.repo)
     const key = (attempt: Attempt | null) =>
       JSON.stringify(attempt === null ? null : [attempt.view, attempt.lost, attempt.trouble])
     const signature = `${attempts.map((attempt) => `${attempt.number}:${key(attempt)}`).join('|')}|${labels.signature()}`

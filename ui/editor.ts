@@ -73,12 +73,27 @@ function thresholdValue(text: string): unknown {
   return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed
 }
 
-export function createEditor(): Editor {
-  const list = h('ol', { class: 'entries' })
-  const listError = h('p', { class: 'error', id: 'rules-list-error', role: 'alert' })
-  const addButton = h('button', { type: 'button', class: 'secondary', id: 'add-rule' }, 'Add a classification')
-  const counter = h('p', { class: 'hint', id: 'rules-count' })
-  const hints = h(
+/** One labelled control of entry `entryKey`, tied to its key's hint and its own error slot. */
+function field(
+  entryKey: number,
+  key: FieldKey,
+  label: string,
+  control: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement,
+) {
+  const id = `rule-${entryKey}-${key}`
+  const errorId = `${id}-error`
+  control.id = id
+  control.setAttribute('aria-describedby', `${HINT_IDS[key]} ${errorId}`)
+  const error = h('p', { class: 'error', id: errorId })
+  return {
+    error,
+    element: h('div', { class: `field field--${key}` }, h('label', { for: id }, label), control, error),
+  }
+}
+
+/** The hints every entry's fields point at, one per key. */
+function editorHints(): HTMLDivElement {
+  return h(
     'div',
     { class: 'hint editor-hints' },
     h('p', { id: HINT_IDS.name }, 'Name: short, unique, shown in the result table.'),
@@ -92,6 +107,72 @@ export function createEditor(): Editor {
     h('p', { id: HINT_IDS.paths }, SCOPE_HINTS.paths),
     h('p', { id: HINT_IDS.mode }, SCOPE_HINTS.mode),
   )
+}
+
+/** Entry `key`'s controls and fields, filled with `value`, before any listener. */
+function buildEntry(key: number, value: Classification | DraftEntry): Entry {
+  const name = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', value: value.name })
+  const description = h('textarea', { rows: 2 })
+  description.value = value.description
+  const threshold = h('input', {
+    type: 'text',
+    inputmode: 'numeric',
+    autocomplete: 'off',
+    value: String(value.threshold),
+  })
+  const polarity = h('select', {}, ...POLARITIES.map((p) => h('option', { value: p }, p)))
+  polarity.value = isPolarity(value.polarity) ? value.polarity : 'positive'
+  const nameField = field(key, 'name', 'Name', name)
+  const descriptionField = field(key, 'description', 'Description', description)
+  const thresholdField = field(key, 'threshold', 'Threshold', threshold)
+  const polarityField = field(key, 'polarity', 'Polarity', polarity)
+  const { paths, mode } = scopeControls(value)
+  const pathsField = field(key, 'paths', 'Paths (one per line)', paths)
+  const modeField = field(key, 'mode', 'Mode', mode)
+  const legend = h('legend', {})
+  const remove = h('button', { type: 'button', class: 'link-button remove' }, 'Remove')
+  const entryError = h('p', { class: 'error entry-error' })
+  const element = h(
+    'li',
+    { class: 'entry' },
+    h(
+      'fieldset',
+      {},
+      legend,
+      h('div', { class: 'entry-grid' }, nameField.element, thresholdField.element, polarityField.element),
+      descriptionField.element,
+      h('div', { class: 'entry-scope' }, pathsField.element, modeField.element),
+      // After the description, so the tab order runs through the whole entry before leaving it.
+      h('div', { class: 'entry-remove' }, remove),
+      entryError,
+    ),
+  )
+  const entry: Entry = {
+    key,
+    element,
+    legend,
+    remove,
+    inputs: { name, description, threshold, polarity, paths, mode },
+    errors: {
+      name: nameField.error,
+      description: descriptionField.error,
+      threshold: thresholdField.error,
+      polarity: polarityField.error,
+      paths: pathsField.error,
+      mode: modeField.error,
+      entry: entryError,
+    },
+    touched: new Set(),
+  }
+  return entry
+}
+
+export function createEditor(): Editor {
+  const list = h('ol', { class: 'entries' })
+  const listError = h('p', { class: 'error', id: 'rules-list-error', role: 'alert' })
+  const addButton = h('button', { type: 'button', class: 'secondary', id: 'add-rule' }, 'Add a classification')
+  const counter = h('p', { class: 'hint', id: 'rules-count' })
+  const hints = editorHints()
   const element = h(
     'div',
     { class: 'editor' },
@@ -116,79 +197,11 @@ export function createEditor(): Editor {
     entry.inputs.name.focus()
   })
 
-  function field(
-    entryKey: number,
-    key: FieldKey,
-    label: string,
-    control: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement,
-  ) {
-    const id = `rule-${entryKey}-${key}`
-    const errorId = `${id}-error`
-    control.id = id
-    control.setAttribute('aria-describedby', `${HINT_IDS[key]} ${errorId}`)
-    const error = h('p', { class: 'error', id: errorId })
-    return {
-      error,
-      element: h('div', { class: `field field--${key}` }, h('label', { for: id }, label), control, error),
-    }
-  }
-
   function addEntry(value: Classification | DraftEntry): Entry {
     nextKey += 1
     const key = nextKey
-    const name = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', value: value.name })
-    const description = h('textarea', { rows: 2 })
-    description.value = value.description
-    const threshold = h('input', {
-      type: 'text',
-      inputmode: 'numeric',
-      autocomplete: 'off',
-      value: String(value.threshold),
-    })
-    const polarity = h('select', {}, ...POLARITIES.map((p) => h('option', { value: p }, p)))
-    polarity.value = isPolarity(value.polarity) ? value.polarity : 'positive'
-    const nameField = field(key, 'name', 'Name', name)
-    const descriptionField = field(key, 'description', 'Description', description)
-    const thresholdField = field(key, 'threshold', 'Threshold', threshold)
-    const polarityField = field(key, 'polarity', 'Polarity', polarity)
-    const { paths, mode } = scopeControls(value)
-    const pathsField = field(key, 'paths', 'Paths (one per line)', paths)
-    const modeField = field(key, 'mode', 'Mode', mode)
-    const legend = h('legend', {})
-    const remove = h('button', { type: 'button', class: 'link-button remove' }, 'Remove')
-    const entryError = h('p', { class: 'error entry-error' })
-    const element = h(
-      'li',
-      { class: 'entry' },
-      h(
-        'fieldset',
-        {},
-        legend,
-        h('div', { class: 'entry-grid' }, nameField.element, thresholdField.element, polarityField.element),
-        descriptionField.element,
-        h('div', { class: 'entry-scope' }, pathsField.element, modeField.element),
-        // After the description, so the tab order runs through the whole entry before leaving it.
-        h('div', { class: 'entry-remove' }, remove),
-        entryError,
-      ),
-    )
-    const entry: Entry = {
-      key,
-      element,
-      legend,
-      remove,
-      inputs: { name, description, threshold, polarity, paths, mode },
-      errors: {
-        name: nameField.error,
-        description: descriptionField.error,
-        threshold: thresholdField.error,
-        polarity: polarityField.error,
-        paths: pathsField.error,
-        mode: modeField.error,
-        entry: entryError,
-      },
-      touched: new Set(),
-    }
+    const entry = buildEntry(key, value)
+    const { element, remove } = entry
     for (const [fieldKey, control] of Object.entries(entry.inputs) as Array<[FieldKey, HTMLElement]>) {
       const touch = () => {
         entry.touched.add(fieldKey)

@@ -4,6 +4,9 @@ import { VERDICT_LABEL } from '../core/review/review-body.ts'
 import { ERROR_KIND_LABEL } from '../core/run/aggregate.ts'
 import type { Overall, RecordedRow, Verdict } from '../core/wire/types.ts'
 
+// One plural for the pages and the server's texts alike.
+export { plural } from '../core/base/text.ts'
+
 export function verdictLabel(verdict: Verdict | null): string {
   return verdict === null ? 'no answer' : VERDICT_LABEL[verdict]
 }
@@ -11,8 +14,9 @@ export function verdictLabel(verdict: Verdict | null): string {
 /** The review table's "counted" cell, in words (the review's ✅ and ❌ need an emoji font), and why a row isn't counted. */
 export function countedLabel(
   row: Pick<RecordedRow, 'counted' | 'fails' | 'verdict' | 'certainty' | 'threshold'> &
-    Partial<Pick<RecordedRow, 'blocks' | 'in_scope'>>,
+    Partial<Pick<RecordedRow, 'blocks' | 'in_scope' | 'waived_by'>>,
 ): string {
+  if (row.counted && row.fails && row.waived_by !== undefined) return `yes, fails: waived by @${row.waived_by}`
   if (row.counted)
     return row.fails ? (row.blocks === false ? "yes, fails (advisory: doesn't block)" : 'yes, fails') : 'yes, passes'
   if (row.verdict === null) return 'no: no answer'
@@ -33,14 +37,9 @@ export function shortSha(sha: string | null | undefined): string {
 }
 
 const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' })
 
 export function dateTime(unixSeconds: number): string {
   return TIME.format(new Date(unixSeconds * 1000))
-}
-
-export function clockTime(date: Date): string {
-  return CLOCK.format(date)
 }
 
 /** `45 s`, `3 min`, `2 h`: how long a run took. */
@@ -68,10 +67,6 @@ export function commitUrl(forgeUrl: string | null, repo: string, sha: string): s
   const [owner, name] = repo.split('/')
   if (owner === undefined || name === undefined) return null
   return `${forgeUrl.replace(/\/+$/, '')}/${encodePath(owner, name)}/commit/${encodeURIComponent(sha)}`
-}
-
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`
 }
 
 /** The overall verdict in the same words on both pages: what the review would do. */

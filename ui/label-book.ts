@@ -8,6 +8,7 @@ import { fitsSchema } from '../core/wire/decode.ts'
 import { RepoExamplesSchema } from '../core/wire/score-schemas.ts'
 import type { Example, Verdict } from '../core/wire/types.ts'
 import { getJson } from './api.ts'
+import { applyCommentLabels, type CommentLabelOrigins, cellKey } from './comment-labels.ts'
 import { fileLabelAt, type LabelCell, labelAt, type PageLabel, withLabel } from './labels.ts'
 
 /** What the page knows of a repo's examples file. */
@@ -37,6 +38,10 @@ export type LabelBook = {
   signature(): string
   /** Called when a label is set or a file has been read. */
   onChange(listener: () => void): void
+  /** Reads the repo's labels from PR comments once, putting those not yet in the file on their cells (comment-labels.ts). */
+  readComments(repo: string): Promise<void>
+  /** Who gave the cell's label in a PR comment, while the page's label is still that one; null otherwise. */
+  commentOrigin(cell: LabelCell): string | null
 }
 
 export function createLabelBook(): LabelBook {
@@ -61,12 +66,15 @@ export function createLabelBook(): LabelBook {
     return file
   }
 
+  const origins: CommentLabelOrigins = new Map()
+  const commentReads = new Map<string, Promise<void>>()
+
   const examplesOf = (repo: string) => {
     const file = files.get(repo)
     return file?.kind === 'read' ? file.examples : []
   }
 
-  return {
+  const book: LabelBook = {
     get: (cell) => labelAt(labels, cell),
     inFile: (cell) => fileLabelAt(examplesOf(cell.repo), cell.pr, cell.name),
     set(cell, verdict) {
@@ -89,5 +97,18 @@ export function createLabelBook(): LabelBook {
     onChange(listener) {
       listeners.push(listener)
     },
+    readComments(repo) {
+      const known = commentReads.get(repo)
+      if (known !== undefined) return known
+      const reading = applyCommentLabels(repo, book, origins)
+      commentReads.set(repo, reading)
+      return reading
+    },
+    commentOrigin(cell) {
+      // Once the author changes the label by hand, it is theirs, not the comment's.
+      const origin = origins.get(cellKey(cell))
+      return origin !== undefined && labelAt(labels, cell) === origin.label ? origin.by : null
+    },
   }
+  return book
 }

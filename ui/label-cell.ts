@@ -65,8 +65,15 @@ export function labelControl(book: LabelBook, repo: string, pr: number, row: Rec
     mine !== null && file !== null && mine !== file
       ? h('span', { class: 'label-was' }, `file: ${LABEL_WORDS[file]}`)
       : null,
+    commentNote(book.commentOrigin(cell)),
     disagrees === null ? null : h('span', { class: 'note note--disagree' }, disagrees),
   )
+}
+
+/** A label given in a PR comment: who gave it, and that the examples file doesn't hold it yet. */
+function commentNote(by: string | null): HTMLElement | null {
+  if (by === null) return null
+  return h('span', { class: 'label-comment', title: `Given in a PR comment by @${by}` }, `@${by}, not yet in the file`)
 }
 
 /** "3 labelled, 1 disagrees" for one rule over a grid's answered rows; null with no label. */

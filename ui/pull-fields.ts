@@ -60,8 +60,8 @@ function countField(id: string, value: string): [HTMLInputElement, HTMLParagraph
   return [input, h('p', { class: 'error', id: `${id}-error` })]
 }
 
-/** `onRunLabel` gets what the run button should say whenever the mode or a count changes, and once at the start. */
-export function createPullFields(onRunLabel: (label: string) => void): PullFields {
+/** The repo field: its input, its suggestions, its hint and its error slot. */
+function repoControls() {
   const repo = h('input', {
     id: 'try-repo',
     type: 'text',
@@ -78,11 +78,11 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
     'Repos with open PRs are suggested; any owner/name works.',
   )
   const repoError = h('p', { class: 'error', id: 'try-repo-error' })
+  return { repo, repoList, repoHint, repoError }
+}
 
-  const modeOne = h('input', { type: 'radio', name: 'try-mode', id: 'try-mode-one', value: 'pull', checked: true })
-  const modeReplay = h('input', { type: 'radio', name: 'try-mode', id: 'try-mode-replay', value: 'replay' })
-  const modeExamples = h('input', { type: 'radio', name: 'try-mode', id: 'try-mode-examples', value: 'examples' })
-
+/** The PR field: its input, its suggestions, its hint and its error slot. */
+function prControls() {
   const pr = h('input', {
     id: 'try-pr',
     type: 'text',
@@ -98,11 +98,22 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
     'Open PRs are suggested; a merged or closed one works too.',
   )
   const prError = h('p', { class: 'error', id: 'try-pr-error' })
+  return { pr, prList, prHint, prError }
+}
 
-  const [repeat, repeatError] = countField('try-repeat', '1')
-  const [replay, replayError] = countField('try-replay', '5')
-  const [examplesRepeat, examplesRepeatError] = countField('try-examples-repeat', '1')
-
+/** The rows each mode shows: one PR and its repeat count, the replay's count, the labelled PRs' repeat count. */
+function modeRows(
+  controls: ReturnType<typeof prControls> & {
+    repeat: HTMLInputElement
+    repeatError: HTMLParagraphElement
+    replay: HTMLInputElement
+    replayError: HTMLParagraphElement
+    examplesRepeat: HTMLInputElement
+    examplesRepeatError: HTMLParagraphElement
+  },
+) {
+  const { pr, prList, prHint, prError, repeat, repeatError, replay, replayError, examplesRepeat, examplesRepeatError } =
+    controls
   const onePrFields = h(
     'div',
     { class: 'field-row' },
@@ -148,6 +159,52 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
       examplesRepeatError,
     ),
   )
+  return { onePrFields, replayFields, examplesFields }
+}
+
+/** Shows `message` in `slot` and marks `control` invalid, or clears both for null; true when there is none. */
+function setError(control: HTMLElement, slot: HTMLElement, message: string | null): boolean {
+  replace(slot, message ?? '')
+  if (message === null) control.removeAttribute('aria-invalid')
+  else control.setAttribute('aria-invalid', 'true')
+  return message === null
+}
+
+/** The whole number in `control` from 1 to `max`, or null with the error shown. */
+function wholeIn(control: HTMLInputElement, slot: HTMLElement, what: string, max: number): number | null {
+  const text = control.value.trim()
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN
+  const ok = Number.isInteger(value) && value >= 1 && value <= max
+  setError(control, slot, ok ? null : `${what} must be a whole number from 1 to ${max}.`)
+  return ok ? value : null
+}
+
+/** `onRunLabel` gets what the run button should say whenever the mode or a count changes, and once at the start. */
+export function createPullFields(onRunLabel: (label: string) => void): PullFields {
+  const { repo, repoList, repoHint, repoError } = repoControls()
+
+  const modeOne = h('input', { type: 'radio', name: 'try-mode', id: 'try-mode-one', value: 'pull', checked: true })
+  const modeReplay = h('input', { type: 'radio', name: 'try-mode', id: 'try-mode-replay', value: 'replay' })
+  const modeExamples = h('input', { type: 'radio', name: 'try-mode', id: 'try-mode-examples', value: 'examples' })
+
+  const { pr, prList, prHint, prError } = prControls()
+
+  const [repeat, repeatError] = countField('try-repeat', '1')
+  const [replay, replayError] = countField('try-replay', '5')
+  const [examplesRepeat, examplesRepeatError] = countField('try-examples-repeat', '1')
+
+  const { onePrFields, replayFields, examplesFields } = modeRows({
+    pr,
+    prList,
+    prHint,
+    prError,
+    repeat,
+    repeatError,
+    replay,
+    replayError,
+    examplesRepeat,
+    examplesRepeatError,
+  })
 
   const element = h(
     'fieldset',
@@ -201,13 +258,6 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
   repeat.addEventListener('input', updateMode)
   replay.addEventListener('input', updateMode)
 
-  function setError(control: HTMLElement, slot: HTMLElement, message: string | null): boolean {
-    replace(slot, message ?? '')
-    if (message === null) control.removeAttribute('aria-invalid')
-    else control.setAttribute('aria-invalid', 'true')
-    return message === null
-  }
-
   function checkRepo(): string | null {
     const parsed = parseRepoValue(repo.value.trim())
     setError(
@@ -216,14 +266,6 @@ export function createPullFields(onRunLabel: (label: string) => void): PullField
       parsed.ok ? null : repo.value.trim() === '' ? 'Enter the repo as owner/name.' : parsed.error,
     )
     return parsed.ok ? repo.value.trim() : null
-  }
-
-  function wholeIn(control: HTMLInputElement, slot: HTMLElement, what: string, max: number): number | null {
-    const text = control.value.trim()
-    const value = /^\d+$/.test(text) ? Number(text) : Number.NaN
-    const ok = Number.isInteger(value) && value >= 1 && value <= max
-    setError(control, slot, ok ? null : `${what} must be a whole number from 1 to ${max}.`)
-    return ok ? value : null
   }
 
   function checkPr(): number | null {

@@ -10,6 +10,7 @@ import type { UiConfig } from '../core/wire/types.ts'
 import { external, h, uid } from './dom.ts'
 import { commitUrl, dateTime, duration, OVERALL_WORDS, plural, pullUrl, shortSha } from './format.ts'
 import { rowsTable } from './rows.ts'
+import { starterTerm, TRIGGER_WORDS, waivedList } from './waived.ts'
 
 const EXACT = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long' })
 const RELATIVE = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
@@ -53,7 +54,7 @@ export function runCard(record: RunRecord, options: CardOptions): HTMLLIElement 
   const rows = record.rows ?? []
   // A try-out against the examples ran several labelled PRs and names them instead of one.
   const target = record.pr === undefined ? `, ${record.labelled_prs?.length ?? 0} labelled PRs` : ` #${record.pr}`
-  const failing = rows.filter((row) => row.counted && row.fails).map((row) => row.name)
+  const failing = rows.filter((row) => row.counted && row.fails && row.waived_by === undefined).map((row) => row.name)
   const uncounted = rows.filter((row) => !row.counted).length
   const toggle = h(
     'button',
@@ -91,9 +92,9 @@ export function runCard(record: RunRecord, options: CardOptions): HTMLLIElement 
     record.pr === undefined
       ? metaItem('PRs', (record.labelled_prs ?? []).map((pr) => `#${pr}`).join(', '))
       : metaItem('PR', pull === null ? `#${record.pr}` : external(pull, `#${record.pr} on the forge`)),
-    metaItem('Trigger', record.trigger === 'review' ? 'review request' : 'try-out'),
+    metaItem('Trigger', TRIGGER_WORDS[record.trigger]),
     metaItem('Classifications', String(rows.length)),
-    metaItem(record.trigger === 'review' ? 'Requested by' : 'Run by', record.requester),
+    metaItem(starterTerm(record), record.requester),
     metaItem(
       'When',
       h(
@@ -123,6 +124,7 @@ export function runCard(record: RunRecord, options: CardOptions): HTMLLIElement 
         failing.length > 0 ? `Fails: ${failing.join(', ')}.` : rows.length > 0 ? 'No rule fails.' : null,
         uncounted > 0 ? ` ${plural(uncounted, 'rule')} not counted (open the rows for why).` : null,
       ),
+      waivedList(record),
       meta,
       record.detail === undefined ? null : h('p', { class: 'detail' }, record.detail),
       h(

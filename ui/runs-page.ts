@@ -12,8 +12,8 @@ import { PullListSchema, RunListSchema } from '../core/wire/page-schemas.ts'
 import type { UiConfig } from '../core/wire/types.ts'
 import { type Answer, getJson } from './api.ts'
 import { h, replace } from './dom.ts'
-import { plural } from './format.ts'
 import { runCard } from './run-card.ts'
+import { runsStatusLine } from './runs-status.ts'
 
 /** How often the list is read again while the page is open. */
 export const RUNS_REFRESH_MS = 5_000
@@ -36,7 +36,8 @@ type Card = { record: RunRecord; element: HTMLLIElement }
 
 export type RunsPage = { element: HTMLElement; show(): void; hide(): void }
 
-export function createRunsPage(config: UiConfig): RunsPage {
+/** The filters' selects: repo (its options come with the runs), outcome and trigger. */
+function runsFilters() {
   const repoFilter = h('select', { id: 'runs-repo' }, h('option', { value: '' }, 'All repos'))
   const outcomeFilter = h(
     'select',
@@ -50,17 +51,20 @@ export function createRunsPage(config: UiConfig): RunsPage {
     h('option', { value: '' }, 'Any trigger'),
     h('option', { value: 'review' }, 'review request'),
     h('option', { value: 'try-out' }, 'try-out'),
+    h('option', { value: 'waiver' }, 'waiver'),
   )
-  const status = h('p', { class: 'status', id: 'runs-status', role: 'status' }, 'Loading the runs…')
-  const notice = h('div', { class: 'notice-slot' })
-  const list = h('ol', { class: 'cards', 'aria-label': 'Recent runs, newest first' })
-  const filteredEmpty = h(
-    'p',
-    { class: 'notice', hidden: true },
-    'No run matches these filters. ',
-    h('button', { type: 'button', class: 'link-button', on: { click: clearFilters } }, 'Show every run'),
-  )
-  const element = h(
+  return { repoFilter, outcomeFilter, triggerFilter }
+}
+
+/** The page: its head with the filters, then the status line, the notice slot and the list. */
+function runsPageElement(
+  { repoFilter, outcomeFilter, triggerFilter }: ReturnType<typeof runsFilters>,
+  status: HTMLElement,
+  notice: HTMLElement,
+  filteredEmpty: HTMLElement,
+  list: HTMLElement,
+): HTMLElement {
+  return h(
     'section',
     { class: 'page', 'aria-labelledby': 'runs-title' },
     h(
@@ -80,10 +84,89 @@ export function createRunsPage(config: UiConfig): RunsPage {
     filteredEmpty,
     list,
   )
+}
+
+/** The filters in the fragment (`#runs?repo=…&outcome=…&trigger=…`), so a filtered list can be linked. */
+function writeUrl(filters: Record<string, HTMLSelectElement>): void {
+  const query = new URLSearchParams()
+  for (const [key, select] of Object.entries(filters)) if (select.value !== '') query.set(key, select.value)
+  const hash = query.size > 0 ? `#runs?${query.toString()}` : '#runs'
+  if (location.hash !== hash) history.replaceState(null, '', hash)
+}
+
+/** `#runs/<id>`: that run's card opened, in view and focused, once it is in the list. */
+function openLinked(cards: ReadonlyMap<string, Card>): void {
+  if (!location.hash.startsWith('#runs/')) return
+  const id = decodeURIComponent(location.hash.slice('#runs/'.length))
+  const linked = cards.get(id)
+  if (linked === undefined) return
+  const toggle = linked.element.querySelector<HTMLButtonElement>('.card-toggle')
+  if (toggle !== null && toggle.getAttribute('aria-expanded') !== 'true') toggle.click()
+  linked.element.classList.add('card--linked')
+  toggle?.focus()
+  linked.element.scrollIntoView({ block: 'start' })
+}
+
+/** What the list says before any run is recorded. */
+function noRunsNotice(): HTMLElement {
+  return h(
+    'div',
+    { class: 'notice' },
+    h('p', {}, h('strong', {}, 'No runs yet.')),
+    h(
+      'p',
+      {},
+      'A run is recorded when someone requests review-classifier as a reviewer on a pull request, or when you ',
+      h('a', { href: '#try-out' }, 'run a try-out'),
+      '.',
+    ),
+  )
+}
+
+/** Puts `list`'s cards in the order of `wanted`, moving only those out of place. */
+function placeCards(list: HTMLElement, cards: ReadonlyMap<string, Card>, wanted: readonly string[]): void {
+  let anchor: Element | null = null
+  for (const id of wanted) {
+    const node = cards.get(id)?.element
+    if (node === undefined) continue
+    const expected: Element | null = anchor === null ? list.firstElementChild : anchor.nextElementSibling
+    if (expected !== node) list.insertBefore(node, expected)
+    anchor = node
+  }
+}
+
+/** The filters the fragment names, each set on its select when the option exists; the rest wait. */
+function readUrl(filters: Record<string, HTMLSelectElement>): Record<string, string> {
+  const hash = location.hash
+  const wanted: Record<string, string> = {}
+  if (hash.startsWith('#runs?')) {
+    for (const [key, value] of new URLSearchParams(hash.slice('#runs?'.length))) wanted[key] = value
+  }
+  for (const [key, select] of Object.entries(filters)) {
+    const value = wanted[key] ?? ''
+    if ([...select.options].some((option) => option.value === value)) select.value = value
+  }
+  return wanted
+}
+
+export function createRunsPage(config: UiConfig): RunsPage {
+  const { repoFilter, outcomeFilter, triggerFilter } = runsFilters()
+  const status = h('p', { class: 'status', id: 'runs-status', role: 'status' }, 'Loading the runs…')
+  const notice = h('div', { class: 'notice-slot' })
+  const list = h('ol', { class: 'cards', 'aria-label': 'Recent runs, newest first' })
+  const filteredEmpty = h(
+    'p',
+    { class: 'notice', hidden: true },
+    'No run matches these filters. ',
+    h('button', { type: 'button', class: 'link-button', on: { click: clearFilters } }, 'Show every run'),
+  )
+  const element = runsPageElement({ repoFilter, outcomeFilter, triggerFilter }, status, notice, filteredEmpty, list)
 
   const cards = new Map<string, Card>()
   let order: string[] = []
   let loadedOnce = false
+  /** Whether the last read of the runs succeeded: only then does the status line count them. */
+  let loadedOk = false
   let timer: ReturnType<typeof setTimeout> | null = null
   let visible = false
 
@@ -98,41 +181,8 @@ export function createRunsPage(config: UiConfig): RunsPage {
   for (const select of Object.values(filters)) {
     select.addEventListener('change', () => {
       applyFilters()
-      writeUrl()
+      writeUrl(filters)
     })
-  }
-
-  /** The filters in the fragment (`#runs?repo=…&outcome=…&trigger=…`), so a filtered list can be linked. */
-  function writeUrl(): void {
-    const query = new URLSearchParams()
-    for (const [key, select] of Object.entries(filters)) if (select.value !== '') query.set(key, select.value)
-    const hash = query.size > 0 ? `#runs?${query.toString()}` : '#runs'
-    if (location.hash !== hash) history.replaceState(null, '', hash)
-  }
-
-  function readUrl(): void {
-    const hash = location.hash
-    wanted = {}
-    if (hash.startsWith('#runs?')) {
-      for (const [key, value] of new URLSearchParams(hash.slice('#runs?'.length))) wanted[key] = value
-    }
-    for (const [key, select] of Object.entries(filters)) {
-      const value = wanted[key] ?? ''
-      if ([...select.options].some((option) => option.value === value)) select.value = value
-    }
-  }
-
-  /** `#runs/<id>`: that run's card opened, in view and focused, once it is in the list. */
-  function openLinked(): void {
-    if (!location.hash.startsWith('#runs/')) return
-    const id = decodeURIComponent(location.hash.slice('#runs/'.length))
-    const linked = cards.get(id)
-    if (linked === undefined) return
-    const toggle = linked.element.querySelector<HTMLButtonElement>('.card-toggle')
-    if (toggle !== null && toggle.getAttribute('aria-expanded') !== 'true') toggle.click()
-    linked.element.classList.add('card--linked')
-    toggle?.focus()
-    linked.element.scrollIntoView({ block: 'start' })
   }
 
   async function fetchTitles(repo: string): Promise<void> {
@@ -154,7 +204,7 @@ export function createRunsPage(config: UiConfig): RunsPage {
     outcomeFilter.value = ''
     triggerFilter.value = ''
     applyFilters()
-    writeUrl()
+    writeUrl(filters)
     repoFilter.focus()
   }
 
@@ -167,15 +217,20 @@ export function createRunsPage(config: UiConfig): RunsPage {
   }
 
   function applyFilters(): void {
-    let shown = 0
+    const all: RunRecord[] = []
+    const shown: RunRecord[] = []
     for (const id of order) {
       const card = cards.get(id)
       if (card === undefined) continue
       const show = matches(card.record)
       card.element.hidden = !show
-      if (show) shown += 1
+      all.push(card.record)
+      if (show) shown.push(card.record)
     }
-    filteredEmpty.hidden = !(order.length > 0 && shown === 0)
+    filteredEmpty.hidden = !(order.length > 0 && shown.length === 0)
+    // Said only when it changes: a live region rewritten every refresh is announced every refresh.
+    const said = runsStatusLine(all, shown, RUNS_REFRESH_MS / 1000)
+    if (loadedOk && status.textContent !== said) status.textContent = said
   }
 
   function updateRepoOptions(): void {
@@ -197,6 +252,7 @@ export function createRunsPage(config: UiConfig): RunsPage {
   }
 
   function showRuns(records: readonly RunRecord[]): void {
+    loadedOk = true
     const added: string[] = []
     for (const record of records) {
       if (cards.has(record.id)) continue
@@ -207,46 +263,21 @@ export function createRunsPage(config: UiConfig): RunsPage {
     for (const id of order) if (!wanted.includes(id)) cards.get(id)?.element.remove()
     for (const id of [...cards.keys()]) if (!wanted.includes(id)) cards.delete(id)
     // Newest first, as the route answers; cards already in place are moved, never rebuilt.
-    let anchor: Element | null = null
-    for (const id of wanted) {
-      const node = cards.get(id)?.element
-      if (node === undefined) continue
-      const expected: Element | null = anchor === null ? list.firstElementChild : anchor.nextElementSibling
-      if (expected !== node) list.insertBefore(node, expected)
-      anchor = node
-    }
+    placeCards(list, cards, wanted)
     order = wanted
     updateRepoOptions()
     applyFilters()
-    if (!loadedOnce) openLinked()
+    if (!loadedOnce) openLinked(cards)
     if (records.length === 0) {
-      replace(
-        notice,
-        h(
-          'div',
-          { class: 'notice' },
-          h('p', {}, h('strong', {}, 'No runs yet.')),
-          h(
-            'p',
-            {},
-            'A run is recorded when someone requests review-classifier as a reviewer on a pull request, or when you ',
-            h('a', { href: '#try-out' }, 'run a try-out'),
-            '.',
-          ),
-        ),
-      )
+      replace(notice, noRunsNotice())
     } else {
       replace(notice)
     }
-    const newest = records[0]
-    const news = newest === undefined ? '' : ` The newest is ${newest.repo} #${newest.pr}.`
-    // Said only when it changes: a live region rewritten every refresh is announced every refresh.
-    const said = `${plural(records.length, 'run')}, newest first.${news} The list refreshes every ${RUNS_REFRESH_MS / 1000} s.`
-    if (status.textContent !== said) status.textContent = said
     loadedOnce = true
   }
 
   function showProblem(answer: Extract<Answer<unknown>, { ok: false }>): void {
+    loadedOk = false
     const { status: code, detail } = answer.problem
     const why =
       code === 503
@@ -284,15 +315,15 @@ export function createRunsPage(config: UiConfig): RunsPage {
 
   window.addEventListener('hashchange', () => {
     if (!visible) return
-    readUrl()
+    wanted = readUrl(filters)
     applyFilters()
-    openLinked()
+    openLinked(cards)
   })
 
   return {
     element,
     show() {
-      readUrl()
+      wanted = readUrl(filters)
       if (visible) return
       visible = true
       element.hidden = false

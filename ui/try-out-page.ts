@@ -12,24 +12,25 @@ import { OpenPrAnswerSchema, RepoRulesSchema, TryOutAcceptedSchema } from '../co
 import type { Classification, UiConfig } from '../core/wire/types.ts'
 import { getJson, postJson } from './api.ts'
 import type { Attempt } from './attempt.ts'
-import { createAttempts } from './attempts.ts'
+import { type Attempts, createAttempts } from './attempts.ts'
 import { draftOf } from './attempts-matrix.ts'
 import { lastRepo, loadBench, saveBench, storedAttempt } from './bench-store.ts'
 import { h, replace } from './dom.ts'
-import { createEditor } from './editor.ts'
+import { createEditor, type Editor } from './editor.ts'
 import { plural, shortSha } from './format.ts'
-import { createLabelBook } from './label-book.ts'
+import { createLabelBook, type LabelBook } from './label-book.ts'
 import { openPrPreview } from './open-pr-preview.ts'
 import { openPrAdvice, openPrPushed, type SentLabels } from './open-pr-result.ts'
 import { problemNote } from './problem-note.ts'
-import { createPullFields } from './pull-fields.ts'
+import { createPullFields, type PullFields } from './pull-fields.ts'
 
 /** How the page names its run shortcut: ⌘ on a Mac, Ctrl elsewhere (both work everywhere). */
 const RUN_KEYS = /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘+Enter' : 'Ctrl+Enter'
 
 export type TryOutPage = { element: HTMLElement; show(): void; hide(): void }
 
-export function createTryOutPage(config: UiConfig): TryOutPage {
+/** The page's buttons and status slots. */
+function tryOutControls() {
   const runButton = h(
     'button',
     { type: 'submit', class: 'primary', id: 'try-run', 'aria-keyshortcuts': 'Control+Enter Meta+Enter' },
@@ -40,11 +41,7 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
     { class: 'hint run-shortcut', id: 'try-run-shortcut' },
     `${RUN_KEYS} runs from anywhere on the page.`,
   )
-  const pull = createPullFields((label) => {
-    runButton.textContent = label
-  })
 
-  const editor = createEditor()
   const loadRules = h('button', { type: 'button', class: 'secondary', id: 'load-rules' }, "Load the repo's rules")
   const rulesStatus = h('div', { class: 'rules-status', id: 'rules-status', 'aria-live': 'polite' })
 
@@ -55,21 +52,14 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
   )
   const actionStatus = h('div', { class: 'action-status', id: 'try-action-status', 'aria-live': 'polite' })
   const openPrResult = h('div', { class: 'open-pr-result', id: 'open-pr-result', 'aria-live': 'polite' })
+  return { runButton, shortcut, loadRules, rulesStatus, openPrButton, actionStatus, openPrResult }
+}
 
-  const labels = createLabelBook()
-  const attempts = createAttempts(config, restoreAttempt, labels)
+type Controls = ReturnType<typeof tryOutControls>
 
-  /** The matrix's "restore this attempt": its rules back in the editor, in place of the draft. */
-  function restoreAttempt(attempt: Attempt): void {
-    editor.restore(draftOf(attempt.sent))
-    save()
-    say(
-      rulesStatus,
-      h('p', { class: 'ok' }, `The classifications of attempt ${attempt.number} are back in the editor.`),
-    )
-    editor.focusFirst()
-  }
-
+/** The form: the pull request and classifications panels, the run bar and the open-PR result. */
+function tryOutForm(controls: Controls, pull: PullFields, editor: Editor): HTMLFormElement {
+  const { runButton, shortcut, loadRules, rulesStatus, openPrButton, actionStatus, openPrResult } = controls
   const form = h(
     'form',
     { class: 'try-form', novalidate: true, 'aria-labelledby': 'try-title' },
@@ -94,8 +84,12 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
       event.preventDefault()
     }
   })
+  return form
+}
 
-  const element = h(
+/** The page: its head, the form and, beside it, the attempts. */
+function tryOutPageElement(form: HTMLFormElement, attempts: HTMLElement): HTMLElement {
+  return h(
     'section',
     { class: 'page', 'aria-labelledby': 'try-title', hidden: true },
     h(
@@ -108,17 +102,145 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
         'Run classifications against a pull request without touching the repo: nothing is posted to the forge.',
       ),
     ),
-    h('div', { class: 'try-layout' }, form, attempts.element),
+    h('div', { class: 'try-layout' }, form, attempts),
   )
+}
+
+/** What the page says in `slot`, in place of what it said. */
+function say(slot: HTMLElement, ...children: Array<Node | string | null>): void {
+  replace(slot, ...children)
+}
+
+/** Run: every field checked, the try-out posted, and its attempt added to fill in. */
+function wireRun(
+  form: HTMLFormElement,
+  { runButton, actionStatus, openPrResult }: Pick<Controls, 'runButton' | 'actionStatus' | 'openPrResult'>,
+  pull: PullFields,
+  editor: Editor,
+  attempts: Attempts,
+): void {
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    replace(openPrResult)
+    const checked = pull.checkTarget()
+    const classifications = editor.collect()
+    if (!checked.ok || classifications === null) {
+      say(
+        actionStatus,
+        h('p', { class: 'error', role: 'alert' }, 'Nothing was sent: fix the fields marked above first.'),
+      )
+      if (!checked.ok) checked.invalid.focus()
+      return
+    }
+    const { target } = checked
+    runButton.disabled = true
+    say(actionStatus, h('p', { class: 'muted' }, 'Sending…'))
+    const answer = await postJson(
+      'api/review-classifier/try-out',
+      { ...target.body, classifications },
+      fitsSchema(TryOutAcceptedSchema),
+    )
+    runButton.disabled = false
+    if (!answer.ok) {
+      say(actionStatus, problemNote(answer.problem, 'The try-out was not started.'))
+      return
+    }
+    say(actionStatus, h('p', { class: 'muted' }, 'Started: the attempt fills in as each classification finishes.'))
+    attempts.add({
+      id: answer.value.id,
+      mode: target.mode,
+      repo: target.repo,
+      pr: target.pr,
+      count: target.count,
+      sent: classifications,
+    })
+  })
+}
+
+/** Open a PR: the file it will write shown first, then the branch pushed on its own button. */
+function wireOpenPr(
+  { openPrButton, actionStatus, openPrResult }: Pick<Controls, 'openPrButton' | 'actionStatus' | 'openPrResult'>,
+  pull: PullFields,
+  editor: Editor,
+  attempts: Attempts,
+  labels: LabelBook,
+): void {
+  openPrButton.addEventListener('click', async () => {
+    const name = pull.checkRepo()
+    const classifications = editor.collect()
+    if (name === null || classifications === null) {
+      say(
+        actionStatus,
+        h('p', { class: 'error', role: 'alert' }, 'Nothing was sent: fix the fields marked above first.'),
+      )
+      if (name === null) pull.focusRepo()
+      return
+    }
+    // First the file it will write, then the push on its own button: nothing is pushed unseen.
+    openPrButton.disabled = true
+    const push = h('button', { type: 'button', class: 'primary', id: 'try-open-pr-push' }, 'Push the branch')
+    const cancel = h('button', { type: 'button', class: 'secondary', id: 'try-open-pr-cancel' }, 'Not now')
+    cancel.addEventListener('click', () => {
+      replace(openPrResult)
+      openPrButton.focus()
+    })
+    const preview = await openPrPreview(name, classifications, attempts.list(), labels, push, cancel)
+    push.addEventListener('click', () => void pushBranch(name, classifications, preview))
+    openPrButton.disabled = false
+    replace(openPrResult, preview.element)
+    if (push.disabled) cancel.focus()
+    else push.focus()
+  })
+
+  /** Pushes the branch with the labels the preview showed (none: no `labels` in the body). */
+  async function pushBranch(name: string, classifications: Classification[], sent: SentLabels): Promise<void> {
+    say(actionStatus, h('p', { class: 'muted' }, `Pushing a branch to ${name}…`))
+    replace(openPrResult)
+    const answer = await postJson(
+      'api/review-classifier/open-pr',
+      { repo: name, classifications, ...(sent.labels.length > 0 ? { labels: sent.labels } : {}) },
+      fitsSchema(OpenPrAnswerSchema),
+    )
+    replace(actionStatus)
+    replace(
+      openPrResult,
+      answer.ok
+        ? openPrPushed(answer.value, sent)
+        : problemNote(answer.problem, openPrAdvice(answer.problem.status, name)),
+    )
+    openPrButton.focus()
+  }
+}
+
+export function createTryOutPage(config: UiConfig): TryOutPage {
+  const controls = tryOutControls()
+  const { runButton, loadRules, rulesStatus } = controls
+  const pull = createPullFields((label) => {
+    runButton.textContent = label
+  })
+
+  const editor = createEditor()
+  const labels = createLabelBook()
+  const attempts = createAttempts(config, restoreAttempt, labels)
+
+  /** The matrix's "restore this attempt": its rules back in the editor, in place of the draft. */
+  function restoreAttempt(attempt: Attempt): void {
+    editor.restore(draftOf(attempt.sent))
+    save()
+    say(
+      rulesStatus,
+      h('p', { class: 'ok' }, `The classifications of attempt ${attempt.number} are back in the editor.`),
+    )
+    editor.focusFirst()
+  }
+
+  const form = tryOutForm(controls, pull, editor)
+  const element = tryOutPageElement(form, attempts.element)
   element.addEventListener('keydown', (event) => {
     if (event.key !== 'Enter' || !(event.ctrlKey || event.metaKey) || event.isComposing) return
     event.preventDefault()
     if (!runButton.disabled) form.requestSubmit(runButton)
   })
-
-  function say(slot: HTMLElement, ...children: Array<Node | string | null>): void {
-    replace(slot, ...children)
-  }
 
   // What the draft was last loaded from (or restored as): a draft that differs is the author's work.
   let baseline = editor.draft()
@@ -228,88 +350,9 @@ export function createTryOutPage(config: UiConfig): TryOutPage {
     say(rulesStatus, problemNote(answer.problem, lead))
   }
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    replace(openPrResult)
-    const checked = pull.checkTarget()
-    const classifications = editor.collect()
-    if (!checked.ok || classifications === null) {
-      say(
-        actionStatus,
-        h('p', { class: 'error', role: 'alert' }, 'Nothing was sent: fix the fields marked above first.'),
-      )
-      if (!checked.ok) checked.invalid.focus()
-      return
-    }
-    const { target } = checked
-    runButton.disabled = true
-    say(actionStatus, h('p', { class: 'muted' }, 'Sending…'))
-    const answer = await postJson(
-      'api/review-classifier/try-out',
-      { ...target.body, classifications },
-      fitsSchema(TryOutAcceptedSchema),
-    )
-    runButton.disabled = false
-    if (!answer.ok) {
-      say(actionStatus, problemNote(answer.problem, 'The try-out was not started.'))
-      return
-    }
-    say(actionStatus, h('p', { class: 'muted' }, 'Started: the attempt fills in as each classification finishes.'))
-    attempts.add({
-      id: answer.value.id,
-      mode: target.mode,
-      repo: target.repo,
-      pr: target.pr,
-      count: target.count,
-      sent: classifications,
-    })
-  })
+  wireRun(form, controls, pull, editor, attempts)
 
-  openPrButton.addEventListener('click', async () => {
-    const name = pull.checkRepo()
-    const classifications = editor.collect()
-    if (name === null || classifications === null) {
-      say(
-        actionStatus,
-        h('p', { class: 'error', role: 'alert' }, 'Nothing was sent: fix the fields marked above first.'),
-      )
-      if (name === null) pull.focusRepo()
-      return
-    }
-    // First the file it will write, then the push on its own button: nothing is pushed unseen.
-    openPrButton.disabled = true
-    const push = h('button', { type: 'button', class: 'primary', id: 'try-open-pr-push' }, 'Push the branch')
-    const cancel = h('button', { type: 'button', class: 'secondary', id: 'try-open-pr-cancel' }, 'Not now')
-    cancel.addEventListener('click', () => {
-      replace(openPrResult)
-      openPrButton.focus()
-    })
-    const preview = await openPrPreview(name, classifications, attempts.list(), labels, push, cancel)
-    push.addEventListener('click', () => void pushBranch(name, classifications, preview))
-    openPrButton.disabled = false
-    replace(openPrResult, preview.element)
-    if (push.disabled) cancel.focus()
-    else push.focus()
-  })
-
-  /** Pushes the branch with the labels the preview showed (none: no `labels` in the body). */
-  async function pushBranch(name: string, classifications: Classification[], sent: SentLabels): Promise<void> {
-    say(actionStatus, h('p', { class: 'muted' }, `Pushing a branch to ${name}…`))
-    replace(openPrResult)
-    const answer = await postJson(
-      'api/review-classifier/open-pr',
-      { repo: name, classifications, ...(sent.labels.length > 0 ? { labels: sent.labels } : {}) },
-      fitsSchema(OpenPrAnswerSchema),
-    )
-    replace(actionStatus)
-    replace(
-      openPrResult,
-      answer.ok
-        ? openPrPushed(answer.value, sent)
-        : problemNote(answer.problem, openPrAdvice(answer.problem.status, name)),
-    )
-    openPrButton.focus()
-  }
+  wireOpenPr(controls, pull, editor, attempts, labels)
 
   let started = false
   return {

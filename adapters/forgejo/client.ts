@@ -26,6 +26,7 @@ import {
   AccessTokenListSchema,
   AccessTokenSchema,
   BranchSchema,
+  CommentSchema,
   CommitListSchema,
   CommitStatusSchema,
   type ContentsBody,
@@ -101,7 +102,8 @@ function repoPath(repo: RepoRef): string {
   return `/repos/${escapeSegment(repo.owner)}/${escapeSegment(repo.name)}`
 }
 
-export function createForgejoClient(http: Http) {
+/** The requests every call is made with: `call` throws on an unexpected status, `callOrAbsent` answers 404 with `null`. */
+function callsOver(http: Http) {
   async function call(request: Parameters<Http['send']>[0], codes: StatusCodes = {}): Promise<Answer> {
     const answer = await http.send(request)
     expectSuccess(answer, codes)
@@ -116,6 +118,13 @@ export function createForgejoClient(http: Http) {
     return answer
   }
 
+  return { http, call, callOrAbsent }
+}
+
+type Calls = ReturnType<typeof callsOver>
+
+/** The forge's version, and repositories and pull requests as the token sees them. */
+function repoAndPullCalls({ call }: Calls) {
   return {
     async getVersion(auth: Credentials) {
       return parseBody(VersionSchema, await call({ method: 'GET', path: '/version', auth })).version
@@ -175,7 +184,12 @@ export function createForgejoClient(http: Http) {
         throw error
       }
     },
+  }
+}
 
+/** A repository's files and branches, and what a review posts: the review and the commit status. */
+function contentAndReviewCalls({ call, callOrAbsent, http }: Calls) {
+  return {
     async getContents(auth: Credentials, repo: RepoRef, path: string, ref: string): Promise<ContentsAnswer> {
       const answer = await callOrAbsent({
         method: 'GET',
@@ -249,6 +263,32 @@ export function createForgejoClient(http: Http) {
       return parseBody(CommitStatusSchema, answer)
     },
 
+    /** Needs `write:issue`; 200 when the account had given that reaction already, 201 when new (docs/forgejo.md §3.18). */
+    async postCommentReaction(auth: Credentials, repo: RepoRef, commentId: number, content: string): Promise<void> {
+      await call({
+        method: 'POST',
+        path: `${repoPath(repo)}/issues/comments/${commentId}/reactions`,
+        body: { content },
+        auth,
+      })
+    },
+
+    /** Needs `write:issue`; a PR's number is its issue's (docs/forgejo.md §3.18). */
+    async createIssueComment(auth: Credentials, repo: RepoRef, index: number, body: string) {
+      const answer = await call({
+        method: 'POST',
+        path: `${repoPath(repo)}/issues/${index}/comments`,
+        body: { body },
+        auth,
+      })
+      return parseBody(CommentSchema, answer)
+    },
+  }
+}
+
+/** Users, their access to a repository, and their tokens: what provisioning the service account needs. */
+function accountCalls({ call, callOrAbsent }: Calls) {
+  return {
     async getUser(auth: Credentials, login: string) {
       const answer = await callOrAbsent({ method: 'GET', path: `/users/${escapeSegment(login)}`, auth })
       return answer === null ? null : parseBody(UserSchema, answer)
@@ -311,6 +351,11 @@ export function createForgejoClient(http: Http) {
       await call({ method: 'DELETE', path: `/admin/users/${escapeSegment(login)}/tokens/${id}`, auth })
     },
   }
+}
+
+export function createForgejoClient(http: Http) {
+  const calls = callsOver(http)
+  return { ...repoAndPullCalls(calls), ...contentAndReviewCalls(calls), ...accountCalls(calls) }
 }
 
 export type ForgejoClient = ReturnType<typeof createForgejoClient>

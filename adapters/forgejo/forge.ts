@@ -337,6 +337,15 @@ function createWriter(client: ForgejoClient, auth: Credentials): ForgeWriter {
       const options = { state, context, description }
       await client.createStatus(auth, repo, sha, targetUrl === null ? options : { ...options, target_url: targetUrl })
     },
+
+    async reactToComment(repo, commentId, reaction) {
+      await client.postCommentReaction(auth, repo, commentId, reaction)
+    },
+
+    async createComment(repo, index, body) {
+      const posted = await client.createIssueComment(auth, repo, index, body)
+      return { id: posted.id, htmlUrl: posted.html_url === '' ? null : posted.html_url }
+    },
   } satisfies ForgeWriter
 }
 

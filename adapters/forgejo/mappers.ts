@@ -87,7 +87,7 @@ export function toRepoPermission(permission: string): RepoPermission {
 }
 
 export function toTokenInfo(body: AccessTokenBody): AccessTokenInfo {
-  return { id: body.id, name: body.name, lastEight: body.token_last_eight }
+  return { id: body.id, name: body.name, lastEight: body.token_last_eight, scopes: body.scopes ?? [] }
 }
 
 export function toMintedToken(body: AccessTokenBody): MintedToken {

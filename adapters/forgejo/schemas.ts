@@ -73,6 +73,9 @@ export const BranchSchema = Type.Object({ name: Type.String(), commit: Type.Obje
 export const PullReviewSchema = Type.Object({ id: Type.Integer(), state: Type.String(), html_url: Type.String() })
 
 /** `POST …/statuses/{sha}`: the state comes back as `status` (docs/forgejo.md §3.17). */
+/** `POST /repos/{o}/{r}/issues/{index}/comments` (docs/forgejo.md §3.18): only the id and the page are read. */
+export const CommentSchema = Type.Object({ id: Type.Integer(), html_url: Type.String() })
+
 export const CommitStatusSchema = Type.Object({ id: Type.Integer(), status: Type.String(), context: Type.String() })
 
 /**
@@ -96,6 +99,8 @@ export const AccessTokenSchema = Type.Object({
   name: Type.String(),
   token_last_eight: Type.String(),
   sha1: Type.Optional(Type.String()),
+  /** `null` or absent on a forge that names none. */
+  scopes: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
 })
 export type AccessTokenBody = Static<typeof AccessTokenSchema>
 export const AccessTokenListSchema = Type.Array(AccessTokenSchema)
@@ -105,6 +110,3 @@ export const RepoPermissionSchema = Type.Object({ permission: Type.String() })
 
 /** `GET /version`: e.g. `15.0.3+gitea-1.22.0`. */
 export const VersionSchema = Type.Object({ version: Type.String() })
-
-/** Every error body: `{ message, url }` (404s may add `errors`). */
-export const ErrorBodySchema = Type.Object({ message: Type.String() })

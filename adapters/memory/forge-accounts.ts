@@ -45,7 +45,12 @@ export function createMemoryAccounts(forge: MemoryForgeContext): MemoryForgeAcco
     },
     async listTokens(login) {
       await forge.call()
-      return requireUser(login).tokens.map((t) => ({ id: t.id, name: t.name, lastEight: t.token.slice(-8) }))
+      return requireUser(login).tokens.map((t) => ({
+        id: t.id,
+        name: t.name,
+        lastEight: t.token.slice(-8),
+        scopes: [...t.scopes],
+      }))
     },
     async mintToken(login, token) {
       await forge.call()
@@ -63,7 +68,13 @@ export function createMemoryAccounts(forge: MemoryForgeContext): MemoryForgeAcco
         scopes: [...token.scopes],
       }
       user.tokens.push(minted)
-      return { id: minted.id, name: minted.name, lastEight: minted.token.slice(-8), token: minted.token }
+      return {
+        id: minted.id,
+        name: minted.name,
+        lastEight: minted.token.slice(-8),
+        scopes: [...minted.scopes],
+        token: minted.token,
+      }
     },
     async deleteToken(login, id) {
       await forge.call()

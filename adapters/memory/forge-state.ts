@@ -57,7 +57,7 @@ export type SeedToken = {
   login: string
   name: string
   token: string
-  /** Default `['write:repository']`. */
+  /** Default the service account's: `['write:repository', 'write:issue']`. */
   scopes?: string[]
 }
 
@@ -119,6 +119,16 @@ export type StoredReview = {
   htmlUrl: string
 }
 
+/** A comment on an issue or PR as the forge stored it, with its reactions. */
+export type StoredComment = {
+  id: number
+  pr: number
+  user: string
+  body: string
+  /** Each reaction once per user, in the order given. */
+  reactions: { user: string; content: string }[]
+}
+
 /** A commit status as the forge stored it. */
 export type StoredStatus = {
   /** Counts the statuses of one commit from 1, as Forgejo numbers them. */
@@ -174,6 +184,8 @@ export type RepoState = {
   pulls: Map<number, PullState>
   collaborators: Map<string, 'read' | 'write' | 'admin'>
   reviews: StoredReview[]
+  /** Comments on its issues and PRs, oldest first; ids count across the forge, as Forgejo's do. */
+  comments: StoredComment[]
   pushed: StoredCommit[]
   /** Commit statuses, oldest first. */
   statuses: StoredStatus[]
@@ -183,7 +195,7 @@ export type ForgeState = {
   baseUrl: string
   users: Map<string, UserState>
   repos: Map<string, RepoState>
-  counters: { commit: number; review: number; token: number }
+  counters: { commit: number; review: number; token: number; comment: number }
 }
 
 export function sha1(text: string): string {
@@ -240,7 +252,7 @@ export function buildState(seed: ForgeSeed): ForgeState {
     baseUrl: (seed.baseUrl ?? 'https://forge.example').replace(/\/+$/, ''),
     users: new Map(),
     repos: new Map(),
-    counters: { commit: 0, review: 0, token: 0 },
+    counters: { commit: 0, review: 0, token: 0, comment: 0 },
   }
   for (const user of seed.users ?? []) {
     state.users.set(user.login.toLowerCase(), {
@@ -259,7 +271,7 @@ export function buildState(seed: ForgeSeed): ForgeState {
       id: state.counters.token,
       name: token.name,
       token: token.token,
-      scopes: token.scopes ?? ['write:repository'],
+      scopes: token.scopes ?? ['write:repository', 'write:issue'],
     })
   }
   for (const seedRepo of seed.repos ?? []) {
@@ -276,6 +288,7 @@ export function buildState(seed: ForgeSeed): ForgeState {
         Object.entries(seedRepo.collaborators ?? {}).map(([login, p]) => [login.toLowerCase(), p]),
       ),
       reviews: [],
+      comments: [],
       pushed: [],
       statuses: [],
     }
@@ -313,4 +326,17 @@ export function addStatus(repo: RepoState, status: Omit<StoredStatus, 'id'>): St
 export function permissionOf(repo: RepoState, user: UserState): RepoPermission {
   if (user.admin || user.login.toLowerCase() === repo.owner.toLowerCase()) return 'owner'
   return repo.collaborators.get(user.login.toLowerCase()) ?? (repo.private ? 'none' : 'read')
+}
+
+/** Adds a comment by `user` on PR (or issue) `pr`; its id counts across the forge. */
+export function addComment(state: ForgeState, repo: RepoState, pr: number, user: string, body: string): StoredComment {
+  state.counters.comment += 1
+  const comment: StoredComment = { id: state.counters.comment, pr, user, body, reactions: [] }
+  repo.comments.push(comment)
+  return comment
+}
+
+/** The comment with `id` in `repo`, or `undefined`. */
+export function findComment(repo: RepoState, id: number): StoredComment | undefined {
+  return repo.comments.find((comment) => comment.id === id)
 }

@@ -13,10 +13,12 @@ import type { RepoRef } from '../../core/wire/types.ts'
 import type { ForgeWriter } from '../../ports/forge.ts'
 import type { MemoryForgeContext } from './forge-context.ts'
 import {
+  addComment,
   addSnapshot,
   addStatus,
   blobSha,
   defaultAccountFlags,
+  findComment,
   hasCommit,
   permissionOf,
   type RepoPermission,
@@ -141,6 +143,25 @@ export function createMemoryWriter(forge: MemoryForgeContext, token: string): Fo
         targetUrl: targetUrl ?? '',
         creator: user.login,
       })
+    },
+
+    async reactToComment(repo, commentId, reaction) {
+      const user = await actor('write:issue')
+      const comment = findComment(visibleRepo(repo, user), commentId)
+      if (comment === undefined) throw appError('not_found', `comment ${commentId} not found in ${repoName(repo)}`)
+      if (!comment.reactions.some((r) => r.user === user.login && r.content === reaction))
+        comment.reactions.push({ user: user.login, content: reaction })
+    },
+
+    async createComment(repo, index, body) {
+      const user = await actor('write:issue')
+      const found = visibleRepo(repo, user)
+      forge.requirePull(repo, index)
+      const comment = addComment(state, found, index, user.login, body)
+      return {
+        id: comment.id,
+        htmlUrl: `${state.baseUrl}/${found.owner}/${found.name}/pulls/${index}#issuecomment-${comment.id}`,
+      }
     },
   } satisfies ForgeWriter
 }

@@ -14,12 +14,14 @@ import { createMemoryAccounts } from './forge-accounts.ts'
 import { createForgeContext } from './forge-context.ts'
 import {
   type AccountFlags,
+  addComment,
   buildState,
   defaultAccountFlags,
   type ForgeSeed,
   permissionOf,
   pullState,
   type SeedPull,
+  type StoredComment,
   type StoredCommit,
   type StoredReview,
   type StoredStatus,
@@ -32,8 +34,7 @@ export type {
   ForgeSeed,
   SeedPull,
   SeedRepo,
-  SeedToken,
-  SeedUser,
+  StoredComment,
   StoredCommit,
   StoredReview,
   StoredStatus,
@@ -51,6 +52,10 @@ export type MemoryForge = Forge & {
   changeFile(repo: RepoRef, branch: string, path: string, content: string | null): void
   /** Adds a PR, or changes one (a push moves `headSha`). */
   upsertPull(repo: RepoRef, pull: SeedPull): void
+  /** Adds a comment by `login` on PR `pr`, as if written on the forge's page; its id. */
+  addComment(repo: RepoRef, pr: number, login: string, body: string): number
+  /** The comments on PR `pr`, oldest first, with their reactions. */
+  comments(repo: RepoRef, pr: number): StoredComment[]
   /** The account's flags as the admin edit left them; `null` for an unknown user. */
   accountFlags(login: string): AccountFlags | null
   /** Changes the account's flags behind the adapter's back, as a site admin would by hand. */
@@ -164,6 +169,14 @@ export function createMemoryForge(seed: ForgeSeed = {}): MemoryForge {
     upsertPull(repo, pull) {
       const found = requireRepo(repo)
       found.pulls.set(pull.number, pullState(found, pull, found.defaultBranch, found.pulls.get(pull.number)))
+    },
+    addComment(repo, pr, login, body) {
+      return addComment(state, requireRepo(repo), pr, login, body).id
+    },
+    comments(repo, pr) {
+      return (findRepo(repo)?.comments ?? [])
+        .filter((c) => c.pr === pr)
+        .map((c) => ({ ...c, reactions: c.reactions.map((r) => ({ ...r })) }))
     },
     accountFlags(login) {
       const found = flags.get(login.toLowerCase())

@@ -78,6 +78,91 @@ type RunProcess = {
 /** A session made ahead on a process: the process and what `session/new` answered. */
 type Made = { proc: OpencodeProcess; run: RunProcess; session: NewSession }
 
+/** Where and how a run's process starts: the same for every run of the runtime. */
+type Launch = {
+  opencodeBin: string
+  cwd: string
+  runsDir: string
+  passEnv: PassEnv
+  config: OpencodeRuntimeConfig
+  logger: Logger
+}
+
+/** Never rejects. The config comes from the run's first session: a run's all share it. */
+async function startRunProcess(launch: Launch, spec: SessionSpec, acp: AcpProvider): Promise<Launched> {
+  const { opencodeBin, cwd, runsDir, passEnv, config, logger } = launch
+  try {
+    await mkdir(cwd, { recursive: true })
+    const launched = await startOpencodeProcess(
+      {
+        opencodeBin,
+        cwd,
+        runsDir,
+        passEnv,
+        config: opencodeConfig({
+          baseUrl: acp.base_url,
+          model: spec.model,
+          system: spec.system,
+          effort: spec.effort,
+          maxOutputTokens: spec.maxOutputTokens,
+        }),
+        apiKey: spec.apiKey,
+        ...(config.records === undefined ? {} : { records: config.records }),
+      },
+      logger,
+    )
+    if (!launched.ok) return launched
+    const init = await initializeAgent(launched.value.connection)
+    if (!init.ok) {
+      await launched.value.stop()
+      return err(init.error)
+    }
+    return launched
+  } catch (error) {
+    return err(`opencode runtime failed: ${describeError(error)}`)
+  }
+}
+
+/** A session that can only fail: the request can't run on this runtime. */
+function failing(result: ClassifyResult): ModelSession {
+  return { ask: async () => result, close: async () => undefined }
+}
+
+/** What stops an ask first: its deadline, the session's close or the run's signal; `stops` clear the timer and listener. */
+function whenStopped(
+  deadlineMs: number,
+  closing: Promise<Stop>,
+  signal: AbortSignal | undefined,
+): { stopped: Promise<Stop>; stops: Array<() => void> } {
+  const stops: Array<() => void> = []
+  const stopped = new Promise<Stop>((resolveStop) => {
+    // The first reason wins: a promise settles once.
+    const settle = (reason: Stop) => resolveStop(reason)
+    const timer = setTimeout(() => settle({ kind: 'deadline' }), deadlineMs)
+    stops.push(() => clearTimeout(timer))
+    void closing.then(settle)
+    if (signal === undefined) return
+    const onAbort = () => settle({ kind: 'aborted' })
+    if (signal.aborted) return onAbort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    stops.push(() => signal.removeEventListener('abort', onAbort))
+  })
+  return { stopped, stops }
+}
+
+/** The failure an ask ends with when `reason` stopped it before an answer. */
+function stopFailureOf(
+  reason: Stop,
+  deadlineMs: number,
+  fail: (kind: ModelFailure['kind'], detail: string) => ClassifyResult,
+): ClassifyResult {
+  return reason.kind === 'deadline'
+    ? fail('timeout', `no answer within ${deadlineMs} ms`)
+    : reason.kind === 'aborted'
+      ? fail('runtime', 'cancelled')
+      : fail('runtime', 'the session was closed')
+}
+
 export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Logger): ModelRuntime {
   const workDir = resolve(config.workDir)
   // One path for every classification: it is in the system message, so the cached prefix holds.
@@ -86,46 +171,13 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
   const opencodeBin = resolve(config.opencodeBin)
   const passEnv: PassEnv = pickPassEnv(config.passEnv)
   const runs = new Map<string, RunProcess>()
-
-  /** Never rejects. The config comes from the run's first session: a run's all share it. */
-  async function start(spec: SessionSpec, acp: AcpProvider): Promise<Launched> {
-    try {
-      await mkdir(cwd, { recursive: true })
-      const launched = await startOpencodeProcess(
-        {
-          opencodeBin,
-          cwd,
-          runsDir,
-          passEnv,
-          config: opencodeConfig({
-            baseUrl: acp.base_url,
-            model: spec.model,
-            system: spec.system,
-            effort: spec.effort,
-            maxOutputTokens: spec.maxOutputTokens,
-          }),
-          apiKey: spec.apiKey,
-          ...(config.records === undefined ? {} : { records: config.records }),
-        },
-        logger,
-      )
-      if (!launched.ok) return launched
-      const init = await initializeAgent(launched.value.connection)
-      if (!init.ok) {
-        await launched.value.stop()
-        return err(init.error)
-      }
-      return launched
-    } catch (error) {
-      return err(`opencode runtime failed: ${describeError(error)}`)
-    }
-  }
+  const launch: Launch = { opencodeBin, cwd, runsDir, passEnv, config, logger }
 
   function processFor(spec: SessionSpec, acp: AcpProvider): RunProcess {
     const current = runs.get(spec.runId)
     if (current !== undefined && !current.dead) return current
     const run: RunProcess = {
-      started: start(spec, acp),
+      started: startRunProcess(launch, spec, acp),
       dead: false,
       inFlight: 0,
       idle: undefined,
@@ -158,11 +210,6 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
     }, deadlineMs + IDLE_GRACE_MS)
     // The safety net must not keep the classifier alive on its own.
     run.idle.unref()
-  }
-
-  /** A session that can only fail: the request can't run on this runtime. */
-  function failing(result: ClassifyResult): ModelSession {
-    return { ask: async () => result, close: async () => undefined }
   }
 
   function open(spec: SessionSpec): ModelSession {
@@ -221,26 +268,8 @@ export function createOpencodeRuntime(config: OpencodeRuntimeConfig, logger: Log
         return fail('runtime', 'the shared context starts with "/", which opencode reads as a command')
       }
       const started = performance.now()
-      const stops: Array<() => void> = []
-      const stopped = new Promise<Stop>((resolveStop) => {
-        // The first reason wins: a promise settles once.
-        const settle = (reason: Stop) => resolveStop(reason)
-        const timer = setTimeout(() => settle({ kind: 'deadline' }), question.deadlineMs)
-        stops.push(() => clearTimeout(timer))
-        void closing.then(settle)
-        const signal = spec.signal
-        if (signal === undefined) return
-        const onAbort = () => settle({ kind: 'aborted' })
-        if (signal.aborted) return onAbort()
-        signal.addEventListener('abort', onAbort, { once: true })
-        stops.push(() => signal.removeEventListener('abort', onAbort))
-      })
-      const stopFailure = (reason: Stop): ClassifyResult =>
-        reason.kind === 'deadline'
-          ? fail('timeout', `no answer within ${question.deadlineMs} ms`)
-          : reason.kind === 'aborted'
-            ? fail('runtime', 'cancelled')
-            : fail('runtime', 'the session was closed')
+      const { stopped, stops } = whenStopped(question.deadlineMs, closing, spec.signal)
+      const stopFailure = (reason: Stop) => stopFailureOf(reason, question.deadlineMs, fail)
       try {
         let made = await Promise.race([ahead, stopped])
         // Made ahead on a process that has died since: a new process of the run, and a session on it.

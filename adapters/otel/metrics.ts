@@ -1,5 +1,5 @@
 /**
- * The classifier's counters and the controller's spend gauge over OTLP/gRPC, to the collector `claude`
+ * The classifier's counters, the controller's spend gauge and rule outcome counter over OTLP/gRPC, to the collector `claude`
  * exports to. Export failures are logged and never reach the caller: a
  * collector that is down costs a log line, not a classification.
  */
@@ -19,6 +19,7 @@ import type { MetricLabels, Metrics } from '../../ports/metrics.ts'
 export const costMetricName = 'hyperhive.review_classifier.cost.usage'
 export const tokenMetricName = 'hyperhive.review_classifier.token.usage'
 export const daySpendMetricName = 'hyperhive.review_classifier.spend.daily'
+export const ruleOutcomeMetricName = 'hyperhive.review_classifier.rule.outcome'
 
 export type OtelMetricsConfig = {
   /** The collector's OTLP/gRPC address, `http://host:4317` (`OTEL_EXPORTER_OTLP_ENDPOINT`). */
@@ -80,6 +81,12 @@ export function createOtelMetrics(config: OtelMetricsConfig, deps: OtelMetricsDe
     valueType: ValueType.INT,
   })
 
+  const ruleOutcomes = meter.createCounter(ruleOutcomeMetricName, {
+    unit: '{outcome}',
+    description: "Each rule's outcomes in review runs, as the controller counts its rule health",
+    valueType: ValueType.INT,
+  })
+
   const daySpend = meter.createGauge(daySpendMetricName, {
     unit: 'USD',
     description: "The UTC day's spend toward the daily budget, as the controller's ledger holds it",
@@ -108,6 +115,9 @@ export function createOtelMetrics(config: OtelMetricsConfig, deps: OtelMetricsDe
       }
       daySpend.record(usd, { day, currency: 'USD' })
     },
+    addRuleOutcome(count, labels) {
+      add(ruleOutcomes, ruleOutcomeMetricName, count, { repo: labels.repo, rule: labels.rule, outcome: labels.outcome })
+    },
   } satisfies Metrics
 
   let stopped: Promise<void> | undefined
@@ -128,6 +138,7 @@ export function createNoopMetrics(): Metrics {
     addCost() {},
     addTokens() {},
     setDaySpend() {},
+    addRuleOutcome() {},
   } satisfies Metrics
 }
 

@@ -28,11 +28,14 @@ import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node
 import { readdir, rename, rm } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
+import { type Static, Type } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import { describeError } from '../../core/base/errors.ts'
 import type { Logger } from '../../ports/logger.ts'
 import { bootId, livingGroupMembers, startTimeOf } from './proc.ts'
 
-export type RecordedRuntime = 'claude' | 'opencode'
+const RecordedRuntimeSchema = Type.Union([Type.Literal('claude'), Type.Literal('opencode')])
+export type RecordedRuntime = Static<typeof RecordedRuntimeSchema>
 
 export type ProcessRecords = {
   /**
@@ -51,7 +54,18 @@ export type Instance = ProcessRecords & {
 }
 
 type Owner = { host: string; boot_id: string; pid: number; start_time: string }
-type SessionRecord = { pid: number; pgid: number; start_time: string; runtime: RecordedRuntime }
+
+/** The fields of `owner.json` read back: whose host and boot the instance was. */
+const OwnerReadSchema = Type.Object({ host: Type.String(), boot_id: Type.String() })
+
+/** One `sessions/<pid>.json`; a group id of 0 or 1 would signal far more than a session's group. */
+const SessionRecordSchema = Type.Object({
+  pid: Type.Integer(),
+  pgid: Type.Integer({ minimum: 2 }),
+  start_time: Type.String(),
+  runtime: RecordedRuntimeSchema,
+})
+type SessionRecord = Static<typeof SessionRecordSchema>
 
 const INSTANCES = 'instances'
 const CLAIM_PREFIX = '.ending-'
@@ -82,22 +96,8 @@ function readJson(path: string): unknown {
   }
 }
 
-function isOwner(value: unknown): value is Owner {
-  if (typeof value !== 'object' || value === null) return false
-  const v = value as Record<string, unknown>
-  return typeof v.host === 'string' && typeof v.boot_id === 'string'
-}
-
 function isSessionRecord(value: unknown): value is SessionRecord {
-  if (typeof value !== 'object' || value === null) return false
-  const v = value as Record<string, unknown>
-  return (
-    Number.isInteger(v.pid) &&
-    Number.isInteger(v.pgid) &&
-    (v.pgid as number) > 1 &&
-    typeof v.start_time === 'string' &&
-    (v.runtime === 'claude' || v.runtime === 'opencode')
-  )
+  return Value.Check(SessionRecordSchema, value)
 }
 
 /** Starts this classifier's instance directory; call it after {@link endLeftovers}. */
@@ -156,16 +156,17 @@ export async function endLeftovers(workDir: string, logger: Logger): Promise<Lef
       if (claimer === undefined || aliveByName(claimer) || claimer === mine.name) continue
       name = rest.join('--')
     } else if (aliveByName(entry)) continue
-    const owner = readJson(join(root, entry, 'owner.json'))
+    const read = readJson(join(root, entry, 'owner.json'))
+    const owner = Value.Check(OwnerReadSchema, read) ? read : null
     // Another host's instance, on a shared WORK_DIR: its processes are not ours to judge.
-    if (isOwner(owner) && owner.host !== thisHost) continue
+    if (owner !== null && owner.host !== thisHost) continue
     const claimed = join(root, `${CLAIM_PREFIX}${mine.name}--${name}`)
     try {
       await rename(join(root, entry), claimed)
     } catch {
       continue // another classifier claimed it first, or it went
     }
-    const sameBoot = !isOwner(owner) || owner.boot_id === thisBoot
+    const sameBoot = owner === null || owner.boot_id === thisBoot
     const instancePid = Number(/^(\d+)-/.exec(name)?.[1] ?? 0)
     if (sameBoot) {
       const files = await readdir(join(claimed, 'sessions')).catch(() => [] as string[])

@@ -31,8 +31,9 @@ function base64Run(length: number): string {
 
 /** This repository's own TypeScript (core/), joined into one line as a minifier would, to `length`. */
 function minifiedCode(length: number): string {
+  // Every .ts file under core/, its capability folders included, in path order.
   const dir = join(ROOT, 'core')
-  const code = readdirSync(dir)
+  const code = readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.ts'))
     .sort()
     .map((name) => readFileSync(join(dir, name), 'utf8').replace(/\s*\n\s*/g, ';'))

@@ -10,6 +10,7 @@
  * the review post marked) and the classifier's handler (request in, reply
  * out).
  */
+
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,6 +27,7 @@ import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../../core/run/budget.ts'
 import { CONTROLLER_TOKEN_SECRET, RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../../core/settings/service-account.ts'
 import type { RunReply } from '../../core/wire/types.ts'
 import { createController } from '../../entrypoints/controller/service.ts'
+import { readControllerToken } from '../../entrypoints/controller/usecases/settings/service-token.ts'
 import type { Forge, ForgeWriter } from '../../ports/forge.ts'
 import type { LogFields, Logger } from '../../ports/logger.ts'
 import { ADMIN_LOGIN, ADMIN_TOKEN } from '../../test/support/fake-forgejo/harness.ts'
@@ -196,11 +198,10 @@ export async function startReviewStack(options: StackOptions): Promise<Stack> {
   const postWaiters = new Map<number, Array<() => void>>()
   const posts: Array<{ pr: number; event: string }> = []
   const queue = connectLazily({ url: nats.url, subject: runSubject(SWARM), logger })
-  const readControllerToken = () => secrets.read(CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field)
   const controller = createController({
     forge: {
       api: timedForge(
-        createForgejoForge({ baseUrl: forge.url, token: readControllerToken }),
+        createForgejoForge({ baseUrl: forge.url, token: () => readControllerToken(secrets) }),
         forgeCalls,
         marks,
         (pr, event) => {

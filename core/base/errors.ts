@@ -1,6 +1,7 @@
 /**
- * The one error type every port throws. `code` is stable across process
- * boundaries; the controller maps it to an HTTP status in one place.
+ * The one error type every port throws, and the controller's routes and use
+ * cases raise. `code` is stable across process boundaries; the controller
+ * maps it to an HTTP status in one place (http/problem.ts).
  */
 export type ErrorCode =
   | 'invalid'
@@ -10,6 +11,8 @@ export type ErrorCode =
   | 'unprocessable'
   | 'unauthorized'
   | 'forbidden'
+  /** A limit is reached for now (too many running, today's budget spent): the same request may work later. */
+  | 'exhausted'
   | 'unavailable'
   | 'timeout'
   /** Something outside refused in a way nobody can act on from here; a person should look. */

@@ -113,3 +113,8 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   }
   return out
 }
+
+/** `1 rule`, `2 rules`: a count and its noun, `many` for any count but one (`false passes`). */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`
+}

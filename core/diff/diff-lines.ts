@@ -18,3 +18,16 @@ export function lineText(text: string, start: number, end: number): string {
   }
   return text.slice(start, stop)
 }
+
+/**
+ * One file's part of a diff, by index: from its `diff --` line to the next
+ * one or the text's end (diff.ts's `fileSections`).
+ */
+export type FileSection = {
+  /** Index of the `diff --` line. */
+  start: number
+  /** Index after that line. */
+  firstEnd: number
+  /** Index of the next section's first line, or the text's length. */
+  end: number
+}

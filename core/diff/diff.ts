@@ -9,9 +9,11 @@
  * keep every line they do not drop byte for byte, line endings included.
  */
 
-import { lineEnd, lineText } from './diff-lines.ts'
+import { type FileSection, lineEnd, lineText } from './diff-lines.ts'
 import { hunkLines, isFlakeLockHunks, mayBeFlakeLock } from './lockfile-content.ts'
 import { type LineEdit, submoduleHashEdits } from './submodule-hash.ts'
+
+export type { FileSection } from './diff-lines.ts'
 
 /**
  * Basenames that mark a file section as a lockfile. Matched exactly,
@@ -126,15 +128,6 @@ export function prepareDiffPieces(diff: string): string[] {
  * or `\r\n`. A file section runs from a `diff --` line to the next one or
  * the end; text before the first is no section and is never changed.
  */
-
-export type FileSection = {
-  /** Index of the `diff --` line. */
-  start: number
-  /** Index after that line. */
-  firstEnd: number
-  /** Index of the next section's first line, or the text's length. */
-  end: number
-}
 
 export function* fileSections(diff: string): Generator<FileSection> {
   let start = nextFileStart(diff, 0)

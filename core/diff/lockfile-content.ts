@@ -5,8 +5,7 @@
  * named lockfile's only when every line of its hunks is a line that format
  * has, so a file named `notes.lock` holding prose or code stays whole.
  */
-import type { FileSection } from './diff.ts'
-import { lineEnd, lineText } from './diff-lines.ts'
+import { type FileSection, lineEnd, lineText } from './diff-lines.ts'
 
 /**
  * One line of flake.lock's JSON as `nix` writes it: an opening brace or

@@ -4,8 +4,7 @@
  * context, and these were the last. Only in a section whose header gives
  * the gitlink mode 160000, so a file that merely holds such a line keeps it.
  */
-import type { FileSection } from './diff.ts'
-import { lineEnd, lineText } from './diff-lines.ts'
+import { type FileSection, lineEnd, lineText } from './diff-lines.ts'
 
 /** The edit of one line: text[start, end) becomes `text`. */
 export type LineEdit = { start: number; end: number; text: string }

@@ -171,6 +171,13 @@ function flatOf(prog: Program): Flat {
   return flat
 }
 
+/** Whether a rune instruction (`op`, its flat `arg`, the instruction itself) takes character `c`. */
+function runeMatches(op: number, c: number, arg: number, inst: Inst): boolean {
+  if (op === RUNE1) return c === arg
+  if (op === RUNE) return inst.matchRune(c)
+  return !(op === RUNE_ANY_NOT_NL && c === 0x0a)
+}
+
 function search(
   prog: Program,
   prefix: string,
@@ -208,16 +215,24 @@ function search(
   let jobs = JOBS
   let top = 0
   let overran = false
+  /** Marks (instruction, place) met; false when this search met it before. */
+  const firstMeeting = (pc: number, pos: number): boolean => {
+    if (!dense) return visitRows(stamp, pos - from, pc)
+    const n = pc * width + (pos - from)
+    if (mark[n] === stamp) return false
+    mark[n] = stamp
+    return true
+  }
+  const pushJob = (pc: number, second: number, pos: number): void => {
+    if (top + 3 > jobs.length) jobs = grow(jobs)
+    jobs[top++] = pc
+    jobs[top++] = second
+    jobs[top++] = pos
+  }
   const tryFrom = (start: number): boolean => {
     top = 0
-    if (dense) {
-      const n = prog.start * width + (start - from)
-      if (mark[n] === stamp) return false
-      mark[n] = stamp
-    } else if (!visitRows(stamp, start - from, prog.start)) return false
-    jobs[top++] = prog.start
-    jobs[top++] = 0
-    jobs[top++] = start
+    if (!firstMeeting(prog.start, start)) return false
+    pushJob(prog.start, 0, start)
     while (top > 0) {
       let pos = jobs[--top] as number
       let arg = jobs[--top] === 1
@@ -225,16 +240,10 @@ function search(
       let first = true
       for (;;) {
         if (!first) {
-          if (dense) {
-            const n = pc * width + (pos - from)
-            if (mark[n] === stamp) break
-            mark[n] = stamp
-          } else {
-            if (!visitRows(stamp, pos - from, pc)) break
-            if (ROWS.count > MAX_STATES) {
-              overran = true
-              break
-            }
+          if (!firstMeeting(pc, pos)) break
+          if (!dense && ROWS.count > MAX_STATES) {
+            overran = true
+            break
           }
         }
         first = false
@@ -245,10 +254,7 @@ function search(
             pc = args[pc] as number
             continue
           }
-          if (top + 3 > jobs.length) jobs = grow(jobs)
-          jobs[top++] = pc
-          jobs[top++] = 1
-          jobs[top++] = pos
+          pushJob(pc, 1, pos)
           pc = outs[pc] as number
           continue
         }
@@ -259,15 +265,7 @@ function search(
             if (pos >= limit && limit < text.length) overran = true
             break
           }
-          const c = r >> 3
-          if (
-            op === RUNE1
-              ? c !== args[pc]
-              : op === RUNE
-                ? !(insts[pc] as Inst).matchRune(c)
-                : op === RUNE_ANY_NOT_NL && c === 0x0a
-          )
-            break
+          if (!runeMatches(op, r >> 3, args[pc] as number, insts[pc] as Inst)) break
           pos += r & 7
           pc = outs[pc] as number
           continue
@@ -279,10 +277,7 @@ function search(
             break
           }
           if (slot < ncap) {
-            if (top + 3 > jobs.length) jobs = grow(jobs)
-            jobs[top++] = pc
-            jobs[top++] = 1
-            jobs[top++] = cap[slot] as number
+            pushJob(pc, 1, cap[slot] as number)
             cap[slot] = pos
           }
           pc = outs[pc] as number

@@ -47,8 +47,3 @@ export function successors(inst: Inst): number[] {
   if (inst.op === NOP || inst.op === CAPTURE || inst.op === EMPTY_WIDTH || isRuneOp(inst.op)) return [inst.out]
   return []
 }
-
-/** The code point at `at` (a surrogate pair read as one). */
-export function codePointAt(text: string, at: number): number {
-  return text.codePointAt(at) ?? -1
-}

@@ -5,11 +5,10 @@
  * is never kept, so none can be shown.
  */
 
+import { plural } from '../base/text.ts'
 import { REDACTION_PLACES_MAX } from '../wire/page-schemas.ts'
 import type { RedactionSummary } from '../wire/types.ts'
 import type { Redacted } from './redact.ts'
-
-export const NO_REDACTION: RedactionSummary = { redacted: 0, places: 0, findings: [] }
 
 /** The reply's summary of a shared context's redaction: the first places listed, all of them counted. */
 export function redactionSummary(context: Pick<Redacted, 'findings' | 'redacted'>): RedactionSummary {
@@ -21,10 +20,6 @@ export function redactionSummary(context: Pick<Redacted, 'findings' | 'redacted'
 }
 
 type Finding = RedactionSummary['findings'][number]
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`
-}
 
 /** Distinct secrets per kind, in the order the kinds are first met. */
 function kindCounts(findings: readonly Finding[]): string {

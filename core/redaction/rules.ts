@@ -259,7 +259,6 @@ function bigram(text: string): number {
 const TABLE = keywordTable()
 export const KEYWORDS: readonly Keyword[] = TABLE.keywords
 export const BIGRAM_STARTS: Int32Array = TABLE.starts
-export const BIGRAM_COUNTS: Int32Array = TABLE.counts
 export const PAIRS: Uint8Array = TABLE.pairs
 export const TRIPLES: Uint32Array = TABLE.triples
 /** The keyword of two characters with these (`a << 7 | b`), else -1. */

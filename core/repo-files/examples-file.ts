@@ -14,27 +14,21 @@ import {
   type ExamplesProblem,
   validateExamplesTree,
 } from './examples-check.ts'
-import { parseSourceFile, type RepoSourceFile, SOURCE_MAX_BYTES, selectSourceFile } from './source-file.ts'
+import { parseSourceFile, type RepoSourceFile, selectSourceFile } from './source-file.ts'
 import type { SourceKind } from './source-tree.ts'
 
 export {
   type AppliedLabels,
   applyLabels,
   describeUnknownLabel,
-  EXAMPLE_KEYS,
-  EXAMPLE_LABELS_MAX,
-  EXAMPLES_MAX,
   type ExampleKey,
   type ExamplesProblem,
-  type LabelledPr,
   NOTE_MAX_CHARS,
-  type UnknownLabel,
   validateExamples,
 } from './examples-check.ts'
 
 export const EXAMPLES_YML_PATH = '.hyperhive/review-classifier.examples.yml'
 export const EXAMPLES_JSON_PATH = '.hyperhive/review-classifier.examples.json'
-export const EXAMPLES_MAX_BYTES = SOURCE_MAX_BYTES
 /**
  * The most keys and list entries an examples file may hold before it is
  * read further. A full file holds 701 (one key, fifty entries of three keys

@@ -7,8 +7,7 @@
 import { quoteInput } from '../base/text.ts'
 import { PATH_PATTERN_MAX_CHARS, PATHS_MAX_PATTERNS, PATHS_MIN_PATTERNS } from '../wire/limits.ts'
 import { translatePathPattern } from './path-glob.ts'
-import type { ProblemSink } from './rules-check.ts'
-import { describe, lengthProblem, type SourceNode } from './source-tree.ts'
+import { describe, lengthProblem, type ProblemSink, type SourceNode } from './source-tree.ts'
 
 /** The patterns, or null after pushing every problem found. */
 export function checkPaths(node: SourceNode, problems: ProblemSink): string[] | null {

@@ -23,6 +23,7 @@ import {
   lengthProblem,
   linesCharProblem,
   nameCharProblem,
+  type ProblemSink,
   type SourceList,
   type SourceNode,
   type SourceProblem,
@@ -33,11 +34,8 @@ import {
 
 // What the examples file's checks share with these lives in source-tree.ts; the rules' own names stay here.
 export {
-  cappedProblem,
   formatSourceProblem as formatRulesProblem,
   formatSourceProblems as formatRulesProblems,
-  fromPlainValue,
-  INSPECTED_DEPTH,
   type SourceNode,
 } from './source-tree.ts'
 
@@ -99,8 +97,6 @@ function usableName(entry: SourceNode): string | null {
 }
 
 /** Where a check of one value puts its problems. */
-export type ProblemSink = { push(detail: string): unknown }
-
 function checkEntry(entry: SourceNode, entryProblems: EntryProblem<ClassificationKey>[]): Classification | null {
   const about = (key: ClassificationKey | null): ProblemSink => ({
     push: (detail: string) => entryProblems.push({ detail, key }),

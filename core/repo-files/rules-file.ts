@@ -17,7 +17,7 @@ import { type ClassificationKey, type RulesProblem, validateRulesTree } from './
 import { parseSourceFile, type RepoSourceFile, SOURCE_MAX_BYTES, selectSourceFile } from './source-file.ts'
 import { RULES_SOURCE } from './yaml-reader.ts'
 
-export { DESCRIPTION_MAX_CHARS, MAX_CLASSIFICATIONS, NAME_MAX_CHARS } from '../wire/limits.ts'
+export { DESCRIPTION_MAX_CHARS, NAME_MAX_CHARS } from '../wire/limits.ts'
 // The checks themselves live in rules-check.ts, which the try-out page bundles without the YAML reader.
 export {
   CLASSIFICATION_KEYS,

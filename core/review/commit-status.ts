@@ -1,10 +1,10 @@
 /**
  * The commit status a review run leaves on the head it read, for whoever
  * reviews next (docs/behaviour.md, "Reviewer handoff"): its context, the
- * state each outcome sets and a one-line description. A description holds
- * only this file's own words and counts, never a rule's name, a model's
- * reason or a forge's error, so nothing from outside can reach the places
- * a forge or a client shows it.
+ * state each outcome sets and a one-line description (a request that starts
+ * no run sets one of no-run.ts's). A description holds only our own words
+ * and counts, never a rule's name, a model's reason or a forge's error, so
+ * nothing from outside can reach the places a forge or a client shows it.
  */
 import { rowBlocks } from '../run/aggregate.ts'
 import type { CommitStatusState, Overall, Row } from '../wire/types.ts'
@@ -76,24 +76,6 @@ const VERDICT_DESCRIPTION: Record<Overall, (rows: readonly CountedRow[]) => stri
 export const PENDING_STATUS: StatusText = {
   state: 'pending',
   description: "Checking this commit against the repo's rules",
-}
-
-/** A request turned away with every review place taken: it never had a place, so it never had a pending status. */
-export const QUEUE_FULL_STATUS: StatusText = {
-  state: 'error',
-  description: 'No verdict: every review place was taken, so no run started',
-}
-
-/** A delivery that came while the controller was stopping: it started no run, and its comment says to ask again. */
-export const STOPPING_STATUS: StatusText = {
-  state: 'error',
-  description: 'No verdict: the controller was stopping, so no run started',
-}
-
-/** A request that came once today's budget was spent: it started no run, and its comment says when to ask again. */
-export const BUDGET_SPENT_STATUS: StatusText = {
-  state: 'error',
-  description: "No verdict: today's budget (UTC) is spent, so no run started",
 }
 
 /**

@@ -281,6 +281,15 @@ export function reviewRowCells(row: Row): string[] {
     const reason = showsNothing(detail) ? `no answer (${label})` : `no answer (${label}): ${detail}`
     return [...fixed, '—', '—', threshold, 'no', reason]
   }
-  const counted = row.counted ? (row.fails ? (rowBlocks(row) ? 'yes ❌' : 'yes 🟡 advisory') : 'yes ✅') : 'no'
+  const counted =
+    row.waived_by !== undefined
+      ? `waived by @${row.waived_by}`
+      : row.counted
+        ? row.fails
+          ? rowBlocks(row)
+            ? 'yes ❌'
+            : 'yes 🟡 advisory'
+          : 'yes ✅'
+        : 'no'
   return [...fixed, VERDICT_LABEL[row.verdict], String(row.certainty ?? '—'), threshold, counted, row.reason ?? '']
 }

@@ -1,4 +1,4 @@
-import { capLine, capText } from '../base/text.ts'
+import { capLine, capText, plural } from '../base/text.ts'
 import type {
   Answer,
   Classification,
@@ -259,7 +259,7 @@ function describeMismatch(
     unexpected.length > 0 ? `unexpected: ${listNames(unexpected)}` : null,
     duplicates.length > 0 ? `answered twice: ${listNames(duplicates)}` : null,
   ].filter((detail) => detail !== null)
-  const counts = `the classifier answered ${answeredCount} ${plural(answeredCount, 'classification')} for ${sentCount} sent`
+  const counts = `the classifier answered ${plural(answeredCount, 'classification')} for ${sentCount} sent`
   return details.length > 0 ? `${counts} (${details.join('; ')})` : counts
 }
 
@@ -286,10 +286,6 @@ function listNames(names: readonly string[]): string {
   const shown = names.slice(0, NAMES_LISTED_MAX).map((name) => JSON.stringify(capText(name, 40)))
   const rest = names.length - shown.length
   return rest > 0 ? `${shown.join(', ')} and ${rest} more` : shown.join(', ')
-}
-
-function plural(count: number, noun: string): string {
-  return count === 1 ? noun : `${noun}s`
 }
 
 function capitalise(text: string): string {

@@ -214,11 +214,6 @@ export function buildQuestion(classification: Classification, scopeFiles: readon
   ].join('\n')
 }
 
-/** The full prompt of one classification; see `buildPromptFromContext` to reuse one shared context. */
-export function buildPrompt(input: SharedContextInput, classification: Classification): Prompt {
-  return buildPromptFromContext(buildSharedContext(input), classification)
-}
-
 /**
  * The prompt around an already built shared context, so a run builds (and
  * budget-checks) the context once and asks every classification with it.

@@ -12,7 +12,7 @@ import { appError } from '../base/errors.ts'
 import { err, ok, type Result } from '../base/result.ts'
 import { quoteInput } from '../base/text.ts'
 import { isRecord, keepKnownFields, schemaMismatch } from '../wire/decode.ts'
-import { type REVIEW_OUTCOMES, type RUN_TRIGGERS, RunRecordSchema, type TRY_OUT_OUTCOMES } from '../wire/schemas.ts'
+import { type RECORD_TRIGGERS, type REVIEW_OUTCOMES, RunRecordSchema, type TRY_OUT_OUTCOMES } from '../wire/schemas.ts'
 
 export const RUNS_BUCKET = 'review-classifier-runs'
 export const RUNS_KEY = 'recent'
@@ -25,7 +25,7 @@ export const RUNS_KEPT = 100
 export const TRY_OUT_RUNS_KEPT = 50
 export const RUN_FINISHED_MESSAGE = 'review classifier run finished'
 
-export type RunTrigger = (typeof RUN_TRIGGERS)[number]
+export type RunTrigger = (typeof RECORD_TRIGGERS)[number]
 export type ReviewOutcome = (typeof REVIEW_OUTCOMES)[number]
 export type TryOutOutcome = (typeof TRY_OUT_OUTCOMES)[number]
 export type RunOutcome = ReviewOutcome | TryOutOutcome
@@ -33,15 +33,18 @@ export type RunOutcome = ReviewOutcome | TryOutOutcome
 /** One finished run, as the run store holds it and the runs route returns it (schema in schemas.ts). */
 export type RunRecord = Static<typeof RunRecordSchema>
 
-/** Which trigger each outcome belongs to; a complete table, so a new outcome breaks the build until placed. */
-const OUTCOME_TRIGGER: Record<RunOutcome, RunTrigger> = {
-  approved: 'review',
-  'changes-requested': 'review',
-  'no-verdict': 'review',
-  'queue-full': 'review',
-  'post-failed': 'review',
-  done: 'try-out',
-  failed: 'try-out',
+/**
+ * Which triggers each outcome belongs to; a complete table, so a new outcome breaks the build until placed.
+ * A waiver's re-post approves, requests changes, or failed to post.
+ */
+const OUTCOME_TRIGGERS: Record<RunOutcome, readonly RunTrigger[]> = {
+  approved: ['review', 'waiver'],
+  'changes-requested': ['review', 'waiver'],
+  'no-verdict': ['review'],
+  'queue-full': ['review'],
+  'post-failed': ['review', 'waiver'],
+  done: ['try-out'],
+  failed: ['try-out'],
 }
 /** A try-out that is done has nothing to explain; an approval or a request for changes may still say a commit status was refused. */
 const OUTCOMES_WITHOUT_DETAIL: readonly RunOutcome[] = ['done']
@@ -56,6 +59,7 @@ const OPTIONAL_FIELDS = [
   'overall',
   'review_url',
   'redacted',
+  'waived',
 ] as const
 
 /**
@@ -78,7 +82,7 @@ export function decodeRunRecord(raw: unknown): Result<RunRecord, string> {
     const field = schemaMismatch(RunRecordSchema, entry)?.field ?? ''
     return err(field === '' ? "the entry isn't a run object" : `field ${field} doesn't hold what this build expects`)
   }
-  if (OUTCOME_TRIGGER[entry.outcome] !== entry.trigger) {
+  if (!OUTCOME_TRIGGERS[entry.outcome].includes(entry.trigger)) {
     return err(`outcome "${entry.outcome}" isn't one a ${entry.trigger} run has`)
   }
   return ok(toStoredRecord(entry))

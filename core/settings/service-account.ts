@@ -29,10 +29,15 @@ export function serviceAccountStopped(account: { active: boolean; prohibitLogin:
 /** A secret's place in the store (OpenBao KV v2 mount `secret`, or the same path under `SECRETS_DIR`). */
 export type SecretLocation = { path: string; field: string }
 
-/** The service account's one token, minted by the controller; the classifier never sees it. */
+/**
+ * The service account's one token, minted by the controller; the classifier never sees it.
+ * `write:repository` posts reviews, statuses and branches; `write:issue` reacts to and answers
+ * the commands of PR comments (docs/behaviour.md, "Waivers and labels"). A stored token
+ * without every scope here is replaced at the next pass.
+ */
 export const SERVICE_TOKEN = {
   name: 'swarm-review-classifier',
-  scopes: ['write:repository'],
+  scopes: ['write:repository', 'write:issue'],
   secret: { path: 'swarm/services/review-classifier/forge/token', field: 'token' },
 } as const satisfies { name: string; scopes: readonly string[]; secret: SecretLocation }
 

@@ -1,25 +1,30 @@
 /**
- * The settings' `rules_change_report` (docs/behaviour.md, "Swarm-level
- * settings"): whether a review of a PR that changes the rules or the
- * examples gets the rules-change report. Kept apart from settings.ts, which
- * reads it through {@link readReportSetting}.
+ * The settings' two switches about what a review reports and who may
+ * answer it (docs/behaviour.md, "Swarm-level settings"):
+ * `rules_change_report`, whether a review of a PR that changes the rules or
+ * the examples gets the rules-change report, and `waivers_by_author`,
+ * whether a PR's own author may waive a failing rule on it. Kept apart from
+ * settings.ts, which reads them through {@link readReportSetting}.
  */
 
-export const REPORT_SETTING_FIELDS = ['rules_change_report'] as const
+export const REPORT_SETTING_FIELDS = ['rules_change_report', 'waivers_by_author'] as const
 
-/** On unless turned off. */
-export const REPORT_SETTING_DEFAULTS: { rules_change_report: boolean } = { rules_change_report: true }
+type Switches = { rules_change_report: boolean; waivers_by_author: boolean }
 
-/** Reads `rules_change_report` when `fields` has it: a boolean, or a problem naming it. */
-export function readReportSetting(
-  fields: Record<string, unknown>,
-  problems: string[],
-): { rules_change_report?: boolean } {
-  if (!('rules_change_report' in fields)) return {}
-  const value = fields.rules_change_report
-  if (typeof value === 'boolean') return { rules_change_report: value }
-  problems.push(
-    `rules_change_report must be true or false, not ${value === null ? 'null' : (JSON.stringify(value) ?? typeof value)}`,
-  )
-  return {}
+/** The report on unless turned off; an author's waiver off unless turned on. */
+export const REPORT_SETTING_DEFAULTS: Switches = { rules_change_report: true, waivers_by_author: false }
+
+/** Reads each switch `fields` has: a boolean, or a problem naming it. */
+export function readReportSetting(fields: Record<string, unknown>, problems: string[]): Partial<Switches> {
+  const read: Partial<Switches> = {}
+  for (const field of REPORT_SETTING_FIELDS) {
+    if (!(field in fields)) continue
+    const value = fields[field]
+    if (typeof value === 'boolean') read[field] = value
+    else
+      problems.push(
+        `${field} must be true or false, not ${value === null ? 'null' : (JSON.stringify(value) ?? typeof value)}`,
+      )
+  }
+  return read
 }

@@ -57,6 +57,26 @@ export function oldestKeptDay(today: string): string {
   return utcDay(Date.parse(`${today}T00:00:00Z`) - (SPEND_DAYS_KEPT - 1) * DAY_MS)
 }
 
+/** The `count` days ending `last`, oldest first. */
+function daysEnding(last: string, count: number): string[] {
+  const end = Date.parse(`${last}T00:00:00Z`)
+  return Array.from({ length: count }, (_, index) => utcDay(end - (count - 1 - index) * DAY_MS))
+}
+
+/** The days the ledger keeps on `today`, oldest first, today included: read by name, never by listing the bucket. */
+export function keptDays(today: string): string[] {
+  return daysEnding(today, SPEND_DAYS_KEPT)
+}
+
+/**
+ * The days a new day deletes: the {@link SPEND_DAYS_KEPT} before the kept ones, by name. Listing the
+ * bucket's keys while others write to it can stall for half a minute on NATS (the key consumer waits
+ * for its idle heartbeat); a ledger unused for over 62 days keeps its older days, unread.
+ */
+export function expiredDays(today: string): string[] {
+  return daysEnding(utcDay(Date.parse(`${today}T00:00:00Z`) - SPEND_DAYS_KEPT * DAY_MS), SPEND_DAYS_KEPT)
+}
+
 /**
  * Whether `key` is a ledger day older than the ones kept on `today`, to be
  * deleted. A day after today (another controller's clock a little ahead at

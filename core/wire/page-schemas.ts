@@ -25,6 +25,8 @@ import {
 import { ReliabilityScoreSchema, TryOutExamplesSchema } from './score-schemas.ts'
 
 export const RUN_TRIGGERS = ['review', 'try-out'] as const
+/** What a run-store entry may say started it: a run's triggers, and a waiver's re-post, which asks no model. */
+export const RECORD_TRIGGERS = [...RUN_TRIGGERS, 'waiver'] as const
 export const REVIEW_OUTCOMES = ['approved', 'changes-requested', 'no-verdict', 'queue-full', 'post-failed'] as const
 export const TRY_OUT_OUTCOMES = ['done', 'failed'] as const
 export const TRY_OUT_STATUSES = ['running', ...TRY_OUT_OUTCOMES] as const
@@ -64,10 +66,18 @@ export const RedactionSchema = Type.Object({
   }),
 })
 
+/** One waiver of a failing rule, for one head of a PR (docs/behaviour.md, "Waivers and labels"). */
+export const WaiverSchema = Type.Object({
+  rule: Type.String(),
+  by: Type.String({ description: 'The forge login that waived it.' }),
+  reason: Type.String(),
+  head_sha: Type.String({ description: 'The head the waiver belongs to; it never carries to another.' }),
+})
+
 /** One finished run, as the run store holds it and the runs route returns it. */
 export const RunRecordSchema = Type.Object({
   id: Type.String({ description: "A try-out's is the id its POST answered with." }),
-  trigger: literals(RUN_TRIGGERS),
+  trigger: literals(RECORD_TRIGGERS),
   repo: Type.String({ description: 'owner/name' }),
   pr: Type.Optional(Type.Integer({ description: 'Absent for a try-out against the examples, which ran several.' })),
   labelled_prs: Type.Optional(
@@ -92,6 +102,11 @@ export const RunRecordSchema = Type.Object({
       minimum: 0,
       description:
         'How many distinct secrets were redacted from what the model saw; absent when the classifier said nothing (an older build).',
+    }),
+  ),
+  waived: Type.Optional(
+    Type.Array(WaiverSchema, {
+      description: "A waiver's re-post: every waiver in force on its head, this one last.",
     }),
   ),
 })

@@ -107,4 +107,7 @@ export const RecordedRowSchema = Type.Object({
   blocks: Type.Optional(
     Type.Boolean({ description: 'fails, on a blocking rule: what requests changes. Absent in older records: fails.' }),
   ),
+  waived_by: Type.Optional(
+    Type.String({ description: 'The forge login whose waiver took this failing row out of the overall.' }),
+  ),
 })

@@ -100,6 +100,9 @@ export const SettingsSchema = Type.Object(
     rules_change_report: Type.Boolean({
       description: 'Whether a review of a PR that changes the rules or the examples gets the rules-change report.',
     }),
+    waivers_by_author: Type.Boolean({
+      description: "Whether a PR's own author may waive a failing rule on it (a write collaborator always may).",
+    }),
     max_output_tokens: MaxOutputTokensSchema,
   },
   { description: 'The swarm-wide review classifier settings.' },

@@ -19,14 +19,11 @@ import type {
   OpenPrAnswerSchema,
   OverallSchema,
   PolaritySchema,
-  PullSummarySchema,
   RecordedRowSchema,
   RedactionSchema,
   ReliabilityScoreSchema,
   RepeatedClassificationSchema,
   ReplayLineSchema,
-  RepoExamplesSchema,
-  RepoRulesSchema,
   RepoRuntimeSchema,
   RowErrorSchema,
   RowSchema,
@@ -38,10 +35,7 @@ import type {
   SettingsSchema,
   SpendViewSchema,
   ThresholdPointSchema,
-  TryOutAcceptedSchema,
   TryOutExamplesSchema,
-  TryOutRepeatSchema,
-  TryOutReplaySchema,
   TryOutViewSchema,
   UiConfigSchema,
   UsageSchema,
@@ -124,28 +118,17 @@ export type RunProgress = Static<typeof RunProgressSchema>
 
 /** What `GET /api/review-classifier/try-out/{id}` answers. */
 export type TryOutView = Static<typeof TryOutViewSchema>
-export type TryOutStatus = TryOutView['status']
-export type TryOutRepeat = Static<typeof TryOutRepeatSchema>
 export type RepeatedClassification = Static<typeof RepeatedClassificationSchema>
-export type TryOutReplay = Static<typeof TryOutReplaySchema>
 export type ReplayLine = Static<typeof ReplayLineSchema>
 export type ReplayLineStatus = ReplayLine['status']
-
-export type TryOutAccepted = Static<typeof TryOutAcceptedSchema>
 
 export type OpenPrAnswer = Static<typeof OpenPrAnswerSchema>
 
 /** The pages' own settings: where the forge's web pages are. */
 export type UiConfig = Static<typeof UiConfigSchema>
 
-/** One open PR as the try-out page is offered it. */
-export type PullSummary = Static<typeof PullSummarySchema>
-
-/** A repo's rules from its default branch, as the try-out page loads them. */
-export type RepoRules = Static<typeof RepoRulesSchema>
 /** One entry of a repo's examples file: a PR and the verdict each named classification should give on it. */
 export type Example = Static<typeof ExampleSchema>
-export type RepoExamples = Static<typeof RepoExamplesSchema>
 export type TryOutExamples = Static<typeof TryOutExamplesSchema>
 export type ExamplesLine = Static<typeof ExamplesLineSchema>
 

@@ -26,7 +26,7 @@ import type { Clock } from '../../ports/clock.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
-import type { ModelRuntime } from '../../ports/model-runtime.ts'
+import type { ModelRuntime, SessionSpec } from '../../ports/model-runtime.ts'
 import type { RunSubscription, RunTell } from '../../ports/queue.ts'
 import type { Redactor } from '../../ports/redactor.ts'
 import type { SecretStore } from '../../ports/secret-store.ts'
@@ -118,6 +118,39 @@ function failedReply(id: string, error: string, rows: Row[] = [], redaction?: Re
   return { id, ok: false, error, rows, overall: 'no-verdict', ...(redaction === undefined ? {} : { redaction }) }
 }
 
+/** What every session of the run is opened with. */
+function sessionSpecOf(request: RunRequest, runKey: string, apiKey: string, signal: AbortSignal): SessionSpec {
+  return {
+    runId: runKey,
+    system: SYSTEM_PROMPT,
+    model: request.runtime === 'acp' && request.acp !== null ? request.acp.model : request.model,
+    effort: request.effort,
+    maxOutputTokens: request.max_output_tokens,
+    acp: request.acp,
+    apiKey,
+    labels: { repo: request.repo, pr: request.pr },
+    signal,
+  }
+}
+
+/** The run's reply from its classifications' results: a failure when none got an answer. */
+/** The run's reply from its results: rows for every rule sent, those out of scope not asked. */
+function replyOf(
+  request: RunRequest,
+  results: ClassificationResult[],
+  redaction: RedactionSummary,
+  outOfScope: ReadonlySet<string>,
+): RunReply {
+  const aggregate = aggregateVerdict(request.classifications, results, outOfScope)
+  const answered = aggregate.rows.filter((row) => row.in_scope !== false && row.verdict !== null).length
+  if (answered === 0) {
+    const kinds = [...new Set(aggregate.rows.map((row) => row.error?.kind ?? 'runtime'))].join(', ')
+    return failedReply(request.id, `no classification got an answer (${kinds})`, aggregate.rows, redaction)
+  }
+  const overall: Overall = aggregate.overall
+  return { id: request.id, ok: true, rows: aggregate.rows, overall, redaction }
+}
+
 /** The request's id when the JSON has one, so even a bad request's reply can be matched. */
 function idOf(text: string): string {
   try {
@@ -198,17 +231,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       request: scoped.asked,
       scopes: scoped.scopes,
       runtime: deps.runtimes[request.runtime],
-      spec: {
-        runId: runKey,
-        system: SYSTEM_PROMPT,
-        model: request.runtime === 'acp' && request.acp !== null ? request.acp.model : request.model,
-        effort: request.effort,
-        maxOutputTokens: request.max_output_tokens,
-        acp: request.acp,
-        apiKey: key.key,
-        labels: { repo: request.repo, pr: request.pr },
-        signal,
-      },
+      spec: sessionSpecOf(request, runKey, key.key, signal),
       signal,
       tell,
       opened: new Map(),
@@ -225,14 +248,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       await Promise.all(inHand.closing)
       await inHand.runtime.endRun(runKey)
     }
-    const aggregate = aggregateVerdict(request.classifications, results, scoped.outOfScope)
-    const answered = aggregate.rows.filter((row) => row.in_scope !== false && row.verdict !== null).length
-    if (answered === 0) {
-      const kinds = [...new Set(aggregate.rows.map((row) => row.error?.kind ?? 'runtime'))].join(', ')
-      return failedReply(request.id, `no classification got an answer (${kinds})`, aggregate.rows, redaction)
-    }
-    const overall: Overall = aggregate.overall
-    return { id: request.id, ok: true, rows: aggregate.rows, overall, redaction }
+    return replyOf(request, results, redaction, scoped.outOfScope)
   }
 
   async function handle(requestText: string, onProgress?: RunTell): Promise<RunReply> {

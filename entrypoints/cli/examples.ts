@@ -13,6 +13,7 @@
 
 import type { LocalRepo } from '../../adapters/git/local-repo.ts'
 import { createLocalRepo } from '../../adapters/git/local-repo.ts'
+import { plural } from '../../core/base/text.ts'
 import { applyLabels } from '../../core/repo-files/examples-check.ts'
 import { EXAMPLES_JSON_PATH, EXAMPLES_YML_PATH, parseExamplesFile } from '../../core/repo-files/examples-file.ts'
 import { formatSourceProblem, type SourceProblem } from '../../core/repo-files/source-tree.ts'
@@ -27,10 +28,10 @@ import { defaultTitle, unreadableEntry } from '../../core/run/local-branch.ts'
 import { invalidUtf8Note } from '../../core/run/utf8.ts'
 import { type PrRuns, type ScoredRun, scoreExamples } from '../../core/try-out/reliability.ts'
 import type { Classification, CommitMessage, Example, RunRequest } from '../../core/wire/types.ts'
-import { openClassifier, outcomeOf, plural, requireBinary, runtimeKey } from './check.ts'
 import type { CheckOptions } from './check-options.ts'
 import { type CliIo, InputError } from './io.ts'
 import { chooseBase, type LocalBranch, loadCheckRules, repoName } from './local-branch.ts'
+import { openClassifier, outcomeOf, requireBinary, runtimeKey } from './local-classifier.ts'
 import { createProgressPrinter } from './progress.ts'
 
 export const EXAMPLES_EXIT = { agree: 0, disagree: 1, 'no-verdict': 2 } as const satisfies Record<
@@ -135,6 +136,7 @@ export async function checkExamples(options: CheckOptions, io: CliIo): Promise<n
   const prsJson: unknown[] = []
   const classifier = await openClassifier(runtime, key, io)
   try {
+    const asking: Asking = { classifier, options, io, terminal, repo, progress, unanswered }
     for (const [index, branch] of branches.entries()) {
       // Only the rules labelled on this PR are asked: the others would not count.
       const asked = rules.classifications.filter((rule) =>
@@ -142,33 +144,7 @@ export async function checkExamples(options: CheckOptions, io: CliIo): Promise<n
           ({ name, labelled }) => name === rule.name && labelled.some((l) => l.pr === branch.pr),
         ),
       )
-      const prRuns: ScoredRun[] = []
-      const outcomes: unknown[] = []
-      if (!branch.diffValid) progress.note(invalidUtf8Note(`the diff of PR #${branch.pr}`))
-      for (let answer = 1; answer <= options.repeat; answer += 1) {
-        if (io.signal?.aborted) throw new InputError('interrupted: the score is incomplete')
-        const repeatText = options.repeat === 1 ? '' : `, answer ${answer} of ${options.repeat}`
-        progress.note(
-          `PR #${branch.pr} (${index + 1} of ${branches.length}${repeatText}): ${plural(branch.commits.length, 'commit')} since ${branch.mergeBase.slice(0, 12)}, ${plural(asked.length, 'rule')}`,
-        )
-        // A printer per run: its counts are the run's own.
-        const runProgress = createProgressPrinter(io.err, { isTty: terminal.errIsTty, columns: terminal.errColumns })
-        const reply = await classifier.run(request(repo, branch, asked, options), runProgress)
-        const outcome = outcomeOf(reply, asked, branch.diff, io.signal?.aborted === true)
-        if (io.signal?.aborted) throw new InputError('interrupted: the score is incomplete')
-        prRuns.push(outcome.rows.length > 0 ? outcome.rows : null)
-        outcomes.push({ overall: outcome.overall, reason: outcome.reason, rows: outcome.rows.map(jsonRow) })
-        const missing = asked.filter(
-          (rule) => !outcome.rows.some((row) => row.name === rule.name && row.verdict !== null),
-        )
-        if (missing.length > 0) {
-          const why = outcome.reason === null ? '' : `: ${plainLabel(outcome.reason, 120)}`
-          unanswered.push({
-            pr: branch.pr,
-            reason: `no answer for ${missing.map((rule) => JSON.stringify(plainLabel(rule.name, 40))).join(', ')}${repeatText}${why}`,
-          })
-        }
-      }
+      const { prRuns, outcomes } = await askPr(asking, branch, asked, `${index + 1} of ${branches.length}`)
       runs.push({ pr: branch.pr, runs: prRuns })
       prsJson.push({
         pr: branch.pr,
@@ -198,15 +174,70 @@ export async function checkExamples(options: CheckOptions, io: CliIo): Promise<n
       base: { name: base.name, commit: base.commit },
       rules: rules.from,
       examples: { path, at: base.name },
-      runtime,
-      model: runtime === 'acp' ? (options.settings.acp?.model ?? null) : options.settings.model,
-      effort: options.settings.effort,
+      ...modelOf(options),
     }
     io.out(`${JSON.stringify(document, null, 2)}\n`)
   } else {
     io.out(rendered)
   }
   return EXAMPLES_EXIT[outcome]
+}
+
+/** What every PR's questions are asked with, and where a PR left unanswered is noted. */
+type Asking = {
+  classifier: Awaited<ReturnType<typeof openClassifier>>
+  options: CheckOptions
+  io: CliIo
+  terminal: NonNullable<CliIo['terminal']>
+  repo: string
+  progress: ReturnType<typeof createProgressPrinter>
+  unanswered: UnansweredPr[]
+}
+
+/** One PR's `asked` rules, `options.repeat` times: its scored runs and each run's outcome for the JSON. */
+async function askPr(
+  asking: Asking,
+  branch: PrBranch,
+  asked: Classification[],
+  place: string,
+): Promise<{ prRuns: ScoredRun[]; outcomes: unknown[] }> {
+  const { classifier, options, io, terminal, repo, progress, unanswered } = asking
+  const prRuns: ScoredRun[] = []
+  const outcomes: unknown[] = []
+  if (!branch.diffValid) progress.note(invalidUtf8Note(`the diff of PR #${branch.pr}`))
+  for (let answer = 1; answer <= options.repeat; answer += 1) {
+    if (io.signal?.aborted) throw new InputError('interrupted: the score is incomplete')
+    const repeatText = options.repeat === 1 ? '' : `, answer ${answer} of ${options.repeat}`
+    progress.note(
+      `PR #${branch.pr} (${place}${repeatText}): ${plural(branch.commits.length, 'commit')} since ${branch.mergeBase.slice(0, 12)}, ${plural(asked.length, 'rule')}`,
+    )
+    // A printer per run: its counts are the run's own.
+    const runProgress = createProgressPrinter(io.err, { isTty: terminal.errIsTty, columns: terminal.errColumns })
+    const reply = await classifier.run(request(repo, branch, asked, options), runProgress)
+    const outcome = outcomeOf(reply, asked, branch.diff, io.signal?.aborted === true)
+    if (io.signal?.aborted) throw new InputError('interrupted: the score is incomplete')
+    prRuns.push(outcome.rows.length > 0 ? outcome.rows : null)
+    outcomes.push({ overall: outcome.overall, reason: outcome.reason, rows: outcome.rows.map(jsonRow) })
+    const missing = asked.filter((rule) => !outcome.rows.some((row) => row.name === rule.name && row.verdict !== null))
+    if (missing.length > 0) {
+      const why = outcome.reason === null ? '' : `: ${plainLabel(outcome.reason, 120)}`
+      unanswered.push({
+        pr: branch.pr,
+        reason: `no answer for ${missing.map((rule) => JSON.stringify(plainLabel(rule.name, 40))).join(', ')}${repeatText}${why}`,
+      })
+    }
+  }
+  return { prRuns, outcomes }
+}
+
+/** The runtime, model and effort the score was asked with, for the JSON. */
+function modelOf(options: CheckOptions) {
+  const { runtime } = options.settings
+  return {
+    runtime,
+    model: runtime === 'acp' ? (options.settings.acp?.model ?? null) : options.settings.model,
+    effort: options.settings.effort,
+  }
 }
 
 function jsonRow(row: { name: string; verdict: unknown; certainty: unknown; reason: unknown; error: unknown }) {

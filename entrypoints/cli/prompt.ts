@@ -48,7 +48,8 @@ export function parseCommitsFile(path: string, text: string): CommitMessage[] {
     .map((message) => ({ message }))
 }
 
-export function promptCommand(args: string[], io: CliIo): number {
+/** `prompt`'s arguments, checked: the paths it needs and a PR number and repo as a run has them. */
+function promptArgs(args: string[]) {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -70,7 +71,11 @@ export function promptCommand(args: string[], io: CliIo): number {
   if (!Number.isSafeInteger(pr) || pr < 1)
     throw new UsageError(`--pr must be a positive whole number, got "${values.pr}"`)
   if (!/^[^/\s]+\/[^/\s]+$/.test(values.repo)) throw new UsageError(`--repo must be owner/name, got "${values.repo}"`)
+  return { ...values, rules: values.rules, diff: values.diff, pr }
+}
 
+export function promptCommand(args: string[], io: CliIo): number {
+  const { pr, ...values } = promptArgs(args)
   const rules = loadRules(values.rules)
   const diff = readPrText(values.diff, 'diff file', io)
   const commits =

@@ -13,7 +13,7 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { capText, oneLine } from '../../core/base/text.ts'
+import { capText, oneLine, plural } from '../../core/base/text.ts'
 import { applyLabels, describeUnknownLabel, EXAMPLES_FILE } from '../../core/repo-files/examples-file.ts'
 import { RULES_FILE } from '../../core/repo-files/rules-file.ts'
 import { type RepoSourceFile, selectSourceFile } from '../../core/repo-files/source-file.ts'
@@ -41,10 +41,6 @@ function findInDirectory<T, Key extends string>(cwd: string, file: RepoSourceFil
 
 function noRulesFile(cwd: string): string {
   return `no rules file: neither ${RULES_FILE.paths.yml} nor ${RULES_FILE.paths.json} exists in ${cwd}`
-}
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`
 }
 
 /** A plain-text table; the last column is not padded, so long text just runs on. */

@@ -12,13 +12,10 @@ import { createRecordingLogger } from '../../adapters/memory/logger.ts'
 import { connectNats, type NatsClient } from '../../adapters/nats/connection.ts'
 import { createNatsKvBuckets } from '../../adapters/nats/kv.ts'
 import { RULES_YML_PATH } from '../../core/repo-files/rules-file.ts'
+import { NO_RUN } from '../../core/review/no-run.ts'
 import { RETRY_HINT, renderNoVerdictBody } from '../../core/review/review-body.ts'
 import { listRuns, RUN_FINISHED_MESSAGE, RUNS_BUCKET, RUNS_KEY, type RunRecord } from '../../core/run/run-record.ts'
-import {
-  DRAIN_MESSAGES,
-  STOPPING_REASON,
-  stoppedAtBoundReason,
-} from '../../entrypoints/controller/usecases/review/review-pipeline.ts'
+import { DRAIN_MESSAGES, stoppedAtBoundReason } from '../../entrypoints/controller/usecases/review/review-pipeline.ts'
 import { aNumberedPull, headOf } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
 import type { FakeForgejo } from '../support/fake-forgejo.ts'
@@ -100,7 +97,7 @@ describe('a controller stopped with SIGTERM', () => {
     // The delivery during the drain: its comment at once, no run.
     const [refused] = forge.reviews(REPO, 3)
     expect(refused).toMatchObject({ state: 'COMMENT', commitId: headOf(3) })
-    expect(refused?.body).toBe(renderNoVerdictBody(STOPPING_REASON, null))
+    expect(refused?.body).toBe(renderNoVerdictBody(NO_RUN.stopping.reason, null))
     expect(taken()).toEqual([1])
     // The waiting one: nothing posted, and the log names it for the operator.
     expect(forge.reviews(REPO, 2)).toEqual([])
@@ -123,6 +120,6 @@ describe('a controller stopped with SIGTERM', () => {
       head_sha: headOf(1),
       detail: stoppedAtBoundReason(2_000),
     })
-    expect(runs.find((run) => run.pr === 3)).toMatchObject({ outcome: 'no-verdict', detail: STOPPING_REASON })
+    expect(runs.find((run) => run.pr === 3)).toMatchObject({ outcome: 'no-verdict', detail: NO_RUN.stopping.reason })
   })
 })

@@ -343,6 +343,7 @@ export function forgeWriterContract(name: string, make: MakeForge): void {
         id: minted.id,
         name: minted.name,
         lastEight: minted.lastEight,
+        scopes: ['write:repository'],
       })
       const review = await harness.forge
         .forAccount(minted.token)

@@ -5,13 +5,14 @@
  */
 
 import type { MakeForge } from './forge.fixtures.ts'
+import { forgeCommentsContract } from './forge-comments.contract.ts'
 import { forgeReaderContract } from './forge-reader.contract.ts'
 import { forgeWriterContract } from './forge-writer.contract.ts'
 
-export type { ForgeHarness, MakeForge } from './forge.fixtures.ts'
-export { contractForgeSeed } from './forge.fixtures.ts'
+export type { MakeForge } from './forge.fixtures.ts'
 
 export function forgeContract(name: string, make: MakeForge): void {
   forgeReaderContract(name, make)
   forgeWriterContract(name, make)
+  forgeCommentsContract(name, make)
 }

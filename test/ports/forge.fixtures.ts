@@ -9,6 +9,7 @@ import type {
   ForgeSeed,
   SeedPull,
   SeedRepo,
+  StoredComment,
   StoredReview,
   StoredStatus,
 } from '../../adapters/memory/forge.ts'
@@ -24,6 +25,10 @@ export type ForgeHarness = {
   statuses(repo: RepoRef, sha: string): Promise<StoredStatus[]>
   /** Writes (or with `null` deletes) a file on a branch behind the adapter's back. */
   changeFile(repo: RepoRef, branch: string, path: string, content: string | null): Promise<void>
+  /** Adds a comment by `login` on PR `pr` behind the adapter's back, as if written on the forge's page; its id. */
+  addComment(repo: RepoRef, pr: number, login: string, body: string): Promise<number>
+  /** The comments on PR `pr`, oldest first, with their reactions. */
+  comments(repo: RepoRef, pr: number): Promise<StoredComment[]>
   /** The account's flags as the forge holds them, which no port read shows; `null` for an unknown user. */
   accountFlags(login: string): Promise<AccountFlags | null>
   cleanup(): Promise<void>
@@ -126,7 +131,12 @@ export function contractForgeSeed(): ForgeSeed {
       { login: 'carol', email: 'carol@example.org' },
     ],
     tokens: [
-      { login: SERVICE_LOGIN, name: 'swarm-review-classifier', token: SERVICE_TOKEN, scopes: ['write:repository'] },
+      {
+        login: SERVICE_LOGIN,
+        name: 'swarm-review-classifier',
+        token: SERVICE_TOKEN,
+        scopes: ['write:repository', 'write:issue'],
+      },
       { login: 'bob', name: 'bob', token: READER_TOKEN, scopes: ['write:repository'] },
       { login: 'carol', name: 'carol', token: NARROW_TOKEN, scopes: ['read:user'] },
     ],

@@ -17,7 +17,7 @@ import type {
   Settings,
   Usage,
 } from '../../core/wire/types.ts'
-import type { ForgePullRequest, ForgePullSummary, ForgeRepository, NewBranchCommit } from '../../ports/forge.ts'
+import type { NewBranchCommit } from '../../ports/forge.ts'
 import type { ClassifyInput } from '../../ports/model-runtime.ts'
 
 /** A builder's overrides: a field given as `undefined` is left out, as a JSON document would leave it. */
@@ -124,6 +124,7 @@ export function aSettings(overrides: Partial<Settings> = {}): Settings {
     repo_runtimes: {},
     budget: null,
     rules_change_report: true,
+    waivers_by_author: false,
     max_output_tokens: 1024,
     ...overrides,
   }
@@ -150,42 +151,6 @@ export function aRunRequest(overrides: Partial<RunRequest> = {}): RunRequest {
 
 export function aRunReply(overrides: Partial<RunReply> = {}): RunReply {
   return { id: 'run-1', ok: true, rows: [aRow()], overall: 'approve', ...overrides }
-}
-
-export function aRepository(overrides: Partial<ForgeRepository> = {}): ForgeRepository {
-  return {
-    owner: 'acme',
-    name: 'widgets',
-    fullName: 'acme/widgets',
-    defaultBranch: 'main',
-    empty: false,
-    private: false,
-    htmlUrl: 'https://forge.example/acme/widgets',
-    ...overrides,
-  }
-}
-
-export function aPullRequest(overrides: Partial<ForgePullRequest> = {}): ForgePullRequest {
-  return {
-    number: 42,
-    title: 'Add timezone to timestamps',
-    state: 'open',
-    merged: false,
-    headSha: '4b7e2f0c9d1a3b5c7e9f1a2b3c4d5e6f7a8b9c0d',
-    headRef: 'tz-fix',
-    baseRef: 'main',
-    htmlUrl: 'https://forge.example/acme/widgets/pulls/42',
-    ...overrides,
-  }
-}
-
-export function aPullSummary(overrides: Partial<ForgePullSummary> = {}): ForgePullSummary {
-  return {
-    number: 42,
-    title: 'Add timezone to timestamps',
-    headSha: '4b7e2f0c9d1a3b5c7e9f1a2b3c4d5e6f7a8b9c0d',
-    ...overrides,
-  }
 }
 
 /** A memory-forge PR with one commit and a small diff. */

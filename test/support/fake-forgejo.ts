@@ -14,6 +14,7 @@
  * checked against swagger.v1.json when it starts.
  */
 import {
+  addComment,
   addSnapshot,
   blobSha,
   buildState,
@@ -21,12 +22,14 @@ import {
   pullState,
   repoKey,
   type SeedPull,
+  type StoredComment,
   type StoredCommit,
   type StoredStatus,
   type UserState,
 } from '../../adapters/memory/forge-state.ts'
 import type { RepoRef } from '../../core/wire/types.ts'
 import type { ForgeFile } from '../../ports/forge.ts'
+import { commentRoutes } from './fake-forgejo/comment-routes.ts'
 import {
   type AccountFlags,
   apiError,
@@ -95,6 +98,10 @@ export type FakeForgejo = {
   /** Writes (or with `null` deletes) a file on a branch as a new commit. */
   changeFile(repo: RepoRef, branch: string, path: string, content: string | null): void
   upsertPull(repo: RepoRef, pull: SeedPull): void
+  /** Adds a comment by `login` on PR `pr`, as if written on the forge's page; its id. */
+  addComment(repo: RepoRef, pr: number, login: string, body: string): number
+  /** The comments on PR `pr`, oldest first, with their reactions. */
+  comments(repo: RepoRef, pr: number): StoredComment[]
   /** Deletes a branch, the default one included (a repo whose default branch is gone is not empty while another branch is left). */
   deleteBranch(repo: RepoRef, branch: string): void
   addToken(login: string, token: { name: string; token: string; scopes: string[] }): void
@@ -161,7 +168,7 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
   let inFlight = 0
   let maxInFlight = 0
 
-  const routes = [...repoRoutes(), ...permissionRoutes(), ...userRoutes()]
+  const routes = [...repoRoutes(), ...permissionRoutes(), ...commentRoutes(), ...userRoutes()]
     .filter((r) => r.since === undefined || majorOf(settings.version) >= r.since)
     .map(compile)
   const swagger = loadSwagger()
@@ -382,6 +389,14 @@ export function createFakeForgejo(options: FakeForgejoOptions = {}): FakeForgejo
     upsertPull(repo, pull) {
       const found = requireRepo(repo)
       found.pulls.set(pull.number, pullState(found, pull, found.defaultBranch, found.pulls.get(pull.number)))
+    },
+    addComment(repo, pr, login, body) {
+      return addComment(state, requireRepo(repo), pr, login, body).id
+    },
+    comments(repo, pr) {
+      return requireRepo(repo)
+        .comments.filter((c) => c.pr === pr)
+        .map((c) => ({ ...c, reactions: c.reactions.map((r) => ({ ...r })) }))
     },
     deleteBranch(repo, branch) {
       if (!requireRepo(repo).branches.delete(branch))

@@ -40,8 +40,6 @@ export function stopStep(proc: ServiceProcess | undefined): (() => Promise<void>
   }
 }
 
-export type ClassifierProcess = ServiceProcess
-
 export function startClassifierProcess(env: Record<string, string>): ServiceProcess {
   return startServiceProcess('classifier', env)
 }

@@ -47,6 +47,8 @@ export type UiWorld = {
   url: string
   /** The controller's own address (no identity). */
   controllerUrl: string
+  /** The world's nats-server, for a test that writes a bucket the controller reads. */
+  natsUrl: string
   forge: FakeForgejo
   /** The classifier's model: holds, and every question asked. */
   model: ScriptedModel
@@ -143,6 +145,7 @@ export async function startUiWorld(options: { examples?: string } = {}): Promise
     return {
       url: proxyUrl,
       controllerUrl: world.base,
+      natsUrl: world.nats.url,
       forge: world.forge,
       model: world.model,
       answer(next) {

@@ -35,7 +35,7 @@ export type SignOptions = {
   url?: string
 }
 
-function user(login: string, forgeUrl: string, id: number): Record<string, unknown> {
+export function user(login: string, forgeUrl: string, id: number): Record<string, unknown> {
   // Webhook user objects are built without a viewer: placeholder email, not admin, not active.
   const noreply = `${login.toLowerCase()}@noreply.${new URL(forgeUrl).host}`
   return {

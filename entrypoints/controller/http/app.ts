@@ -2,8 +2,8 @@
  * The controller's HTTP app: the checks every request passes first
  * (request-guard.ts), the OpenAPI document, one error handler that answers
  * problem+json for everything (Elysia's own 404 and parse errors included),
- * health, settings and runs, and whatever other route plugins the
- * entrypoint passes in (the webhook, the try-out routes).
+ * and the route plugins it is given. Which routes the controller serves is
+ * one list, in `createController` (service.ts).
  */
 
 import { openapi } from '@elysiajs/openapi'
@@ -11,28 +11,13 @@ import { type AnyElysia, Elysia } from 'elysia'
 import { errorKind, errorReason, isAppError } from '../../../core/base/errors.ts'
 import { isRecord } from '../../../core/wire/decode.ts'
 import type { Logger } from '../../../ports/logger.ts'
-import type { QueueLink } from '../../../ports/queue.ts'
-import type { RunStore } from '../usecases/run/run-store.ts'
-import type { ReadinessCheck } from '../usecases/settings/readiness.ts'
-import type { SettingsStore } from '../usecases/settings/settings-store.ts'
-import { HttpProblem, PROBLEM_CONTENT_TYPE, ProblemSchema, problemResponse, statusForError } from './problem.ts'
+import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemResponse, statusForError } from './problem.ts'
 import { requestGuard } from './request-guard.ts'
-import { healthRoutes } from './routes/health.ts'
-import { runsRoutes } from './routes/runs.ts'
-import { settingsRoutes } from './routes/settings.ts'
 
 export type ControllerAppDeps = {
-  /** The swarm queue connection, `null` when this host has none. */
-  queue: QueueLink | null
-  settings: SettingsStore
-  runs: RunStore
-  /** What `/readyz` asks, in the order it lists them. */
-  checks: ReadinessCheck[]
   logger: Logger
-  /** Route plugins mounted after the built-in ones, each an Elysia instance with its own `name` and `prefix`. */
-  routes?: AnyElysia[]
-  /** Per readiness check; default 5000 ms. */
-  checkTimeoutMs?: number
+  /** The route plugins, mounted in this order, each an Elysia instance with its own `name` and `prefix`. */
+  routes: AnyElysia[]
   /** Shown in the OpenAPI document. */
   version?: string
   /** `ALLOWED_HOSTS`: the host names a request's `Host` may name; `null` or left out answers any. */
@@ -61,7 +46,6 @@ function validationDetail(error: unknown): string {
 
 /** Whatever reached the root error handler, as the problem to answer: Elysia's own codes first, then ours. */
 function problemFor(code: string | number, error: unknown, request: Request): { status: number; detail: string } {
-  if (error instanceof HttpProblem) return { status: error.status, detail: error.detail }
   // The numbers are statuses a handler threw with Elysia's `status()`.
   if (typeof code === 'number') return { status: code, detail: thrownStatusDetail(error) }
   switch (code) {
@@ -158,7 +142,7 @@ export function createControllerApp(deps: ControllerAppDeps) {
     .onError(({ code, error, request }) => {
       const { status, detail } = problemFor(code, error, request)
       // A coded AppError is an outcome its thrower already logged as it deserves; anything else is a bug.
-      if (status >= 500 && !(error instanceof HttpProblem) && !isAppError(error)) {
+      if (status >= 500 && !isAppError(error)) {
         logger.error('controller request failed', {
           method: request.method,
           path: new URL(request.url).pathname,
@@ -169,14 +153,6 @@ export function createControllerApp(deps: ControllerAppDeps) {
       }
       return problemResponse(status, detail)
     })
-    .use(
-      healthRoutes({
-        checks: deps.checks,
-        ...(deps.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: deps.checkTimeoutMs }),
-      }),
-    )
-    .use(settingsRoutes({ queue: deps.queue, settings: deps.settings, logger }))
-    .use(runsRoutes({ queue: deps.queue, runs: deps.runs, logger }))
-  for (const routes of deps.routes ?? []) app = app.use(routes)
+  for (const routes of deps.routes) app = app.use(routes)
   return app
 }

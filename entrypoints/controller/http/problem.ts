@@ -1,13 +1,14 @@
 /**
  * problem+json (RFC 9457) answers, and the one place an {@link AppError}
- * code becomes an HTTP status. Every error the controller answers goes
+ * code becomes an HTTP status: routes and use cases refuse with a code and
+ * a detail, never a status. Every error the controller answers goes
  * through here, Elysia's own (no route, a body it can't parse) included.
  */
 
 // TypeBox's own Integer: Elysia's accepts a numeric string too, which is for query strings and clutters the document.
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { type ErrorCode, errorReason, isAppError } from '../../../core/base/errors.ts'
+import { type AppError, appError, type ErrorCode, errorReason, isAppError } from '../../../core/base/errors.ts'
 import type { Logger } from '../../../ports/logger.ts'
 import type { QueueLink } from '../../../ports/queue.ts'
 
@@ -40,6 +41,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   unprocessable: 422,
+  exhausted: 429,
   unavailable: 503,
   timeout: 503,
   internal: 500,
@@ -88,6 +90,15 @@ export function storeFailureStatus(error: unknown): 503 | 500 {
   return isAppError(error, 'unavailable') || isAppError(error, 'timeout') ? 503 : 500
 }
 
+/** How the log names each store. */
+const STORE_NAMES = {
+  settings: 'settings store',
+  runs: 'run store',
+  spend: 'spend ledger',
+  labels: 'label store',
+  'rule health': 'rule health store',
+} as const
+
 /**
  * A failed read or write of the settings or the runs, logged and answered:
  * queue trouble (503) comes and goes and is a warning; anything else (500)
@@ -95,43 +106,26 @@ export function storeFailureStatus(error: unknown): 503 | 500 {
  */
 export function storeFailure(
   logger: Logger,
-  store: 'settings' | 'runs' | 'spend',
+  store: 'settings' | 'runs' | 'spend' | 'labels' | 'rule health',
   action: 'read' | 'write',
   error: unknown,
-): HttpProblem {
+): AppError {
   const status = storeFailureStatus(error)
   const fields = { action, status, error: errorReason(error) }
-  const message = `review classifier ${store === 'runs' ? 'run store' : store === 'spend' ? 'spend ledger' : 'settings store'} failed`
+  const message = `review classifier ${STORE_NAMES[store]} failed`
   if (status === 503) logger.warn(message, fields)
   else logger.error(message, fields)
   const verb = action === 'read' ? 'read' : 'written'
-  return new HttpProblem(status, `the ${store} can't be ${verb}: ${errorReason(error)}`)
+  return appError(status === 503 ? 'unavailable' : 'internal', `the ${store} can't be ${verb}: ${errorReason(error)}`)
 }
 
 /**
- * A route's refusal with its status and detail, thrown so the handler's
- * return type stays the success body; the root error handler answers it as
- * problem+json.
- */
-export class HttpProblem extends Error {
-  override readonly name = 'HttpProblem'
-  readonly status: number
-  readonly detail: string
-
-  constructor(status: number, detail: string) {
-    super(detail)
-    this.status = status
-    this.detail = detail
-  }
-}
-
-/**
- * Throws the 503 for a route that needs the swarm queue when it's missing or
+ * Throws `unavailable` (503) for a route that needs the swarm queue when it's missing or
  * down: checked before touching a store so the answer says which it is.
  */
 export function requireQueue(queue: QueueLink | null): void {
-  if (queue === null) throw new HttpProblem(503, 'this host has no swarm queue')
-  if (!queue.connected()) throw new HttpProblem(503, 'the swarm queue is not connected')
+  if (queue === null) throw appError('unavailable', 'this host has no swarm queue')
+  if (!queue.connected()) throw appError('unavailable', 'the swarm queue is not connected')
 }
 
 /** The header the gateway sets for an authenticated admin, as the routes that change something document it. */
@@ -142,7 +136,7 @@ export const RemoteUserHeaders = t.Object({
 /** The admin the gateway names, or the 401 for a request without one; `action` says what needed it. */
 export function requireRemoteUser(request: Request, action: string): string {
   const user = request.headers.get('remote-user')?.trim() ?? ''
-  if (user === '') throw new HttpProblem(401, `${action} needs the Remote-User header the gateway sets`)
+  if (user === '') throw appError('unauthorized', `${action} needs the Remote-User header the gateway sets`)
   return user
 }
 

@@ -196,6 +196,13 @@ describe('the fake Forgejo against swagger.v1.json', () => {
     await codeOf(writer.setCommitStatus(WIDGETS, 'f'.repeat(40), status))
     await codeOf(forge.forAccount(READER_TOKEN).setCommitStatus(WIDGETS, HEAD_42, status))
     await codeOf(forge.forAccount(NARROW_TOKEN).setCommitStatus(WIDGETS, HEAD_42, status))
+    const comment = h.fake.addComment(WIDGETS, 42, 'alice', '@review-classifier label datetime match')
+    await writer.reactToComment(WIDGETS, comment, '+1')
+    await writer.reactToComment(WIDGETS, comment, '+1')
+    await codeOf(writer.reactToComment(WIDGETS, comment + 1000, '+1'))
+    await codeOf(forge.forAccount(READER_TOKEN).reactToComment(WIDGETS, comment, '+1'))
+    await writer.createComment(WIDGETS, 42, 'Not waived: only people with write access to the repo may waive.')
+    await codeOf(writer.createComment(WIDGETS, 999, 'x'))
 
     expect(h.fake.responses.length).toBeGreaterThan(40)
     expect(new Set(h.fake.responses.map((r) => r.status))).toEqual(

@@ -11,6 +11,8 @@ forgeContract('memory', async (seed) => {
     reviews: async (repo, pr) => forge.reviews(repo, pr),
     statuses: async (repo, sha) => forge.statuses(repo, sha),
     changeFile: async (repo, branch, path, content) => forge.changeFile(repo, branch, path, content),
+    addComment: async (repo, pr, login, body) => forge.addComment(repo, pr, login, body),
+    comments: async (repo, pr) => forge.comments(repo, pr),
     accountFlags: async (login) => forge.accountFlags(login),
     cleanup: async () => undefined,
   }

@@ -6,6 +6,7 @@ import {
   createNoopMetrics,
   createOtelMetrics,
   daySpendMetricName,
+  ruleOutcomeMetricName,
   tokenMetricName,
 } from '../../../adapters/otel/metrics.ts'
 import { createJsonLogger } from '../../../adapters/system/logger.ts'
@@ -120,6 +121,30 @@ describe('createOtelMetrics', () => {
     expect(total(points, costMetricName, { pr: '43' })).toBe(2)
     expect(total(points, costMetricName, { model: 'other' })).toBe(4)
     expect(total(points, costMetricName, { repo: 'acme/lib' })).toBe(8)
+  })
+
+  it('exports the rule outcome counter labelled with repo, rule and outcome, one series each', async () => {
+    const otlp = await receiver()
+    const handle = createOtelMetrics(
+      { endpoint: otlp.endpoint, serviceName: 'review-classifier', exportIntervalMs: quietIntervalMs },
+      { logger: createRecordingLogger() },
+    )
+    handle.metrics.addRuleOutcome(1, { repo: 'acme/app', rule: 'no-ads', outcome: 'failed' })
+    handle.metrics.addRuleOutcome(1, { repo: 'acme/app', rule: 'no-ads', outcome: 'failed' })
+    handle.metrics.addRuleOutcome(1, { repo: 'acme/app', rule: 'no-ads', outcome: 'waived' })
+    handle.metrics.addRuleOutcome(1, { repo: 'acme/lib', rule: 'no-ads', outcome: 'failed' })
+    handle.metrics.addRuleOutcome(-1, { repo: 'acme/lib', rule: 'no-ads', outcome: 'failed' })
+    await handle.shutdown()
+    const points = otlp.received().filter((p) => p.name === ruleOutcomeMetricName)
+    expect(points).toHaveLength(3)
+    for (const point of points) {
+      expect(point).toMatchObject({ kind: 'sum', temporality: 'delta', valueType: 'int' })
+      expect(Object.keys(point.attributes).sort()).toEqual(['outcome', 'repo', 'rule'])
+    }
+    const all = otlp.received()
+    expect(total(all, ruleOutcomeMetricName, { repo: 'acme/app', rule: 'no-ads', outcome: 'failed' })).toBe(2)
+    expect(total(all, ruleOutcomeMetricName, { repo: 'acme/app', outcome: 'waived' })).toBe(1)
+    expect(total(all, ruleOutcomeMetricName, { repo: 'acme/lib' })).toBe(1)
   })
 
   it('exports deltas: each export carries only what was added since the last one', async () => {

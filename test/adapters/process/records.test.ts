@@ -98,6 +98,25 @@ describe('endLeftovers', () => {
     expect(logger.withMessage('leftover model process group ended')).toEqual([])
   })
 
+  it("signals no group for a record that doesn't fit, and still removes the dead instance's directory", async () => {
+    const workDir = aWorkDir()
+    const leader = aGroupLeader()
+    const dead = await aDeadPid()
+    const dir = anInstance(workDir, `${dead}-12345`, [])
+    const start = startTimeOf(leader) ?? ''
+    const misfits = [
+      { pid: leader, pgid: leader, start_time: start, runtime: 'bash' },
+      { pid: leader, pgid: String(leader), start_time: start, runtime: 'claude' },
+      { pid: leader, pgid: 1, start_time: start, runtime: 'claude' },
+    ]
+    misfits.forEach((record, index) => {
+      writeFileSync(join(dir, 'sessions', `${index}.json`), JSON.stringify(record))
+    })
+    expect(await endLeftovers(workDir, createRecordingLogger())).toEqual({ instances: 1, groups: 0 })
+    expect(await processAlive(leader)).toBe(true)
+    expect(existsSync(dir)).toBe(false)
+  })
+
   it("never touches a live instance's records or one of another host", async () => {
     const workDir = aWorkDir()
     const leader = aGroupLeader()

@@ -3,9 +3,9 @@ import {
   COMMIT_STATUS_CONTEXT,
   describeStatusProblems,
   PENDING_STATUS,
-  QUEUE_FULL_STATUS,
   verdictStatus,
 } from '../../../core/review/commit-status.ts'
+import { NO_RUN } from '../../../core/review/no-run.ts'
 import type { Overall } from '../../../core/wire/types.ts'
 import { anUnansweredRow, aRow } from '../../support/builders.ts'
 
@@ -53,7 +53,7 @@ describe('verdictStatus', () => {
       verdictStatus('request-changes', [passing, failing]).description,
       verdictStatus('no-verdict', [passing, unanswered]).description,
       PENDING_STATUS.description,
-      QUEUE_FULL_STATUS.description,
+      ...Object.values(NO_RUN).map((entry) => entry.status.description),
     ]
     for (const description of descriptions) {
       expect(description).toMatch(/^[A-Za-z0-9 :,'()]+$/)
@@ -66,7 +66,7 @@ describe('the other statuses', () => {
   it('names the context after the service, pending before a verdict, error for a request turned away', () => {
     expect(COMMIT_STATUS_CONTEXT).toBe('review-classifier')
     expect(PENDING_STATUS.state).toBe('pending')
-    expect(QUEUE_FULL_STATUS).toEqual({
+    expect(NO_RUN['queue-full'].status).toEqual({
       state: 'error',
       description: 'No verdict: every review place was taken, so no run started',
     })

@@ -4,7 +4,6 @@ import { prepareDiffPieces } from '../../../core/diff/diff.ts'
 import { redactSharedContext } from '../../../core/redaction/redact.ts'
 import {
   assembleSharedContext,
-  buildPrompt,
   buildPromptFromContext,
   buildQuestion,
   buildSharedContext,
@@ -212,9 +211,9 @@ describe('buildQuestion', () => {
   })
 })
 
-describe('buildPrompt', () => {
+describe('buildPromptFromContext', () => {
   it('puts the one cache breakpoint on the shared block', () => {
-    const prompt = buildPrompt(anInput(), aClassification())
+    const prompt = buildPromptFromContext(buildSharedContext(anInput()), aClassification())
     expect(prompt.system).toBe(SYSTEM_PROMPT)
     expect(prompt.blocks).toEqual([
       { type: 'text', text: buildSharedContext(anInput()), cache_control: { type: 'ephemeral' } },
@@ -224,20 +223,14 @@ describe('buildPrompt', () => {
   })
 
   it('shares the identical first block between the classifications of a run', () => {
-    const first = buildPrompt(anInput(), aClassification())
-    const second = buildPrompt(
-      anInput(),
+    const first = buildPromptFromContext(buildSharedContext(anInput()), aClassification())
+    const second = buildPromptFromContext(
+      buildSharedContext(anInput()),
       aClassification({ name: 'no-ads', description: 'A commit advertises an AI model.' }),
     )
     expect(JSON.stringify(second.blocks[0])).toBe(JSON.stringify(first.blocks[0]))
     expect(second.blocks[1].text).not.toBe(first.blocks[1].text)
     expect(second.system).toBe(first.system)
-  })
-
-  it('builds the same prompt from a prebuilt shared context', () => {
-    expect(buildPromptFromContext(buildSharedContext(anInput()), aClassification())).toEqual(
-      buildPrompt(anInput(), aClassification()),
-    )
   })
 })
 
@@ -251,7 +244,10 @@ describe('SYSTEM_PROMPT', () => {
 
 describe('streamJsonUserLine', () => {
   it('is one newline-terminated user message line carrying the blocks unchanged', () => {
-    const { blocks } = buildPrompt(anInput({ title: 'a "quoted"\ttitle' }), aClassification())
+    const { blocks } = buildPromptFromContext(
+      buildSharedContext(anInput({ title: 'a "quoted"\ttitle' })),
+      aClassification(),
+    )
     const line = streamJsonUserLine(blocks)
     expect(line.endsWith('\n')).toBe(true)
     expect(count(line, '\n')).toBe(1)

@@ -40,6 +40,7 @@ describe('DEFAULT_SETTINGS', () => {
       repo_runtimes: {},
       budget: null,
       rules_change_report: true,
+      waivers_by_author: false,
       max_output_tokens: 1024,
     })
   })
@@ -246,6 +247,11 @@ describe('applySettingsUpdate', () => {
       mentions: ['rules_change_report must be true or false, not "no"'],
     },
     {
+      name: 'a waivers_by_author that is not a boolean',
+      body: { waivers_by_author: null },
+      mentions: ['waivers_by_author must be true or false, not null'],
+    },
+    {
       name: 'clearing acp while the acp runtime is stored',
       current: someSettings({ runtime: 'acp', acp: anAcp() }),
       body: { acp: null },
@@ -324,6 +330,7 @@ describe('applySettingsUpdate', () => {
         acp: anAcp({ prices: { input: 0, output: 0, cache_read: 0, cache_write: 0.5 } }),
         repo_runtimes: { 'acme/*': 'none' },
         rules_change_report: false,
+        waivers_by_author: true,
         max_output_tokens: 2048,
       },
       stored: {
@@ -335,6 +342,7 @@ describe('applySettingsUpdate', () => {
         repo_runtimes: { 'acme/*': 'none' },
         budget: null,
         rules_change_report: false,
+        waivers_by_author: true,
         max_output_tokens: 2048,
       },
     },

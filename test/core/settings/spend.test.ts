@@ -6,7 +6,9 @@ import {
   classificationCostUsd,
   dayIsExpired,
   decodeDaySpend,
+  expiredDays,
   formatUsd,
+  keptDays,
   oldestKeptDay,
   spendView,
   utcDay,
@@ -75,6 +77,10 @@ describe('the ledger day', () => {
 
   it('keeps 31 days, today included, and never a later day', () => {
     expect(oldestKeptDay('2026-12-31')).toBe('2026-12-01')
+    const kept = keptDays('2026-12-31')
+    expect([kept.length, kept[0], kept.at(-1)]).toEqual([31, '2026-12-01', '2026-12-31'])
+    const expired = expiredDays('2026-12-31')
+    expect([expired.length, expired[0], expired.at(-1)]).toEqual([31, '2026-10-31', '2026-11-30'])
     expect(dayIsExpired('2026-12-01', '2026-12-31')).toBe(false)
     expect(dayIsExpired('2026-11-30', '2026-12-31')).toBe(true)
     expect(dayIsExpired('2027-01-01', '2026-12-31')).toBe(false)

@@ -44,6 +44,8 @@ const REPO = { owner: 'acme', name: 'widgets' }
 const PER_CLASSIFICATION_USD = 0.004
 /** Every run here asks two classifications at most. */
 const ONE_RUN_USD = 2 * PER_CLASSIFICATION_USD
+/** How long a KV call may wait here: on a loaded 2-core machine a starved server outlasts the default 5 s. */
+const ROOMY_KV = { timeoutMs: 60_000 }
 const BUDGET_USD = 0.1
 const REVIEWED = [1, 2, 3, 4, 5, 7, 9, 10]
 const EXAMPLES = `examples:\n${[11, 12, 13, 14, 15, 16].map((pr) => `  - pr: ${pr}\n    expect:\n      datetime: match\n`).join('')}`
@@ -125,7 +127,7 @@ describe('the daily budget across two controllers on one NATS', () => {
         classificationTimeoutMs: 60_000,
         contextBudgetBytes: 600_000,
         redactor: createInlineRedactor(),
-        buckets: createNatsKvBuckets(nats),
+        buckets: createNatsKvBuckets(nats, ROOMY_KV),
       })
       const responder = createNatsRunResponder(nats, { subject }, { logger })
       subscriptions.push(await responder.serve((text, tell) => classifier.handle(text, tell)))
@@ -139,7 +141,7 @@ describe('the daily budget across two controllers on one NATS', () => {
           queue: {
             link: { connected: () => true },
             runQueue: createNatsRunQueue(nats, { subject }),
-            buckets: createNatsKvBuckets(nats),
+            buckets: createNatsKvBuckets(nats, ROOMY_KV),
           },
           secrets: createMemorySecretStore({
             [CONTROLLER_TOKEN_SECRET.path]: { [CONTROLLER_TOKEN_SECRET.field]: 'admin-token' },

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'bun:test'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
 import { appError } from '../../../core/base/errors.ts'
-import { BUDGET_SPENT_STATUS } from '../../../core/review/commit-status.ts'
+import { NO_RUN } from '../../../core/review/no-run.ts'
 import { renderNoVerdictBody } from '../../../core/review/review-body.ts'
 import type { Controller } from '../../../entrypoints/controller/service.ts'
 import { signedDelivery } from '../../support/webhook.ts'
@@ -73,7 +73,7 @@ describe('the daily budget', () => {
     expect(refused?.body).toContain('request it again after 00:00 UTC')
     expect(world.requests).toHaveLength(1)
     const head = refused?.commitId ?? ''
-    expect(world.forge.statuses(REPO, head).at(-1)).toMatchObject(BUDGET_SPENT_STATUS)
+    expect(world.forge.statuses(REPO, head).at(-1)).toMatchObject(NO_RUN['budget-spent'].status)
     const runs: unknown = await (
       await controller.app.handle(new Request('http://localhost/api/review-classifier/runs'))
     ).json()

@@ -8,6 +8,8 @@
 import { createSequenceIds } from '../../../adapters/memory/ids.ts'
 import type { RunReply, RunRequest } from '../../../core/wire/types.ts'
 import { createControllerApp } from '../../../entrypoints/controller/http/app.ts'
+import { runsRoutes } from '../../../entrypoints/controller/http/routes/runs.ts'
+import { settingsRoutes } from '../../../entrypoints/controller/http/routes/settings.ts'
 import { tryOutRoutes } from '../../../entrypoints/controller/http/routes/try-out.ts'
 import {
   createTryOuts,
@@ -97,12 +99,10 @@ export function createTryOutWorld(options: TryOutWorldOptions = {}): TryOutWorld
   })
   const queue = options.queue === null ? null : { connected: () => link.up }
   const app = createControllerApp({
-    queue,
-    settings: world.settings,
-    runs: world.runs,
-    checks: [],
     logger: world.logger,
     routes: [
+      settingsRoutes({ queue, settings: world.settings, logger: world.logger }),
+      runsRoutes({ queue, runs: world.runs, logger: world.logger }),
       tryOutRoutes({
         queue,
         forge: options.forge === null ? null : forge,

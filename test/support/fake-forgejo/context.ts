@@ -94,10 +94,10 @@ export type FakeForgejoSettings = {
 export type Handler = (context: RouteContext) => Response | Promise<Response>
 
 /**
- * `repository`, `user`, `admin`: the token scope category (read for GET, write otherwise); `password`: Basic
+ * `repository`, `issue`, `user`, `admin`: the token scope category (read for GET, write otherwise); `password`: Basic
  * auth with a password only; `none`: no sign-in.
  */
-export type RouteAuth = 'repository' | 'user' | 'admin' | 'password' | 'none'
+export type RouteAuth = 'repository' | 'issue' | 'user' | 'admin' | 'password' | 'none'
 
 export type Route = {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'

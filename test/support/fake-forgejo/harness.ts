@@ -48,6 +48,8 @@ export async function startForgejoHarness(
     reviews: async (repo, pr) => fake.reviews(repo, pr).map(toStoredReview),
     statuses: async (repo, sha) => fake.statuses(repo, sha),
     changeFile: async (repo, branch, path, content) => fake.changeFile(repo, branch, path, content),
+    addComment: async (repo, pr, login, body) => fake.addComment(repo, pr, login, body),
+    comments: async (repo, pr) => fake.comments(repo, pr),
     async accountFlags(login) {
       const flags = fake.flags(login)
       if (flags === null) return null

@@ -4,13 +4,15 @@
  * and reliability"), answered like the `rules` route: 404 for no file, 422
  * for one that doesn't load.
  */
+
 import { Elysia } from 'elysia'
+import { appError } from '../../../../core/base/errors.ts'
 import { describeExamplesRefusal, describeNoExamples } from '../../../../core/repo-files/repo-examples.ts'
 import { RepoExamplesSchema } from '../../../../core/wire/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { loadDefaultBranchExamples } from '../../usecases/repo-files/examples-loader.ts'
 import type { RulesReader } from '../../usecases/repo-files/rules-loader.ts'
-import { HttpProblem, ProblemSchema } from '../problem.ts'
+import { ProblemSchema } from '../problem.ts'
 import { forgeFailure, parseRepoParam, RepoQuerySchema, requireForge } from './forge-read.ts'
 
 export type ExamplesRoutesDeps = {
@@ -34,10 +36,10 @@ export function examplesRoutes(deps: ExamplesRoutesDeps) {
       }
       switch (loaded.kind) {
         case 'none':
-          throw new HttpProblem(404, describeNoExamples(repo, loaded.branch))
+          throw appError('not_found', describeNoExamples(repo, loaded.branch))
         case 'both':
         case 'invalid':
-          throw new HttpProblem(422, describeExamplesRefusal(loaded))
+          throw appError('unprocessable', describeExamplesRefusal(loaded))
         case 'examples':
           return { path: loaded.path, branch: loaded.branch, commit: loaded.commit, examples: loaded.examples }
       }

@@ -4,11 +4,10 @@
  * one mapping of a forge failure to the route's answer (docs/behaviour.md, "Try-out").
  */
 import { t } from 'elysia'
-import { errorReason, isAppError } from '../../../../core/base/errors.ts'
+import { appError, errorReason, isAppError } from '../../../../core/base/errors.ts'
 import { parseRepoValue } from '../../../../core/wire/repo.ts'
 import type { RepoRef } from '../../../../core/wire/types.ts'
 import type { Logger } from '../../../../ports/logger.ts'
-import { HttpProblem } from '../problem.ts'
 
 /** For the OpenAPI document; the value is checked by {@link parseRepoParam}, so a 400 says what's wrong with it. */
 export const RepoQuerySchema = t.Object({
@@ -17,15 +16,15 @@ export const RepoQuerySchema = t.Object({
 
 /** The repo a `repo` query parameter names; a 400 when it's missing or not `owner/name`. */
 export function parseRepoParam(value: string | undefined): RepoRef {
-  if (value === undefined || value === '') throw new HttpProblem(400, 'the query needs repo=owner/name')
+  if (value === undefined || value === '') throw appError('invalid', 'the query needs repo=owner/name')
   const repo = parseRepoValue(value)
-  if (!repo.ok) throw new HttpProblem(400, repo.error)
+  if (!repo.ok) throw appError('invalid', repo.error)
   return repo.value
 }
 
 /** The forge, or the 503 for a host that has none configured. */
 export function requireForge<F>(forge: F | null): F {
-  if (forge === null) throw new HttpProblem(503, 'this host has no forge: FORGE_URL is not set')
+  if (forge === null) throw appError('unavailable', 'this host has no forge: FORGE_URL is not set')
   return forge
 }
 
@@ -37,8 +36,8 @@ export function requireForge<F>(forge: F | null): F {
  * goes on to the root handler's 500.
  */
 export function forgeFailure(error: unknown, what: string, logger: Logger): unknown {
-  if (error instanceof HttpProblem || !isAppError(error)) return error
-  if (error.code === 'not_found') return new HttpProblem(404, error.message)
+  if (!isAppError(error)) return error
+  if (error.code === 'not_found') return appError('not_found', error.message)
   logger.warn('forge read failed', { what, code: error.code, error: errorReason(error) })
-  return new HttpProblem(503, `${what} can't be read from the forge: ${error.message}`)
+  return appError('unavailable', `${what} can't be read from the forge: ${error.message}`)
 }

@@ -5,11 +5,13 @@
  * naming the field; the use case's coded refusals become their statuses in
  * the root error handler.
  */
+
 import { Elysia } from 'elysia'
+import { appError } from '../../../../core/base/errors.ts'
 import { parseOpenPrBody } from '../../../../core/repo-files/open-pr.ts'
 import { OpenPrAnswerSchema, OpenPrRequestSchema } from '../../../../core/wire/schemas.ts'
 import type { OpenPr } from '../../usecases/repo-files/open-pr.ts'
-import { HttpProblem, ProblemSchema, RemoteUserHeaders, requireRemoteUser } from '../problem.ts'
+import { ProblemSchema, RemoteUserHeaders, requireRemoteUser } from '../problem.ts'
 
 export type OpenPrRoutesDeps = {
   /** `null` when this host has no forge (FORGE_URL unset). */
@@ -28,8 +30,8 @@ export function openPrRoutes(deps: OpenPrRoutesDeps) {
         async ({ body, request, set }) => {
           const remoteUser = requireRemoteUser(request, 'opening a PR')
           const parsed = parseOpenPrBody(typeof body === 'string' ? body : '')
-          if (!parsed.ok) throw new HttpProblem(400, parsed.error)
-          if (deps.openPr === null) throw new HttpProblem(503, 'this host has no forge: set FORGE_URL')
+          if (!parsed.ok) throw appError('invalid', parsed.error)
+          if (deps.openPr === null) throw appError('unavailable', 'this host has no forge: set FORGE_URL')
           const answer = await deps.openPr.open(remoteUser, parsed.value)
           set.status = 201
           return answer

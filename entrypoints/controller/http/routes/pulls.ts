@@ -5,12 +5,12 @@
  */
 
 import { Elysia } from 'elysia'
-import { isAppError } from '../../../../core/base/errors.ts'
+import { appError, isAppError } from '../../../../core/base/errors.ts'
 import { compareRepoNames, repoName } from '../../../../core/wire/repo.ts'
 import { PullListSchema, PullReposSchema } from '../../../../core/wire/schemas.ts'
 import type { ForgeReader } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
-import { HttpProblem, ProblemSchema } from '../problem.ts'
+import { ProblemSchema } from '../problem.ts'
 import { forgeFailure, parseRepoParam, RepoQuerySchema, requireForge } from './forge-read.ts'
 
 export type PullsRoutesDeps = {
@@ -56,7 +56,7 @@ export function pullsRoutes(deps: PullsRoutesDeps) {
         } catch (error) {
           // The adapter's 404 names the route it called; say what it means here.
           if (isAppError(error, 'not_found'))
-            throw new HttpProblem(404, `the forge has no repo ${repoName(repo)} that this host can read`)
+            throw appError('not_found', `the forge has no repo ${repoName(repo)} that this host can read`)
           throw forgeFailure(error, `the open pull requests of ${repoName(repo)}`, logger)
         }
       },

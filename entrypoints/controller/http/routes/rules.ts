@@ -4,12 +4,14 @@
  * The classifications come in the file's order and in the try-out POST's
  * shape, so the page can post them back as they are.
  */
+
 import { Elysia } from 'elysia'
+import { appError } from '../../../../core/base/errors.ts'
 import { describeNoRules, describeRulesRefusal } from '../../../../core/repo-files/repo-rules.ts'
 import { RepoRulesSchema } from '../../../../core/wire/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { loadDefaultBranchRules, type RulesReader } from '../../usecases/repo-files/rules-loader.ts'
-import { HttpProblem, ProblemSchema } from '../problem.ts'
+import { ProblemSchema } from '../problem.ts'
 import { forgeFailure, parseRepoParam, RepoQuerySchema, requireForge } from './forge-read.ts'
 
 export type RulesRoutesDeps = {
@@ -33,10 +35,10 @@ export function rulesRoutes(deps: RulesRoutesDeps) {
       }
       switch (loaded.kind) {
         case 'none':
-          throw new HttpProblem(404, describeNoRules(repo, loaded.branch))
+          throw appError('not_found', describeNoRules(repo, loaded.branch))
         case 'both':
         case 'invalid':
-          throw new HttpProblem(422, describeRulesRefusal(loaded))
+          throw appError('unprocessable', describeRulesRefusal(loaded))
         case 'rules':
           return {
             path: loaded.path,

@@ -3,14 +3,15 @@
  * document. The PUT body is parsed here, not by Elysia, so a 400's detail is
  * core's message naming the field, not a schema validator's.
  */
+
 import { Elysia, t } from 'elysia'
+import { appError } from '../../../../core/base/errors.ts'
 import { validateSettingsUpdate } from '../../../../core/settings/settings.ts'
 import { SettingsSchema } from '../../../../core/wire/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueLink } from '../../../../ports/queue.ts'
 import type { SettingsStore } from '../../usecases/settings/settings-store.ts'
 import {
-  HttpProblem,
   ProblemSchema,
   parseJsonBody,
   RemoteUserHeaders,
@@ -58,10 +59,10 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
           const user = requireRemoteUser(request, 'a settings change')
           const parsed = parseJsonBody(body)
           if (!parsed.ok)
-            throw new HttpProblem(400, "the body isn't JSON: send the settings fields to change as a JSON object")
+            throw appError('invalid', "the body isn't JSON: send the settings fields to change as a JSON object")
           // A body of the wrong shape is refused without the queue; the rules on the merged document need the stored one.
           const shape = validateSettingsUpdate(parsed.value)
-          if (!shape.ok) throw new HttpProblem(400, shape.error)
+          if (!shape.ok) throw appError('invalid', shape.error)
           requireQueue(queue)
           let updated: Awaited<ReturnType<SettingsStore['update']>>
           try {
@@ -69,7 +70,7 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
           } catch (error) {
             throw storeFailure(logger, 'settings', 'write', error)
           }
-          if (!updated.ok) throw new HttpProblem(400, updated.error)
+          if (!updated.ok) throw appError('invalid', updated.error)
           logger.info('review classifier settings changed', {
             user,
             ...updated.value,

@@ -16,7 +16,7 @@
  * message naming the entry and the problem.
  */
 import { Elysia, t } from 'elysia'
-import { isAppError } from '../../../../core/base/errors.ts'
+import { appError, isAppError } from '../../../../core/base/errors.ts'
 import { capText } from '../../../../core/base/text.ts'
 import { type AppliedLabels, applyLabels } from '../../../../core/repo-files/examples-file.ts'
 import { describeExamplesRefusal, describeNoExamples } from '../../../../core/repo-files/repo-examples.ts'
@@ -31,20 +31,8 @@ import type { QueueLink } from '../../../../ports/queue.ts'
 import { loadDefaultBranchExamples } from '../../usecases/repo-files/examples-loader.ts'
 import type { SettingsStore } from '../../usecases/settings/settings-store.ts'
 import type { SpendLedger } from '../../usecases/settings/spend-ledger.ts'
-import {
-  TRY_OUTS_RUNNING_MAX,
-  type TryOutForge,
-  type TryOuts,
-  TryOutsFullError,
-} from '../../usecases/try-out/try-outs.ts'
-import {
-  HttpProblem,
-  ProblemSchema,
-  RemoteUserHeaders,
-  requireQueue,
-  requireRemoteUser,
-  storeFailure,
-} from '../problem.ts'
+import { TRY_OUTS_RUNNING_MAX, type TryOutForge, type TryOuts } from '../../usecases/try-out/try-outs.ts'
+import { ProblemSchema, RemoteUserHeaders, requireQueue, requireRemoteUser, storeFailure } from '../problem.ts'
 import { forgeFailure, requireForge } from './forge-read.ts'
 
 export type TryOutRoutesDeps = {
@@ -57,18 +45,6 @@ export type TryOutRoutesDeps = {
   logger: Logger
   /** The daily budget: once it is spent a try-out is a 429 (docs/behaviour.md, "Daily budget"); none: no budget. */
   spend?: Pick<SpendLedger, 'whyNoRun'>
-}
-
-export const TRY_OUT_PATH = '/api/review-classifier/try-out'
-
-/** `fn`, with the use case's "too many running" as the 429 saying how many run. */
-function whenFull<T>(fn: () => T): T {
-  try {
-    return fn()
-  } catch (error) {
-    if (error instanceof TryOutsFullError) throw new HttpProblem(429, error.message)
-    throw error
-  }
 }
 
 /** An id quoted back in a 404 is cut to this, so a long one isn't echoed whole. */
@@ -93,7 +69,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
     } catch (error) {
       throw storeFailure(logger, 'spend', 'read', error)
     }
-    if (refusal !== null) throw new HttpProblem(429, refusal)
+    if (refusal !== null) throw appError('exhausted', refusal)
   }
 
   async function listRecent(forge: TryOutForge, repo: RepoRef, count: number): Promise<ForgePullRequest[]> {
@@ -102,12 +78,12 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
       pulls = await forge.listRecentPulls(repo, count)
     } catch (error) {
       if (isAppError(error, 'not_found')) {
-        throw new HttpProblem(404, `the forge has no repo ${repoName(repo)} that this host can read`)
+        throw appError('not_found', `the forge has no repo ${repoName(repo)} that this host can read`)
       }
       throw forgeFailure(error, `the recent pull requests of ${repoName(repo)}`, logger)
     }
     if (pulls.length === 0) {
-      throw new HttpProblem(404, `${repoName(repo)} has no open or merged pull request to replay`)
+      throw appError('not_found', `${repoName(repo)} has no open or merged pull request to replay`)
     }
     return pulls
   }
@@ -125,12 +101,12 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
       throw forgeFailure(error, 'the examples', logger)
     }
     const { loaded } = read
-    if (loaded.kind === 'none') throw new HttpProblem(404, describeNoExamples(repo, loaded.branch))
-    if (loaded.kind !== 'examples') throw new HttpProblem(422, describeExamplesRefusal(loaded))
+    if (loaded.kind === 'none') throw appError('not_found', describeNoExamples(repo, loaded.branch))
+    if (loaded.kind !== 'examples') throw appError('unprocessable', describeExamplesRefusal(loaded))
     const applied = applyLabels(loaded.examples, classifications)
     if (applied.prs.length === 0) {
-      throw new HttpProblem(
-        422,
+      throw appError(
+        'unprocessable',
         `no label in ${loaded.path} names a classification posted, so there is nothing to score: label a PR for one of them`,
       )
     }
@@ -143,8 +119,8 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
       return (await forge.getPullRequest(repo, pr)).headSha
     } catch (error) {
       if (isAppError(error, 'not_found')) {
-        throw new HttpProblem(
-          404,
+        throw appError(
+          'not_found',
           `the forge has no pull request ${name}: no such repo or PR, or the controller can't see it (${error.message})`,
         )
       }
@@ -161,31 +137,32 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
         async ({ body, request, set }) => {
           const user = requireRemoteUser(request, 'a try-out')
           const parsed = parseTryOutBody(typeof body === 'string' ? body : '')
-          if (!parsed.ok) throw new HttpProblem(400, parsed.error)
+          if (!parsed.ok) throw appError('invalid', parsed.error)
           const asked = parsed.value
           const { repo, classifications } = asked
           // Before the forge reads: a POST past the bound costs nothing.
-          whenFull(() => tryOuts.checkRoom())
+          tryOuts.checkRoom()
           requireQueue(queue)
           const forge = requireForge(deps.forge)
           const settingsNow = await readSettings()
           // Before the forge reads: a repo the policy sends to no runtime gets no run at all.
           const resolved = resolveRepoRuntime(settingsNow, repoName(repo))
-          if (resolved.runtime === 'none') throw new HttpProblem(403, noRuntimeReason(repoName(repo), resolved.pattern))
+          if (resolved.runtime === 'none')
+            throw appError('forbidden', noRuntimeReason(repoName(repo), resolved.pattern))
           const runtime = resolved.runtime
           await requireBudget(repo)
           const common = { forge, repo, classifications, settings: settingsNow, runtime, requester: user }
           let id: string
           if ('examples' in asked) {
             const { applied, repoUrl } = await readLabelled(forge, repo, classifications)
-            id = whenFull(() => tryOuts.startExamples({ ...common, repeat: asked.repeat, applied, repoUrl }))
+            id = tryOuts.startExamples({ ...common, repeat: asked.repeat, applied, repoUrl })
           } else if ('replay' in asked) {
             const pulls = await listRecent(forge, repo, asked.replay)
-            id = whenFull(() => tryOuts.startReplay({ ...common, count: asked.replay, pulls }))
+            id = tryOuts.startReplay({ ...common, count: asked.replay, pulls })
           } else {
             const headSha = await readHead(forge, repo, asked.pr)
             const repeat = asked.repeat === undefined ? {} : { repeat: asked.repeat }
-            id = whenFull(() => tryOuts.start({ ...common, pr: asked.pr, headSha, ...repeat }))
+            id = tryOuts.start({ ...common, pr: asked.pr, headSha, ...repeat })
           }
           logger.info('review classifier try-out started', {
             id,
@@ -242,7 +219,7 @@ export function tryOutRoutes(deps: TryOutRoutesDeps) {
           const found = tryOuts.get(params.id)
           if (found === null) {
             const shown = JSON.stringify(capText(params.id, SHOWN_ID_CHARS))
-            throw new HttpProblem(404, `no try-out ${shown}: unknown, or finished more than an hour ago`)
+            throw appError('not_found', `no try-out ${shown}: unknown, or finished more than an hour ago`)
           }
           return found
         },

@@ -74,6 +74,7 @@ export const UI_STYLE_PARTS = [
   'styles/run-cards.css',
   'styles/reliability.css',
   'styles/replay-labels.css',
+  'styles/rules.css',
   // Last, so that `[hidden]` wins over any class that sets a display.
   'styles/hidden.css',
 ] as const

@@ -106,45 +106,16 @@ function sourceFile(rules: DefaultBranchRules): {
   }
 }
 
-export function createOpenPr(deps: OpenPrDeps): OpenPr {
+/**
+ * Pushing the branch on the service account's token: the token, the push
+ * with its one retry on a taken name, and what a refused push means.
+ * `readFailure` words a failed read as the open does.
+ */
+function createBranchPusher(
+  deps: OpenPrDeps,
+  readFailure: (action: string, error: unknown) => AppError,
+): (request: Push) => Promise<string> {
   const { forge, ids, logger } = deps
-
-  /** A read on the controller's token that failed: `not_found` is the caller's 404, anything else the forge or this host (503). */
-  function readFailure(action: string, error: unknown): AppError {
-    if (isAppError(error, 'not_found')) return appError('not_found', error.message, error)
-    const reason = errorReason(error)
-    logger.warn('review classifier open-pr forge read failed', {
-      action,
-      code: isAppError(error) ? error.code : 'internal',
-      error: reason,
-    })
-    return appError('unavailable', `the forge couldn't ${action}: ${reason}`, error)
-  }
-
-  /** The forge account named like the swarm UI user, who becomes the commit's author. */
-  async function authorAccount(remoteUser: string): Promise<ForgeUser> {
-    let user: ForgeUser | null
-    try {
-      user = await forge.api.getUser(remoteUser)
-    } catch (error) {
-      throw readFailure(`look up the account ${remoteUser}`, error)
-    }
-    if (user === null) {
-      throw appError(
-        'conflict',
-        `no forge account named like you (${remoteUser}) yet; log in to the forge once, then try again`,
-      )
-    }
-    return user
-  }
-
-  async function readRules(repo: RepoRef): Promise<DefaultBranchRules> {
-    try {
-      return await loadDefaultBranchRules(forge.api, repo)
-    } catch (error) {
-      throw readFailure(`read the rules of ${repoName(repo)}`, error)
-    }
-  }
 
   /**
    * The token for this push. A missing one is being minted: the pass in
@@ -258,6 +229,51 @@ export function createOpenPr(deps: OpenPrDeps): OpenPr {
     }
     return appError('forbidden', noWrite)
   }
+
+  return push
+}
+
+export function createOpenPr(deps: OpenPrDeps): OpenPr {
+  const { forge, logger } = deps
+
+  /** A read on the controller's token that failed: `not_found` is the caller's 404, anything else the forge or this host (503). */
+  function readFailure(action: string, error: unknown): AppError {
+    if (isAppError(error, 'not_found')) return appError('not_found', error.message, error)
+    const reason = errorReason(error)
+    logger.warn('review classifier open-pr forge read failed', {
+      action,
+      code: isAppError(error) ? error.code : 'internal',
+      error: reason,
+    })
+    return appError('unavailable', `the forge couldn't ${action}: ${reason}`, error)
+  }
+
+  /** The forge account named like the swarm UI user, who becomes the commit's author. */
+  async function authorAccount(remoteUser: string): Promise<ForgeUser> {
+    let user: ForgeUser | null
+    try {
+      user = await forge.api.getUser(remoteUser)
+    } catch (error) {
+      throw readFailure(`look up the account ${remoteUser}`, error)
+    }
+    if (user === null) {
+      throw appError(
+        'conflict',
+        `no forge account named like you (${remoteUser}) yet; log in to the forge once, then try again`,
+      )
+    }
+    return user
+  }
+
+  async function readRules(repo: RepoRef): Promise<DefaultBranchRules> {
+    try {
+      return await loadDefaultBranchRules(forge.api, repo)
+    } catch (error) {
+      throw readFailure(`read the rules of ${repoName(repo)}`, error)
+    }
+  }
+
+  const push = createBranchPusher(deps, readFailure)
 
   async function readExamples(
     repo: RepoRef,

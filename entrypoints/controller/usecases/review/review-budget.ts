@@ -7,19 +7,18 @@
  * `RUN_TIMEOUT_S` from the review's place, as the settings read does.
  */
 
-import { describeError } from '../../../../core/base/errors.ts'
 import { err, type Result } from '../../../../core/base/result.ts'
-import { BUDGET_SPENT_STATUS, type StatusText, verdictStatus } from '../../../../core/review/commit-status.ts'
+import type { NoRunCause } from '../../../../core/review/no-run.ts'
 import type { RepoRef, RunRequest } from '../../../../core/wire/types.ts'
 import type { QueueWatch, RunQueue } from '../../../../ports/queue.ts'
-import { sendBudgetedRun } from '../run/budgeted-run.ts'
+import { budgetUnreadableReason, sendBudgetedRun } from '../run/budgeted-run.ts'
 import { createQueueReach, isQueueUnreachable, type QueueReach } from '../run/queue-reach.ts'
 import type { RunExchangeOptions } from '../run/run-exchange.ts'
 import type { SpendLedger } from '../settings/spend-ledger.ts'
-import { type Conclusion, noVerdict } from './review-conclusion.ts'
+import { type Conclusion, noRunConclusion, noVerdict } from './review-conclusion.ts'
 
-/** Why the budget lets no run start: the no-verdict's reason and the status it sets. */
-export type BudgetRefusal = { reason: string; status: StatusText }
+/** Why the budget lets no run start: spent, or its ledger unreadable (core/review/no-run.ts). */
+export type BudgetRefusal = Extract<NoRunCause, { kind: 'budget-spent' | 'budget-unreadable' }>
 
 /** How one review reaches the queue: its steps and its run queue, waiting for it with a watch. */
 export type Reaching = { reach: QueueReach; queue: RunQueue }
@@ -57,11 +56,10 @@ export async function budgetRefusal(
   if (spend === undefined) return null
   try {
     const reason = await (reach ?? ((step) => step()))(() => spend.whyNoRun(repo))
-    return reason === null ? null : { reason, status: BUDGET_SPENT_STATUS }
+    return reason === null ? null : { kind: 'budget-spent', reason }
   } catch (error) {
     if (reach === null && deps.queueWatch !== undefined && isQueueUnreachable(error)) return 'unreachable'
-    const reason = `today's spend against the budget couldn't be read: ${describeError(error)}`
-    return { reason, status: verdictStatus('no-verdict', null) }
+    return { kind: 'budget-unreadable', reason: budgetUnreadableReason(error) }
   }
 }
 
@@ -87,6 +85,7 @@ export async function sendReviewRun(
   }
   const sent = await sendBudgetedRun(budgeted, request, options)
   if (sent.kind === 'sent') return sent.reply.ok ? sent.reply : err(noVerdict(sent.reply.error))
-  const status = sent.why === 'spent' ? BUDGET_SPENT_STATUS : verdictStatus('no-verdict', null)
-  return err(noVerdict(sent.reason, null, status))
+  return err(
+    noRunConclusion({ kind: sent.why === 'spent' ? 'budget-spent' : 'budget-unreadable', reason: sent.reason }),
+  )
 }

@@ -28,7 +28,10 @@ import { type AdmissionCounts, type AdmissionResult, createAdmission } from './a
 import { createReportRuns } from './report-runs.ts'
 import { createReviewRunner, type ReviewRunDeps, ReviewStopped } from './review-run.ts'
 
-export type ReviewPipelineDeps = ReviewRunDeps
+export type ReviewPipelineDeps = ReviewRunDeps & {
+  /** Told once a review of a key is no longer running or waiting (finished, turned away or dropped): waivers kept for it apply. */
+  onSettled?: (request: ReviewRequest) => void
+}
 
 /** What `submit` answers: admission's answer, or `stopping` for a request that came while the controller stops. */
 export type SubmitResult = Exclude<AdmissionResult, 'closed'> | 'stopping'
@@ -75,6 +78,8 @@ export type ReviewPipeline = {
   submit(request: ReviewRequest): SubmitResult
   /** Resolves once no review runs, waits or is being turned away (tests, shutdown). */
   idle(): Promise<void>
+  /** Whether a review of that PR and head is running or waiting. */
+  reviewing(request: Pick<ReviewRequest, 'repo' | 'pr' | 'headSha'>): boolean
   /** Running and waiting reviews and the limit read last, for `/readyz` and metrics. */
   counts(): AdmissionCounts
   /** Stops the pipeline as the file comment says; a second call returns the first one's report. */
@@ -86,10 +91,6 @@ export type ReviewPipeline = {
    */
   settle(): Promise<boolean>
 }
-
-/** The stopping comment's reason, for a request that came while the controller stopped. */
-export const STOPPING_REASON =
-  'the controller was stopping (restarted or shut down) when this request came, so it starts no run'
 
 /** The reason a review still running at the drain bound posts. */
 export function stoppedAtBoundReason(boundMs: number): string {
@@ -128,6 +129,16 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
   /** The stopping comments in flight, by key, so a redelivery during the drain posts one. */
   const refusing = new Map<string, Promise<void>>()
   const counted = { finished: 0, stopped: 0, dropped: 0, refused: 0 }
+  /** Keys running or waiting; a key leaves, and `onSettled` is told, in one step. */
+  const active = new Set<string>()
+  function settled(key: string, request: ReviewRequest): void {
+    active.delete(key)
+    try {
+      deps.onSettled?.(request)
+    } catch (error) {
+      logger.error('review admission task failed', { task: 'settled', error })
+    }
+  }
   let draining: Promise<DrainReport> | null = null
   let postMarginMs = DRAIN_POST_MARGIN_MS
 
@@ -135,7 +146,7 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
     if (refusing.has(key)) return 'duplicate'
     counted.refused += 1
     const posting = runner
-      .noRun(request, STOPPING_REASON)
+      .noRun(request, { kind: 'stopping' })
       .then(
         () => undefined,
         (error: unknown) => logger.error('review admission task failed', { task: 'stopping', error }),
@@ -191,19 +202,24 @@ export function createReviewPipeline(deps: ReviewPipelineDeps): ReviewPipeline {
             await runner.review(request, { signal: stop.signal, report: (job) => reports.start(job) })
           } finally {
             stops.delete(key)
+            settled(key, request)
           }
         },
         turnAway: async () => {
-          await runner.queueFull(request)
+          settled(key, request)
+          await runner.noRun(request, { kind: 'queue-full' })
         },
         drop: () => {
           counted.dropped += 1
+          settled(key, request)
           logger.warn(DRAIN_MESSAGES.dropped, requestFields(request))
         },
       })
+      if (result === 'started' || result === 'waiting') active.add(key)
       return result === 'closed' ? refuse(key, request) : result
     },
     idle,
+    reviewing: (request) => active.has(reviewRequestKey(request)),
     counts: () => admission.counts(),
     drain(options) {
       draining ??= drain(options)

@@ -18,11 +18,10 @@ import { raceAbort } from '../../../../core/base/abort.ts'
 import { describeError } from '../../../../core/base/errors.ts'
 import { err, ok, type Result } from '../../../../core/base/result.ts'
 import { describeNoRules, describeRulesRefusal } from '../../../../core/repo-files/repo-rules.ts'
-import { QUEUE_FULL_STATUS, STOPPING_STATUS, type StatusText } from '../../../../core/review/commit-status.ts'
+import { type NoRunCause, noRunText } from '../../../../core/review/no-run.ts'
 import type { ReviewRequest } from '../../../../core/review/webhook.ts'
 import type { RunRecord } from '../../../../core/run/run-record.ts'
 import { noRuntimeReason, resolveRepoRuntime } from '../../../../core/settings/repo-runtimes.ts'
-import { WAITING_PLACES } from '../../../../core/wire/limits.ts'
 import { repoName } from '../../../../core/wire/repo.ts'
 import type { RepoRef, Settings } from '../../../../core/wire/types.ts'
 import type { Clock } from '../../../../ports/clock.ts'
@@ -32,7 +31,7 @@ import type { Logger } from '../../../../ports/logger.ts'
 import type { QueueWatch, RunQueue } from '../../../../ports/queue.ts'
 import type { SecretStore } from '../../../../ports/secret-store.ts'
 import { loadDefaultBranchRules } from '../repo-files/rules-loader.ts'
-import { type PullRead, readPullAtOneHead, runRequestFor } from '../run/pull-read.ts'
+import { readPullAtOneHead, runRequestFor } from '../run/pull-read.ts'
 import type { QueueReach } from '../run/queue-reach.ts'
 import type { RunExchangeOptions } from '../run/run-exchange.ts'
 import type { RunStore } from '../run/run-store.ts'
@@ -40,26 +39,28 @@ import type { ServiceAccountGate } from '../settings/service-token.ts'
 import type { SettingsStore } from '../settings/settings-store.ts'
 import type { SpendLedger } from '../settings/spend-ledger.ts'
 import { type ReportJob, reportJob } from './report-job.ts'
-import { createReviewActs } from './review-acts.ts'
+import { createReviewActs, type ReviewActs } from './review-acts.ts'
 import { type BudgetRefusal, budgetRefusal, type Reaching, reachFor, sendReviewRun } from './review-budget.ts'
 import {
+  type Concluded,
   type Conclusion,
   concludeReply,
+  type Learnt,
+  NOTHING_LEARNT,
   newReview,
+  noRunConclusion,
   noVerdict,
-  type ReviewProgress,
   stoppedReason,
 } from './review-conclusion.ts'
-import { recordReview } from './review-record.ts'
+import { outcomeOf, type ReviewRecordDeps, recordReview } from './review-record.ts'
 import { conclusionStatus, statusTarget } from './review-status.ts'
 import type { ReportBasis, RulesChangeReportDeps } from './rules-change-report.ts'
+import { type Waivers, withReminder } from './waivers.ts'
 
 export { ReviewStopped } from './review-conclusion.ts'
 
 // The names the pipeline and the tests use, beside the runner they belong to.
 export { LEFT_PENDING_MESSAGE } from './review-record.ts'
-
-export const QUEUE_FULL_REASON = `every review place is taken (all running places and all ${WAITING_PLACES} waiting places), so this request starts no run`
 
 export type ReviewRunDeps = {
   forge: Pick<
@@ -102,6 +103,10 @@ export type ReviewRunDeps = {
    * none: such a review posts its no-verdict at once.
    */
   queueWatch?: QueueWatch
+  /** The PR's earlier waivers, listed under a later head's review as a reminder (waivers.ts); none: no reminder. */
+  waivers?: Pick<Waivers, 'reminder'>
+  /** Each rule's counts (rule-health.ts), added once the run is recorded; none: not counted. */
+  ruleHealth?: NonNullable<ReviewRecordDeps['ruleHealth']>
 }
 
 export type ReviewOptions = {
@@ -123,231 +128,195 @@ export type ReviewOptions = {
 export type ReviewRunner = {
   /** Runs one review that has its place; resolves with the recorded run, never rejects for an outside failure. */
   review(request: ReviewRequest, options?: ReviewOptions): Promise<RunRecord>
-  /** Posts the queue-full comment for a request that got no place and records it. */
-  queueFull(request: ReviewRequest): Promise<RunRecord>
-  /** Posts a no-verdict comment with `reason` for a request that gets no run (the controller is stopping) and records it. */
-  noRun(request: ReviewRequest, reason: string): Promise<RunRecord>
+  /**
+   * Posts the no-verdict comment for a request that gets no run (every
+   * place taken, the controller stopping) and sets its error status, both on
+   * the head the delivery named, and records it.
+   */
+  noRun(request: ReviewRequest, cause: NoRunCause): Promise<RunRecord>
+}
+
+/** The rules from the default branch, read with no cache (docs/behaviour.md, "Repo configuration"). */
+async function readRules(forge: ReviewRunDeps['forge'], repo: RepoRef): Promise<Result<ReportBasis['rules'], string>> {
+  try {
+    const loaded = await loadDefaultBranchRules(forge, repo)
+    switch (loaded.kind) {
+      case 'rules':
+        return ok({ branch: loaded.branch, commit: loaded.commit, classifications: loaded.classifications })
+      case 'none':
+        return err(describeNoRules(repo, loaded.branch))
+      case 'both':
+      case 'invalid':
+        return err(describeRulesRefusal(loaded))
+    }
+  } catch (error) {
+    return err(`the rules couldn't be read: ${describeError(error)}`)
+  }
+}
+
+async function readSettings(deps: ReviewRunDeps, reach: QueueReach): Promise<Result<Settings, string>> {
+  try {
+    return ok(await reach(() => deps.settings.read()))
+  } catch (error) {
+    return err(`the settings couldn't be read: ${describeError(error)}`)
+  }
+}
+
+/** One review's run, from its place to its conclusion. */
+type ReviewRun = {
+  id: string
+  request: ReviewRequest
+  acts: ReviewActs
+  signal: AbortSignal | undefined
+  /** The queue's reach, and the budget's answer when it couldn't be read before the PR was. */
+  waiting: Reaching & { budget: Promise<BudgetRefusal | null> }
+}
+
+/** Reads the PR, the settings and the rules, sends the run and re-checks its reply; `learn` hears what it learns on the way. */
+async function conclude(
+  deps: ReviewRunDeps,
+  run: ReviewRun,
+  learn: (more: Partial<Learnt>) => void,
+): Promise<Conclusion> {
+  const { id, request, signal, waiting } = run
+  // The settings and the rules don't depend on the PR: all three are read at once. None of the
+  // reads rejects, so one that isn't awaited after a failure above it is simply dropped.
+  const settingsRead = readSettings(deps, waiting.reach)
+  const rulesRead = readRules(deps.forge, request.repo)
+  const read = await readPullAtOneHead(deps.forge, request.repo, request.pr, (headSha) => learn({ headSha }))
+  if (!read.ok) return noVerdict(read.error)
+  // Stopped while it read: the stopped run's statuses are on their way, and a pending now would come after them.
+  if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
+  // Pending as soon as the head is settled, and set before anything is asked of the classifier,
+  // unless the token is still being minted: then it follows the token, and the run goes on (review-acts.ts).
+  const { pull } = read.value
+  learn({ pullUrl: pull.htmlUrl })
+  const [settings, rules] = await Promise.all([settingsRead, rulesRead, run.acts.pending(pull.headSha, pull.htmlUrl)])
+  if (!settings.ok) return noVerdict(settings.error)
+  // A repo the policy sends to no runtime gets no run: nothing goes to the classifier, so no key is read.
+  const resolved = resolveRepoRuntime(settings.value, repoName(request.repo))
+  if (resolved.runtime === 'none') return noVerdict(noRuntimeReason(repoName(request.repo), resolved.pattern))
+  if (!rules.ok) return noVerdict(rules.error)
+
+  const { classifications } = rules.value
+  const basis = { read: read.value, settings: settings.value, runtime: resolved.runtime }
+  learn({ basis: { id, repo: request.repo, rules: rules.value, ...basis } })
+  const runRequest = runRequestFor({
+    id,
+    trigger: 'review',
+    repo: request.repo,
+    pr: request.pr,
+    classifications,
+    ...basis,
+  })
+  // The budget that couldn't be read before the PR was: the run goes only once it says so.
+  const refused = await waiting.budget
+  if (refused !== null) return noRunConclusion(refused)
+  // A review stopped while it read sends no run: the classifier would work for nobody.
+  if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
+  const reply = await sendReviewRun(deps, runRequest, waiting, signal)
+  if (!reply.ok) return reply.error
+  const replied = concludeReply(runRequest, reply.value)
+  learn({ redaction: replied.redaction })
+  return replied.conclusion
+}
+
+/**
+ * The run's conclusion and what it learnt, or, once `signal` aborts first,
+ * the stopped no-verdict with what the run had learnt by then: a read still
+ * going on may finish, and change nothing that is posted or recorded.
+ */
+function concludeUnlessStopped(deps: ReviewRunDeps, run: ReviewRun): Promise<Concluded> {
+  let learnt = NOTHING_LEARNT
+  const learn = (more: Partial<Learnt>): void => {
+    learnt = { ...learnt, ...more }
+  }
+  const running = conclude(deps, run, learn).then((conclusion) => ({ conclusion, learnt }))
+  return raceAbort(running, run.signal, (reason) => ({ conclusion: noVerdict(stoppedReason(reason)), learnt }))
 }
 
 export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
-  const { forge } = deps
   // The report answers to the review's own budget, and its runs go through the same queue.
   const reportDeps: RulesChangeReportDeps = {
-    forge,
+    forge: deps.forge,
     queue: deps.queue,
     logger: deps.logger,
     exchange: deps.exchange,
     ...(deps.spend === undefined ? {} : { spend: deps.spend }),
   }
 
-  function newProgress(request: ReviewRequest): ReviewProgress {
-    return {
-      headSha: null,
-      answered: null,
-      redaction: null,
-      pullUrl: null,
-      basis: null,
-      acts: createReviewActs(deps, request),
-    }
+  function started(): Pick<RunRecord, 'id' | 'started_unix'> {
+    return { id: deps.ids.runId(), started_unix: Math.floor(deps.clock.nowMs() / 1000) }
   }
 
-  function unixNow(): number {
-    return Math.floor(deps.clock.nowMs() / 1000)
-  }
-
-  function readPull(request: ReviewRequest, progress: ReviewProgress): Promise<Result<PullRead, string>> {
-    return readPullAtOneHead(forge, request.repo, request.pr, progress)
-  }
-
-  /** The rules from the default branch, read with no cache (docs/behaviour.md, "Repo configuration"). */
-  async function readRules(repo: RepoRef): Promise<Result<ReportBasis['rules'], string>> {
-    try {
-      const loaded = await loadDefaultBranchRules(forge, repo)
-      switch (loaded.kind) {
-        case 'rules':
-          return ok({ branch: loaded.branch, commit: loaded.commit, classifications: loaded.classifications })
-        case 'none':
-          return err(describeNoRules(repo, loaded.branch))
-        case 'both':
-        case 'invalid':
-          return err(describeRulesRefusal(loaded))
-      }
-    } catch (error) {
-      return err(`the rules couldn't be read: ${describeError(error)}`)
-    }
-  }
-
-  async function readSettings(reach: QueueReach): Promise<Result<Settings, string>> {
-    try {
-      return ok(await reach(() => deps.settings.read()))
-    } catch (error) {
-      return err(`the settings couldn't be read: ${describeError(error)}`)
-    }
-  }
-
-  async function conclude(
-    id: string,
-    request: ReviewRequest,
-    progress: ReviewProgress,
-    signal: AbortSignal | undefined,
-    waiting: Reaching & { budget: Promise<BudgetRefusal | null> },
-  ): Promise<Conclusion> {
-    // The settings and the rules don't depend on the PR: all three are read at once. None of the
-    // reads rejects, so one that isn't awaited after a failure above it is simply dropped.
-    const settingsRead = readSettings(waiting.reach)
-    const rulesRead = readRules(request.repo)
-    const read = await readPull(request, progress)
-    if (!read.ok) return noVerdict(read.error)
-    // Stopped while it read: the stopped run's statuses are on their way, and a pending now would come after them.
-    if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
-    // Pending as soon as the head is settled, and set before anything is asked of the classifier,
-    // unless the token is still being minted: then it follows the token, and the run goes on (review-acts.ts).
-    progress.pullUrl = read.value.pull.htmlUrl
-    const [settings, rules] = await Promise.all([
-      settingsRead,
-      rulesRead,
-      progress.acts.pending(read.value.pull.headSha, progress.pullUrl),
-    ])
-    if (!settings.ok) return noVerdict(settings.error)
-    // A repo the policy sends to no runtime gets no run: nothing goes to the classifier, so no key is read.
-    const resolved = resolveRepoRuntime(settings.value, repoName(request.repo))
-    if (resolved.runtime === 'none') return noVerdict(noRuntimeReason(repoName(request.repo), resolved.pattern))
-    if (!rules.ok) return noVerdict(rules.error)
-
-    const runRequest = runRequestFor({
-      id,
-      trigger: 'review',
-      repo: request.repo,
-      pr: request.pr,
-      read: read.value,
-      classifications: rules.value.classifications,
-      settings: settings.value,
-      runtime: resolved.runtime,
-    })
-    progress.basis = {
-      id,
-      repo: request.repo,
-      read: read.value,
-      rules: rules.value,
-      settings: settings.value,
-      runtime: resolved.runtime,
-    }
-    // The budget that couldn't be read before the PR was: the run goes only once it says so.
-    const refused = await waiting.budget
-    if (refused !== null) return noVerdict(refused.reason, null, refused.status)
-    // A review stopped while it read sends no run: the classifier would work for nobody.
-    if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
-    const reply = await sendReviewRun(deps, runRequest, waiting, signal)
-    if (!reply.ok) return reply.error
-    return concludeReply(runRequest, reply.value, progress)
-  }
-
-  /**
-   * The run's conclusion, or, once `signal` aborts first, the stopped
-   * no-verdict with what the run had learnt by then: a read still going on
-   * may finish, and change nothing that is posted or recorded.
-   */
-  function concludeUnlessStopped(
-    id: string,
-    request: ReviewRequest,
-    progress: ReviewProgress,
-    signal: AbortSignal | undefined,
-    waiting: Parameters<typeof conclude>[4],
-  ): Promise<{ conclusion: Conclusion; progress: ReviewProgress }> {
-    const running = conclude(id, request, progress, signal, waiting).then((conclusion) => ({ conclusion, progress }))
-    return raceAbort(running, signal, (reason) => ({
-      conclusion: noVerdict(stoppedReason(reason)),
-      progress: { ...progress },
-    }))
-  }
-
-  /** A no-verdict comment with `reason` for a request that gets no run, its error status, and its record. */
-  async function noRun(request: ReviewRequest, reason: string, status: StatusText): Promise<RunRecord> {
-    const base = { id: deps.ids.runId(), started_unix: unixNow() }
-    // As for a full queue: the PR isn't read, the comment and its error status go on the head the delivery named.
-    const progress = newProgress(request)
-    const posted = await progress.acts.post(newReview(noVerdict(reason), request.headSha))
-    await progress.acts.status(request.headSha, status, statusTarget(posted, progress))
-    return recordReview(deps, { base, request, outcome: 'no-verdict', posted, reason, progress })
+  async function noRun(request: ReviewRequest, cause: NoRunCause): Promise<RunRecord> {
+    const base = started()
+    const { reason, status, outcome } = noRunText(cause)
+    // The PR isn't read: the comment and its error status go on the head the delivery named, and the record has no head.
+    // It never started a run, so no pending; its error status goes where the comment went.
+    const acts = createReviewActs(deps, request)
+    const concluded = { conclusion: noVerdict(reason), learnt: NOTHING_LEARNT }
+    const posted = await acts.post(newReview(concluded.conclusion, request.headSha))
+    await acts.status(request.headSha, status, statusTarget(posted, null))
+    return recordReview(deps, { base, request, outcome, concluded, posted, refused: acts.refused })
   }
 
   return {
     async review(request, options = {}) {
-      const base = { id: deps.ids.runId(), started_unix: unixNow() }
+      const base = started()
       // An account an admin stopped posts nothing: nothing is read or run for it either.
       const stopped = (await deps.serviceAccount?.whyStopped()) ?? null
       if (stopped !== null) {
-        const progress = newProgress(request)
-        return recordReview(deps, {
-          base,
-          request,
-          outcome: 'post-failed',
-          posted: err(stopped),
-          reason: null,
-          progress,
-        })
+        const posted = err(stopped)
+        return recordReview(deps, { base, request, outcome: 'post-failed', concluded: null, posted, refused: [] })
       }
+      const acts = createReviewActs(deps, request)
       // Spent: nothing is read or run, as for a full queue. A ledger out of reach is waited for while the
       // PR is read and its pending status set; the run goes only once the budget lets it (queue-reach.ts).
       // Its waits for the queue end with the review's conclusion: a budget look still waiting then is moot.
       const concluded = new AbortController()
+      const signal = options.signal
       const { reach, queue } = reachFor(
         deps,
-        options.signal === undefined ? concluded.signal : AbortSignal.any([options.signal, concluded.signal]),
+        signal === undefined ? concluded.signal : AbortSignal.any([signal, concluded.signal]),
       )
       const refused = await budgetRefusal(deps, request.repo, null)
-      if (refused !== null && refused !== 'unreachable') return noRun(request, refused.reason, refused.status)
+      if (refused !== null && refused !== 'unreachable') return noRun(request, refused)
       const budget = refused === 'unreachable' ? budgetRefusal(deps, request.repo, reach) : Promise.resolve(null)
-      const { conclusion, progress } = await concludeUnlessStopped(
-        base.id,
-        request,
-        newProgress(request),
-        options.signal,
-        {
-          reach,
-          queue,
-          budget: budget.then((answer) => (answer === 'unreachable' ? null : answer)),
-        },
-      )
+      const waiting = { reach, queue, budget: budget.then((answer) => (answer === 'unreachable' ? null : answer)) }
+      const result = await concludeUnlessStopped(deps, { id: base.id, request, acts, signal, waiting })
       concluded.abort()
+      const { conclusion, learnt } = result
       // The verdict belongs to the head the run read; only when the PR wasn't
       // read does the comment fall back to the head the delivery named.
-      const commitId = progress.headSha ?? request.headSha
-      const posted = await progress.acts.post(newReview(conclusion, commitId, progress.redaction))
+      const commitId = learnt.headSha ?? request.headSha
+      const posted = await acts.post(
+        await withReminder(deps.waivers, request, newReview(conclusion, commitId, learnt.redaction)),
+      )
       // The status goes where the review went, and says the verdict even when the post failed.
-      await progress.acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, progress))
-      const outcome =
-        conclusion.kind === 'no-verdict'
-          ? 'no-verdict'
-          : conclusion.overall === 'approve'
-            ? 'approved'
-            : 'changes-requested'
-      const reason = conclusion.kind === 'no-verdict' ? conclusion.reason : null
-      const record = await recordReview(deps, { base, request, outcome, posted, reason, progress })
+      await acts.status(commitId, conclusionStatus(conclusion), statusTarget(posted, learnt.pullUrl))
+      const outcome = outcomeOf(result)
+      const record = await recordReview(deps, {
+        base,
+        request,
+        outcome,
+        concluded: result,
+        posted,
+        refused: acts.refused,
+      })
       // After the verdict and its status, as a post of its own, and only for a run the classifier answered.
       const hasTable = conclusion.kind === 'verdict' || conclusion.table !== null
       const job =
-        hasTable && posted.ok && progress.basis !== null
-          ? reportJob(reportDeps, request, progress.basis, commitId, progress.acts)
+        hasTable && posted.ok && learnt.basis !== null
+          ? reportJob(reportDeps, request, learnt.basis, commitId, acts)
           : null
       if (job !== null) {
-        if (options.report === undefined) await job.run(options.signal)
+        if (options.report === undefined) await job.run(signal)
         else options.report(job)
       }
       return record
     },
 
-    async queueFull(request) {
-      const base = { id: deps.ids.runId(), started_unix: unixNow() }
-      // The PR isn't read for a request that gets no place: the comment goes
-      // on the head the delivery named, and the record has no head.
-      const progress = newProgress(request)
-      const posted = await progress.acts.post(newReview(noVerdict(QUEUE_FULL_REASON), request.headSha))
-      // It never had a place, so no pending; its error status goes where the comment went.
-      await progress.acts.status(request.headSha, QUEUE_FULL_STATUS, statusTarget(posted, progress))
-      return recordReview(deps, { base, request, outcome: 'queue-full', posted, reason: QUEUE_FULL_REASON, progress })
-    },
-
-    noRun: (request, reason) => noRun(request, reason, STOPPING_STATUS),
+    noRun,
   } satisfies ReviewRunner
 }

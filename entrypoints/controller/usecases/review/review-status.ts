@@ -8,7 +8,7 @@
 import type { Result } from '../../../../core/base/result.ts'
 import { type StatusText, verdictStatus } from '../../../../core/review/commit-status.ts'
 import type { PostedReview } from '../../../../ports/forge.ts'
-import type { Conclusion, ReviewProgress } from './review-conclusion.ts'
+import type { Conclusion } from './review-conclusion.ts'
 
 /** The status the verdict makes, also when the post failed; a no-verdict's names the rows it has, if any. */
 export function conclusionStatus(conclusion: Conclusion): StatusText {
@@ -18,6 +18,6 @@ export function conclusionStatus(conclusion: Conclusion): StatusText {
 }
 
 /** Where the status links to: the posted review, else the PR's page when it was read, else nowhere. */
-export function statusTarget(posted: Result<PostedReview, string>, progress: ReviewProgress): string | null {
-  return (posted.ok ? posted.value.htmlUrl : null) ?? progress.pullUrl
+export function statusTarget(posted: Result<PostedReview, string>, pullUrl: string | null): string | null {
+  return (posted.ok ? posted.value.htmlUrl : null) ?? pullUrl
 }

@@ -237,7 +237,7 @@ async function askAll(
     if (signal.aborted || state.budgetStop !== null) return
     const answers = new Map<string, ScoredAnswer>()
     state.answers.set(pr, answers)
-    const read = await readPullAtOneHead(deps.forge, basis.repo, pr, { headSha: null })
+    const read = await readPullAtOneHead(deps.forge, basis.repo, pr)
     if (!read.ok || signal.aborted) return
     let whole = true
     for (const [index, classifications] of asked.entries()) {

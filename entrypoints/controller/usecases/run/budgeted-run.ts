@@ -25,6 +25,11 @@ export type BudgetedReply =
   | { kind: 'refused'; why: 'spent' | 'unreadable'; reason: string }
   | { kind: 'sent'; reply: Result<string, string> }
 
+/** Why a run didn't start when the ledger couldn't be read. */
+export function budgetUnreadableReason(error: unknown): string {
+  return `today's spend against the budget couldn't be read: ${describeError(error)}`
+}
+
 /**
  * Reserves, sends and settles one run; never rejects. A run whose every
  * classification is out of scope of its diff is neither reserved nor sent:
@@ -44,11 +49,7 @@ export async function sendBudgetedRun(
   try {
     budget = await deps.spend.reserve(request)
   } catch (error) {
-    return {
-      kind: 'refused',
-      why: 'unreadable',
-      reason: `today's spend against the budget couldn't be read: ${describeError(error)}`,
-    }
+    return { kind: 'refused', why: 'unreadable', reason: budgetUnreadableReason(error) }
   }
   if (budget.kind === 'refused') return { kind: 'refused', why: 'spent', reason: budget.reason }
   const reply = await sendRunRequest(deps.queue, request, options)

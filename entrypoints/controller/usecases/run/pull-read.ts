@@ -41,8 +41,8 @@ async function readDiff(forge: PullReader, repo: RepoRef, pr: number): Promise<s
 /**
  * The PR, its commits and its diff, all of one head. The diff route has no
  * sha to pin, so the head is read again after the diff: when a push moved
- * it in between, the read starts over on the new head. `progress.headSha`
- * follows the head being read, so a caller knows it even when the read fails.
+ * it in between, the read starts over on the new head. `onHead` hears each
+ * head being read, so a caller knows it even when the read fails.
  * A diff over the read cap (core's `DIFF_READ_MAX_BYTES`) stops the read at
  * once, with core's sentence naming the cap: it would be over again.
  */
@@ -50,13 +50,13 @@ export async function readPullAtOneHead(
   forge: PullReader,
   repo: RepoRef,
   pr: number,
-  progress: { headSha: string | null },
+  onHead: (sha: string) => void = () => {},
 ): Promise<Result<PullRead, string>> {
   try {
     let pull = await forge.getPullRequest(repo, pr)
     for (let attempt = 1; ; attempt += 1) {
       if (pull.headSha === '') return err("the forge can't resolve the pull request's head commit")
-      progress.headSha = pull.headSha
+      onHead(pull.headSha)
       const [commits, diff] = await Promise.all([forge.listPullCommits(repo, pr), readDiff(forge, repo, pr)])
       const after = await forge.getPullRequest(repo, pr)
       if (after.headSha === pull.headSha) return ok({ pull, commits, diff })

@@ -21,7 +21,7 @@
 import { errorKind, errorReason, isAppError } from '../../../../core/base/errors.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN, serviceAccountStopped } from '../../../../core/settings/service-account.ts'
 import type { Clock } from '../../../../ports/clock.ts'
-import type { ForgeAdmin, ForgeReader, ForgeUser } from '../../../../ports/forge.ts'
+import type { AccessTokenInfo, ForgeAdmin, ForgeReader, ForgeUser } from '../../../../ports/forge.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { SecretStore } from '../../../../ports/secret-store.ts'
 import type { ServiceAccountGate } from './service-token.ts'
@@ -149,7 +149,11 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
     }
   }
 
-  /** Whether the stored token is the forge's token of that name; compared by its last eight characters, as the forge lists them. */
+  /**
+   * Whether the stored token is the forge's token of that name, compared by its last eight
+   * characters as the forge lists them, and has every scope the account needs: one minted by
+   * an older build (without `write:issue`) is replaced like a deleted one.
+   */
   async function ensureToken(): Promise<'kept' | 'minted'> {
     const stored = await step('read-stored-token', () =>
       secrets.read(SERVICE_TOKEN.secret.path, SERVICE_TOKEN.secret.field),
@@ -157,8 +161,12 @@ export function createServiceAccountProvisioner(deps: ServiceAccountProvisionerD
     const named = (await step('list-tokens', () => forge.listTokens(login))).filter(
       (token) => token.name === SERVICE_TOKEN.name,
     )
-    if (stored !== null && stored.length >= 8 && named.some((token) => token.lastEight === stored.slice(-8)))
-      return 'kept'
+    const current = (token: AccessTokenInfo) =>
+      stored !== null &&
+      stored.length >= 8 &&
+      token.lastEight === stored.slice(-8) &&
+      SERVICE_TOKEN.scopes.every((scope) => token.scopes.includes(scope))
+    if (named.some(current)) return 'kept'
     // The name is unique per account, so a stale token of that name must go before a new one can be minted.
     for (const stale of named) {
       await step('delete-stale-token', async () => {

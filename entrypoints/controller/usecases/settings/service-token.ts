@@ -9,7 +9,7 @@
  * the pass has ended without a token (docs/behaviour.md, "The service account").
  */
 import { err, type Result } from '../../../../core/base/result.ts'
-import { SERVICE_TOKEN } from '../../../../core/settings/service-account.ts'
+import { CONTROLLER_TOKEN_SECRET, SERVICE_TOKEN } from '../../../../core/settings/service-account.ts'
 import { FORGE_CALL_DEADLINE_MS } from '../../../../ports/forge.ts'
 import { readSecret, type SecretStore } from '../../../../ports/secret-store.ts'
 
@@ -36,6 +36,11 @@ export const TOKEN_WAIT_MS = FORGE_CALL_DEADLINE_MS
 
 /** The open-PR 503 while the token is being minted: the push doesn't wait, an HTTP answer can't wait minutes. */
 export const TOKEN_MINTING_DETAIL = `the service account's token is being minted; try again in a minute (the forge has up to ${Math.round(TOKEN_WAIT_MS / 60_000)} minutes to answer the mint)`
+
+/** The controller's own forge token (its reads), from the secret store at each call; null while none is there. */
+export function readControllerToken(secrets: Pick<SecretStore, 'read'>): Promise<string | null> {
+  return secrets.read(CONTROLLER_TOKEN_SECRET.path, CONTROLLER_TOKEN_SECRET.field)
+}
 
 /** The token, unless `account` says the account may not act; nothing is read from the store then. */
 export async function readServiceToken(

@@ -18,9 +18,9 @@ import { estimateRunUsd } from '../../../../core/run/spend-estimate.ts'
 import { decodeRunReply } from '../../../../core/run/wire-decode.ts'
 import {
   type DaySpend,
-  dayIsExpired,
   decodeDaySpend,
   emptyDay,
+  keptDays,
   SPEND_BUCKET,
   spendView,
   utcDay,
@@ -203,8 +203,15 @@ export function createSpendLedger(deps: SpendLedgerDeps): SpendLedger {
     async view() {
       const [{ budget }, kv] = await Promise.all([deps.settings.read(), buckets.open(SPEND_BUCKET)])
       const day = today()
-      const older = (await kv.keys()).filter((key) => key < day && !dayIsExpired(key, day))
-      const [spend, days] = await Promise.all([readDay(kv, day), Promise.all(older.map((key) => readDay(kv, key)))])
+      // Each kept day by name (keptDays): listing the bucket's keys can stall while others write.
+      const older = keptDays(day).filter((key) => key < day)
+      const [spend, stored] = await Promise.all([
+        readDay(kv, day),
+        Promise.all(older.map(async (key) => ({ key, entry: await kv.get(key) }))),
+      ])
+      const days = stored.flatMap(({ key, entry }) =>
+        entry === null ? [] : [seen(decode(entry.value, key, entry.revision))],
+      )
       return spendView(spend, budget, [spend, ...days], reservedUsd(spend, nowUnix()))
     },
   } satisfies SpendLedger

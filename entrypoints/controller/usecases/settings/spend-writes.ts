@@ -3,13 +3,14 @@
  * one key per UTC day): a compare-and-set on the day's document, retried on
  * conflict, so the controllers reserving and settling runs and the
  * classifiers recording their sessions' costs lose nothing to each other.
- * Whoever starts a new day's key deletes the days past the last 31.
+ * Whoever starts a new day's key deletes the days past the last 31, by name
+ * (core/settings/spend.ts, expiredDays).
  *
  * The classifier records each session's cost here itself (it imports this
  * file: the ledger's writes are one piece of code whichever process makes
  * them), so a session nobody waits for any more still counts.
  */
-import { type DaySpend, dayIsExpired, decodeDaySpend, SPEND_BUCKET, utcDay } from '../../../../core/settings/spend.ts'
+import { type DaySpend, decodeDaySpend, expiredDays, SPEND_BUCKET, utcDay } from '../../../../core/settings/spend.ts'
 import { recordSessionCost, type SessionCost } from '../../../../core/settings/spend-reservations.ts'
 import type { Clock } from '../../../../ports/clock.ts'
 import type { KeyValue, KvBuckets } from '../../../../ports/kv.ts'
@@ -24,7 +25,8 @@ export class DayLeftAsIs extends Error {
 /** Deletes the days past the kept ones; a failure is logged and retried when the next day starts. */
 async function prune(kv: KeyValue, day: string, logger: Logger): Promise<void> {
   try {
-    const expired = (await kv.keys()).filter((key) => dayIsExpired(key, day))
+    const named = await Promise.all(expiredDays(day).map(async (key) => ((await kv.get(key)) === null ? null : key)))
+    const expired = named.filter((key) => key !== null)
     for (const key of expired) await kv.delete(key)
     if (expired.length > 0) logger.info('old review classifier spend days deleted', { days: expired })
   } catch (error) {

@@ -91,9 +91,11 @@ export async function runExamples(
         return
       }
       first.status = 'running'
-      const progress: { headSha: string | null } = { headSha: null }
-      const read = await readPullAtOneHead(input.forge, input.repo, line.pr, progress)
-      for (const slot of line.slots) slot.headSha = progress.headSha
+      let headSha: string | null = null
+      const read = await readPullAtOneHead(input.forge, input.repo, line.pr, (sha) => {
+        headSha = sha
+      })
+      for (const slot of line.slots) slot.headSha = headSha
       if (!read.ok) {
         for (const slot of line.slots) endSlot(slot, failed(read.error))
         return

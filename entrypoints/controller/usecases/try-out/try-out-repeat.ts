@@ -33,9 +33,11 @@ export async function runOnePr(ask: RunAsker, id: string, input: TryOutInput, sl
   const [first, ...rest] = slots
   if (first === undefined) return
   first.status = 'running'
-  const progress = { headSha: first.headSha }
-  const read = await readPullAtOneHead(input.forge, input.repo, input.pr, progress)
-  for (const slot of slots) slot.headSha = progress.headSha
+  let headSha = first.headSha
+  const read = await readPullAtOneHead(input.forge, input.repo, input.pr, (sha) => {
+    headSha = sha
+  })
+  for (const slot of slots) slot.headSha = headSha
   if (!read.ok) {
     for (const slot of slots) endSlot(slot, failed(read.error))
     return

@@ -50,9 +50,11 @@ export async function runReplay(
       const stopped = deps.ask.stopped()
       if (stopped !== null) return endSlot(slot, stopped)
       slot.status = 'running'
-      const progress = { headSha: slot.headSha }
-      const read = await readPullAtOneHead(input.forge, input.repo, pull.number, progress)
-      slot.headSha = progress.headSha
+      let headSha = slot.headSha
+      const read = await readPullAtOneHead(input.forge, input.repo, pull.number, (sha) => {
+        headSha = sha
+      })
+      slot.headSha = headSha
       if (!read.ok) endSlot(slot, failed(read.error))
       else await deps.ask(slot, tryOutRunRequest(runId, input, pull.number, read.value))
     })

@@ -7,19 +7,19 @@
  * oldest finished one, or the oldest running one when none has finished
  * (that run still ends and goes into the run store, but its GET answers
  * 404). At most `maxRunning` run at once, past which a new one is refused
- * with {@link TryOutsFullError}.
+ * with an `exhausted` AppError.
  */
-import { errorKind } from '../../../../core/base/errors.ts'
+import { type AppError, appError, errorKind } from '../../../../core/base/errors.ts'
 import type { TryOutView } from '../../../../core/wire/types.ts'
 import type { Clock } from '../../../../ports/clock.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 
-/** A try-out refused because the most that may run at once are running; the route's 429. */
-export class TryOutsFullError extends Error {
-  override readonly name = 'TryOutsFullError'
-  constructor(readonly running: number) {
-    super(`${running} try-outs are running, the most this controller runs at once; try again when one finishes`)
-  }
+/** A try-out refused because the most that may run at once are running: `exhausted`, the route's 429. */
+function tryOutsFull(running: number): AppError {
+  return appError(
+    'exhausted',
+    `${running} try-outs are running, the most this controller runs at once; try again when one finishes`,
+  )
 }
 
 /** One held result: its view, read at each GET, and when its runs were over. */
@@ -40,7 +40,7 @@ export type TryOutResultsConfig = {
 }
 
 export type TryOutResults = {
-  /** Throws {@link TryOutsFullError} when a new try-out would be refused now. */
+  /** Throws `exhausted` when a new try-out would be refused now. */
   checkRoom(): void
   /**
    * Holds the entry and runs `work` in the background, tracked for `idle`.
@@ -87,7 +87,7 @@ export function createTryOutResults(config: TryOutResultsConfig): TryOutResults 
 
   return {
     checkRoom() {
-      if (running >= maxRunning) throw new TryOutsFullError(running)
+      if (running >= maxRunning) throw tryOutsFull(running)
     },
     launch(id, entry, work) {
       prune()

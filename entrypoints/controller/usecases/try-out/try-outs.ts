@@ -15,7 +15,7 @@
  * Try-outs take no review place: the concurrency limit is for requested
  * reviews, and the spec leaves try-outs out of it. They have a bound of
  * their own, {@link TRY_OUTS_RUNNING_MAX} running at once (a repeat or a
- * replay is one), past which `start` throws {@link TryOutsFullError}.
+ * replay is one), past which `start` throws an `exhausted` AppError.
  */
 import type { TryOutView } from '../../../../core/wire/types.ts'
 import type { Clock } from '../../../../ports/clock.ts'
@@ -32,13 +32,12 @@ import { type ExamplesInput, examplesLines, examplesView, runExamples } from './
 import { examplesRecord, tryOutRecord } from './try-out-record.ts'
 import { runOnePr, type TryOutInput } from './try-out-repeat.ts'
 import { type ReplayInput, runReplay } from './try-out-replay.ts'
-import { createTryOutResults, type TryOutEntry, TryOutsFullError } from './try-out-results.ts'
+import { createTryOutResults, type TryOutEntry } from './try-out-results.ts'
 import { createRunAsker, guarded, newSlot } from './try-out-slots.ts'
 import { onePrView, replayView } from './try-out-views.ts'
 
 // What the route and the tests name stays here, beside createTryOuts.
 export type { ExamplesInput, ReplayInput, TryOutInput }
-export { TryOutsFullError }
 
 /** How long a finished try-out's result stays readable. */
 export const TRY_OUT_KEEP_MS = 60 * 60_000
@@ -74,13 +73,13 @@ export type TryOutsDeps = {
 }
 
 export type TryOuts = {
-  /** Starts the run (or a repeat's runs) in the background and answers its id at once; {@link TryOutsFullError} at the bound. */
+  /** Starts the run (or a repeat's runs) in the background and answers its id at once; an `exhausted` AppError at the bound. */
   start(input: TryOutInput): string
-  /** Starts a replay's runs in the background and answers its id at once; {@link TryOutsFullError} at the bound. */
+  /** Starts a replay's runs in the background and answers its id at once; an `exhausted` AppError at the bound. */
   startReplay(input: ReplayInput): string
-  /** Starts the runs on the labelled PRs in the background and answers its id at once; {@link TryOutsFullError} at the bound. */
+  /** Starts the runs on the labelled PRs in the background and answers its id at once; an `exhausted` AppError at the bound. */
   startExamples(input: ExamplesInput): string
-  /** Throws {@link TryOutsFullError} (or what `admit` throws) when a new try-out would be refused now (the POST asks before its forge reads). */
+  /** Throws an `exhausted` AppError (or what `admit` throws) when a new try-out would be refused now (the POST asks before its forge reads). */
   checkRoom(): void
   /** The result by id, or null for an unknown, evicted or expired one. */
   get(id: string): TryOutView | null

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'bun:test'
-import { Elysia, t } from 'elysia'
+import { type AnyElysia, Elysia, t } from 'elysia'
 import { createMemoryKv, type MemoryKv } from '../../../../adapters/memory/kv.ts'
-import { createRecordingLogger } from '../../../../adapters/memory/logger.ts'
+import { createRecordingLogger, type RecordingLogger } from '../../../../adapters/memory/logger.ts'
 import { appError, type ErrorCode } from '../../../../core/base/errors.ts'
 import { SETTINGS_BUCKET, SETTINGS_KEY } from '../../../../core/settings/settings.ts'
-import { type ControllerAppDeps, createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
+import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../../entrypoints/controller/http/problem.ts'
+import { healthRoutes } from '../../../../entrypoints/controller/http/routes/health.ts'
+import { runsRoutes } from '../../../../entrypoints/controller/http/routes/runs.ts'
+import { settingsRoutes } from '../../../../entrypoints/controller/http/routes/settings.ts'
 import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run/run-store.ts'
 import { createKvSettingsStore } from '../../../../entrypoints/controller/usecases/settings/settings-store.ts'
+import type { QueueLink } from '../../../../ports/queue.ts'
 import { aRunRecord, aSettings } from '../../../support/builders.ts'
 import { aRequest, expectProblem } from './http-support.ts'
 
@@ -17,17 +21,20 @@ const ACP = { base_url: 'https://llm.example/v1', model: 'qwen3-coder', prices: 
 
 type Harness = { buckets: MemoryKv; app: ReturnType<typeof createControllerApp>; link: { up: boolean } }
 
-function anApp(overrides: Partial<ControllerAppDeps> = {}): Harness {
+/** The app as the controller mounts health, settings and runs, then `routes`. */
+function anApp(overrides: { queue?: QueueLink | null; logger?: RecordingLogger; routes?: AnyElysia[] } = {}): Harness {
   const buckets = createMemoryKv()
-  const logger = createRecordingLogger()
+  const logger = overrides.logger ?? createRecordingLogger()
   const link = { up: true }
+  const queue = overrides.queue === undefined ? { connected: () => link.up } : overrides.queue
   const app = createControllerApp({
-    queue: { connected: () => link.up },
-    settings: createKvSettingsStore({ buckets, logger }),
-    runs: createKvRunStore({ buckets, logger }),
-    checks: [],
     logger,
-    ...overrides,
+    routes: [
+      healthRoutes({ checks: [] }),
+      settingsRoutes({ queue, settings: createKvSettingsStore({ buckets, logger }), logger }),
+      runsRoutes({ queue, runs: createKvRunStore({ buckets, logger }), logger }),
+      ...(overrides.routes ?? []),
+    ],
   })
   return { buckets, app, link }
 }
@@ -229,6 +236,9 @@ describe('problem+json for every error', () => {
     .get('/internal', () => {
       throw appError('internal', 'the forge refused the push: a reason')
     })
+    .get('/exhausted', () => {
+      throw appError('exhausted', '5 try-outs are running')
+    })
     .get('/thrown-status', ({ status }) => {
       throw status(409, 'the branch exists already')
     })
@@ -275,6 +285,7 @@ describe('problem+json for every error', () => {
     const { app } = anApp({ routes: [hooks], logger })
     await expectProblem(await app.handle(aRequest('/hooks/app-error')), 404, 'no such repo acme/nothing')
     await expectProblem(await app.handle(aRequest('/hooks/unprocessable')), 422, 'the rules file does not load')
+    await expectProblem(await app.handle(aRequest('/hooks/exhausted')), 429, '5 try-outs are running')
     // A coded 500 is an outcome its thrower logged; only the bug below counts as a failed request.
     await expectProblem(await app.handle(aRequest('/hooks/internal')), 500, 'the forge refused the push: a reason')
     await expectProblem(await app.handle(aRequest('/hooks/thrown-status')), 409, 'the branch exists already')

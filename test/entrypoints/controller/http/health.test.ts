@@ -8,6 +8,9 @@ import { createMemorySecretStore } from '../../../../adapters/memory/secret-stor
 import { appError } from '../../../../core/base/errors.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN } from '../../../../core/settings/service-account.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
+import { healthRoutes } from '../../../../entrypoints/controller/http/routes/health.ts'
+import { runsRoutes } from '../../../../entrypoints/controller/http/routes/runs.ts'
+import { settingsRoutes } from '../../../../entrypoints/controller/http/routes/settings.ts'
 import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run/run-store.ts'
 import {
   forgeCheck,
@@ -25,12 +28,12 @@ function anApp(checks: ReadinessCheck[], queue: QueueLink | null = { connected: 
   const buckets = createMemoryKv()
   const logger = createRecordingLogger()
   return createControllerApp({
-    queue,
-    settings: createKvSettingsStore({ buckets, logger }),
-    runs: createKvRunStore({ buckets, logger }),
-    checks,
     logger,
-    checkTimeoutMs: 200,
+    routes: [
+      healthRoutes({ checks, checkTimeoutMs: 200 }),
+      settingsRoutes({ queue, settings: createKvSettingsStore({ buckets, logger }), logger }),
+      runsRoutes({ queue, runs: createKvRunStore({ buckets, logger }), logger }),
+    ],
   })
 }
 

@@ -5,6 +5,9 @@ import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
 import { createRecordingLogger, type RecordingLogger } from '../../../../adapters/memory/logger.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../../../entrypoints/controller/http/problem.ts'
+import { healthRoutes } from '../../../../entrypoints/controller/http/routes/health.ts'
+import { runsRoutes } from '../../../../entrypoints/controller/http/routes/runs.ts'
+import { settingsRoutes } from '../../../../entrypoints/controller/http/routes/settings.ts'
 import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run/run-store.ts'
 import { createKvSettingsStore } from '../../../../entrypoints/controller/usecases/settings/settings-store.ts'
 
@@ -45,17 +48,18 @@ export async function expectProblem(
   return said
 }
 
-/** The controller app with in-memory stores, no queue and no readiness checks, serving `routes` besides its own. */
+/** The controller app with health, settings and runs on in-memory stores (no queue, no readiness checks), and `routes`. */
 export function aRouteApp(routes: (logger: RecordingLogger) => AnyElysia[]) {
   const buckets = createMemoryKv()
   const logger = createRecordingLogger()
   const app = createControllerApp({
-    queue: null,
-    settings: createKvSettingsStore({ buckets, logger }),
-    runs: createKvRunStore({ buckets, logger }),
-    checks: [],
     logger,
-    routes: routes(logger),
+    routes: [
+      healthRoutes({ checks: [] }),
+      settingsRoutes({ queue: null, settings: createKvSettingsStore({ buckets, logger }), logger }),
+      runsRoutes({ queue: null, runs: createKvRunStore({ buckets, logger }), logger }),
+      ...routes(logger),
+    ],
   })
   return { app, logger }
 }

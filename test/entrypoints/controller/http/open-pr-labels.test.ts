@@ -102,10 +102,6 @@ async function aWorld() {
     logger,
   })
   const app = createControllerApp({
-    queue: null,
-    settings: { read: () => Promise.reject(new Error('unused')), update: () => Promise.reject(new Error('unused')) },
-    runs: { record: () => Promise.reject(new Error('unused')), list: () => Promise.reject(new Error('unused')) },
-    checks: [],
     logger,
     routes: [openPrRoutes({ openPr })],
   })

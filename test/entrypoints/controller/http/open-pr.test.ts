@@ -195,10 +195,6 @@ async function aWorld(options: WorldOptions = {}): Promise<World> {
   const forge: OpenPrForge | null = options.noForge === true ? null : { api, webUrl: h.fake.url, noreplyDomain: DOMAIN }
   const logger = createRecordingLogger()
   const app = createControllerApp({
-    queue: null,
-    settings: { read: () => Promise.reject(new Error('unused')), update: () => Promise.reject(new Error('unused')) },
-    runs: { record: () => Promise.reject(new Error('unused')), list: () => Promise.reject(new Error('unused')) },
-    checks: [],
     logger,
     routes: [
       openPrRoutes({

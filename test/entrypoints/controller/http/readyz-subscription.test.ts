@@ -5,13 +5,12 @@
  * itself never shows.
  */
 import { describe, expect, it } from 'bun:test'
-import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../../../adapters/memory/logger.ts'
 import { createMemorySecretStore } from '../../../../adapters/memory/secret-store.ts'
 import { RUNTIME_KEY_SECRETS } from '../../../../core/settings/service-account.ts'
 import type { Settings } from '../../../../core/wire/types.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
-import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run/run-store.ts'
+import { healthRoutes } from '../../../../entrypoints/controller/http/routes/health.ts'
 import { subscriptionTokenCheck } from '../../../../entrypoints/controller/usecases/settings/readiness.ts'
 import { createTestSettingsStore } from '../review-world.ts'
 import { aRequest } from './http-support.ts'
@@ -25,19 +24,14 @@ const MISSING = {
 }
 
 async function readyz(settings: Partial<Settings>, token: string | null) {
-  const buckets = createMemoryKv()
   const logger = createRecordingLogger()
   const store = createTestSettingsStore(settings)
   const secrets = createMemorySecretStore(
     token === null ? {} : { [RUNTIME_KEY_SECRETS.subscription.path]: { oauth_token: token } },
   )
   const app = createControllerApp({
-    queue: { connected: () => true },
-    settings: store,
-    runs: createKvRunStore({ buckets, logger }),
-    checks: [subscriptionTokenCheck({ settings: store, secrets })],
     logger,
-    checkTimeoutMs: 1_000,
+    routes: [healthRoutes({ checks: [subscriptionTokenCheck({ settings: store, secrets })], checkTimeoutMs: 1_000 })],
   })
   const response = await app.handle(aRequest('/readyz'))
   return { status: response.status, text: await response.text() }

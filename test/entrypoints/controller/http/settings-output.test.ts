@@ -3,7 +3,7 @@ import { describe, expect, it } from 'bun:test'
 import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
 import { createRecordingLogger } from '../../../../adapters/memory/logger.ts'
 import { createControllerApp } from '../../../../entrypoints/controller/http/app.ts'
-import { createKvRunStore } from '../../../../entrypoints/controller/usecases/run/run-store.ts'
+import { settingsRoutes } from '../../../../entrypoints/controller/http/routes/settings.ts'
 import { createKvSettingsStore } from '../../../../entrypoints/controller/usecases/settings/settings-store.ts'
 import { aSettings } from '../../../support/builders.ts'
 import { aRequest, expectProblem } from './http-support.ts'
@@ -14,11 +14,14 @@ function anApp() {
   const buckets = createMemoryKv()
   const logger = createRecordingLogger()
   return createControllerApp({
-    queue: { connected: () => true },
-    settings: createKvSettingsStore({ buckets, logger }),
-    runs: createKvRunStore({ buckets, logger }),
-    checks: [],
     logger,
+    routes: [
+      settingsRoutes({
+        queue: { connected: () => true },
+        settings: createKvSettingsStore({ buckets, logger }),
+        logger,
+      }),
+    ],
   })
 }
 

@@ -24,7 +24,6 @@ import {
   uiRoutes,
 } from '../../../../entrypoints/controller/http/routes/ui.ts'
 import { createController } from '../../../../entrypoints/controller/service.ts'
-import { createTestRunStore, createTestSettingsStore } from '../review-world.ts'
 import { aRequest, expectProblem } from './http-support.ts'
 
 function controller(forgeUrl: string | null = 'https://forge.example') {
@@ -124,10 +123,6 @@ describe('the operator pages, served by the controller', () => {
       writeFileSync(join(dir, 'main.ts'), "import { nothing } from './missing.ts'\nnothing()\n")
       const logger = createRecordingLogger()
       const app = createControllerApp({
-        queue: null,
-        settings: createTestSettingsStore(),
-        runs: createTestRunStore(),
-        checks: [],
         logger,
         routes: [uiRoutes({ forgeUrl: null, logger, assets: buildUiAssets(dir) })],
       })

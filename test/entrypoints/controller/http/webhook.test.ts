@@ -8,7 +8,7 @@ import {
   signatureMatches,
   WEBHOOK_BODY_MAX_BYTES,
   webhookRoutes,
-} from '../../../../entrypoints/controller/http/webhook.ts'
+} from '../../../../entrypoints/controller/http/routes/webhook.ts'
 import {
   createReviewPipeline,
   type SubmitResult,
@@ -187,10 +187,6 @@ describe('the webhook in the controller app', () => {
     const world = createWorld()
     const pipeline = recordingPipeline()
     const app = createControllerApp({
-      queue: { connected: () => true },
-      settings: world.settings,
-      runs: world.runs,
-      checks: [],
       logger: world.logger,
       routes: [webhookRoutes({ secret: SECRET, pipeline, logger: world.logger })],
     })

@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'bun:test'
 import { createMemoryKv } from '../../../../../adapters/memory/kv.ts'
 import { appError } from '../../../../../core/base/errors.ts'
+import { NO_RUN } from '../../../../../core/review/no-run.ts'
 import { RETRY_HINT, renderNoVerdictBody } from '../../../../../core/review/review-body.ts'
 import { RUN_FINISHED_MESSAGE } from '../../../../../core/run/run-record.ts'
 import type { RunReply, RunRequest } from '../../../../../core/wire/types.ts'
 import {
   createReviewPipeline,
   DRAIN_MESSAGES,
-  STOPPING_REASON,
   stoppedAtBoundReason,
 } from '../../../../../entrypoints/controller/usecases/review/review-pipeline.ts'
-import { QUEUE_FULL_REASON } from '../../../../../entrypoints/controller/usecases/review/review-run.ts'
 import { createKvRunStore } from '../../../../../entrypoints/controller/usecases/run/run-store.ts'
 import { aSeedPull, aSeedRepo } from '../../../../support/builders.ts'
 import { expectNothingFor } from '../../../../support/waits.ts'
@@ -97,6 +96,31 @@ describe('createReviewPipeline', () => {
     expect(world.runs.records).toHaveLength(2)
   })
 
+  it("says a head is being reviewed while it runs or waits, and tells onSettled once it isn't, after its record", async () => {
+    const world = createWorld()
+    const held = gate()
+    await world.serve(async (request) => {
+      await held.wait
+      return approveAll(request)
+    })
+    const settled: Array<{ reviewing: boolean; records: number }> = []
+    const pipeline = createReviewPipeline({
+      ...world.deps,
+      onSettled: (request) =>
+        settled.push({ reviewing: pipeline.reviewing(request), records: world.runs.records.length }),
+    })
+    const request = await requestFor(world)
+    expect(pipeline.reviewing(request)).toBe(false)
+    pipeline.submit(request)
+    expect(pipeline.reviewing(request)).toBe(true)
+    expect(pipeline.reviewing({ ...request, headSha: 'f'.repeat(40) })).toBe(false)
+    held.open()
+    await pipeline.idle()
+    expect(pipeline.reviewing(request)).toBe(false)
+    // Told once, when the head is no longer being reviewed and its run is in the store.
+    expect(settled).toEqual([{ reviewing: false, records: 1 }])
+  })
+
   it('with one place and ten requests: one runs, eight wait, one gets the queue-full comment', async () => {
     const world = worldWithPulls(1)
     const classifier = heldClassifier()
@@ -111,11 +135,11 @@ describe('createReviewPipeline', () => {
     )
     expect(pipeline.counts()).toMatchObject({ running: 1, waiting: 8, limit: 1 })
     const [turnedAway] = world.runs.records
-    expect(turnedAway).toMatchObject({ outcome: 'queue-full', pr: 10, detail: QUEUE_FULL_REASON })
+    expect(turnedAway).toMatchObject({ outcome: 'queue-full', pr: 10, detail: NO_RUN['queue-full'].reason })
     expect(turnedAway?.head_sha).toBeUndefined()
     const [comment] = world.forge.reviews(REPO, 10)
     expect(comment).toMatchObject({ event: 'COMMENT', commitId: requests[9]?.headSha, user: 'review-classifier' })
-    expect(comment?.body).toBe(renderNoVerdictBody(QUEUE_FULL_REASON, null))
+    expect(comment?.body).toBe(renderNoVerdictBody(NO_RUN['queue-full'].reason, null))
 
     for (const pr of PRS) classifier.release(pr)
     await pipeline.idle()
@@ -207,7 +231,7 @@ describe('draining the pipeline (SIGTERM)', () => {
     expect(drained).toBe(false)
     const [comment] = world.forge.reviews(REPO, 4)
     expect(comment).toMatchObject({ event: 'COMMENT', commitId: late.headSha, user: 'review-classifier' })
-    expect(comment?.body).toBe(renderNoVerdictBody(STOPPING_REASON, null))
+    expect(comment?.body).toBe(renderNoVerdictBody(NO_RUN.stopping.reason, null))
     expect(comment?.body).toEndWith(RETRY_HINT)
 
     classifier.release(1)
@@ -223,7 +247,7 @@ describe('draining the pipeline (SIGTERM)', () => {
       [1, 'approved'],
       [4, 'no-verdict'],
     ])
-    expect(recorded.find((r) => r.pr === 4)).toMatchObject({ detail: STOPPING_REASON, requester: 'alice' })
+    expect(recorded.find((r) => r.pr === 4)).toMatchObject({ detail: NO_RUN.stopping.reason, requester: 'alice' })
     expect(recorded.find((r) => r.pr === 4)?.head_sha).toBeUndefined()
     expect(finishedEvents(world, 4).map((e) => e.fields.outcome)).toEqual(['no-verdict'])
     expect(finishedEvents(world, 2)).toEqual([])

@@ -16,7 +16,7 @@ import { createRecordingLogger } from '../../../../../adapters/memory/logger.ts'
 import { createMemoryQueue } from '../../../../../adapters/memory/queue.ts'
 import { createMemorySecretStore } from '../../../../../adapters/memory/secret-store.ts'
 import { appError } from '../../../../../core/base/errors.ts'
-import { BUDGET_SPENT_STATUS } from '../../../../../core/review/commit-status.ts'
+import { NO_RUN } from '../../../../../core/review/no-run.ts'
 import type { ReviewRequest } from '../../../../../core/review/webhook.ts'
 import { SERVICE_TOKEN } from '../../../../../core/settings/service-account.ts'
 import { MAX_CONCURRENT_REVIEWS, WAITING_PLACES } from '../../../../../core/wire/limits.ts'
@@ -193,7 +193,7 @@ describe('a review waiting for the swarm queue', () => {
     await world.pipeline.idle()
     expect(world.forge.reviews(REPO, 1)[0]?.body).toContain('reserved by runs under way&#41;, so no run starts')
     const last = world.forge.statuses(REPO, world.request(1).headSha).at(-1)
-    expect(last).toMatchObject(BUDGET_SPENT_STATUS)
+    expect(last).toMatchObject(NO_RUN['budget-spent'].status)
     expect(runs.served).toBe(0)
   })
 })

@@ -228,7 +228,7 @@ describe('review run commit status (memory forge)', () => {
   it("sets error, and no pending, for a request turned away, linking to the comment on the delivery's head", async () => {
     const world = createWorld()
     const request = await requestFor(world)
-    await createReviewRunner(world.deps).queueFull(request)
+    await createReviewRunner(world.deps).noRun(request, { kind: 'queue-full' })
     const [comment] = world.forge.reviews(REPO, 42)
     expect(world.forge.statuses(REPO, request.headSha)).toEqual([
       status(request.headSha, {
@@ -242,7 +242,7 @@ describe('review run commit status (memory forge)', () => {
   it('leaves its own error status for a delivery turned away while the controller stops, where its comment went', async () => {
     const world = createWorld()
     const request = await requestFor(world)
-    const record = await createReviewRunner(world.deps).noRun(request, 'the controller is stopping')
+    const record = await createReviewRunner(world.deps).noRun(request, { kind: 'stopping' })
     const [comment] = world.forge.reviews(REPO, 42)
     expect(record.outcome).toBe('no-verdict')
     expect(world.forge.statuses(REPO, request.headSha)).toEqual([

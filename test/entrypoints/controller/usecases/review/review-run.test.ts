@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'bun:test'
 import { appError } from '../../../../../core/base/errors.ts'
 import { RULES_JSON_PATH, RULES_YML_PATH } from '../../../../../core/repo-files/rules-file.ts'
+import { NO_RUN } from '../../../../../core/review/no-run.ts'
 import { RETRY_HINT, renderNoVerdictBody, renderReviewBody } from '../../../../../core/review/review-body.ts'
 import { checkReplyRows } from '../../../../../core/run/aggregate.ts'
 import { DIFF_READ_MAX_BYTES, diffOverReadCapMessage } from '../../../../../core/run/budget.ts'
 import { SERVICE_ACCOUNT, SERVICE_TOKEN, serviceAccountStopped } from '../../../../../core/settings/service-account.ts'
-import {
-  createReviewRunner,
-  QUEUE_FULL_REASON,
-} from '../../../../../entrypoints/controller/usecases/review/review-run.ts'
+import { createReviewRunner } from '../../../../../entrypoints/controller/usecases/review/review-run.ts'
 import { createServiceAccountProvisioner } from '../../../../../entrypoints/controller/usecases/settings/service-account.ts'
 import { aSeedRepo, TWO_RULES_YAML } from '../../../../support/builders.ts'
 import {
@@ -459,11 +457,11 @@ describe('createReviewRunner: posting', () => {
     const world = createWorld()
     // A head the forge has, so the status on it is set and the detail is the reason alone.
     const request = await requestFor(world, { requester: 'carol' })
-    const record = await createReviewRunner(world.deps).queueFull(request)
+    const record = await createReviewRunner(world.deps).noRun(request, { kind: 'queue-full' })
     const review = onlyReview(world)
     expect(review).toMatchObject({ event: 'COMMENT', commitId: request.headSha })
-    expect(review.body).toBe(renderNoVerdictBody(QUEUE_FULL_REASON, null))
-    expect(record).toMatchObject({ outcome: 'queue-full', requester: 'carol', detail: QUEUE_FULL_REASON })
+    expect(review.body).toBe(renderNoVerdictBody(NO_RUN['queue-full'].reason, null))
+    expect(record).toMatchObject({ outcome: 'queue-full', requester: 'carol', detail: NO_RUN['queue-full'].reason })
     expect(record.head_sha).toBeUndefined()
     expect(world.requests).toHaveLength(0)
   })
@@ -512,8 +510,8 @@ describe('a service account an admin stopped', () => {
 
     expect(await runner.review(request)).toMatchObject({ outcome: 'post-failed', detail: reason })
     expect(world.requests).toEqual([])
-    expect((await runner.queueFull(request)).detail).toContain(reason)
-    expect((await runner.noRun(request, 'stopping')).detail).toContain(reason)
+    expect((await runner.noRun(request, { kind: 'queue-full' })).detail).toContain(reason)
+    expect((await runner.noRun(request, { kind: 'stopping' })).detail).toContain(reason)
     expect(world.forge.reviews(REPO, 42)).toEqual([])
     // The commit statuses go through the same gate as the post: nothing at all is done as the account.
     expect(acted).toEqual([])

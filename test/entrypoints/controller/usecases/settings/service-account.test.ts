@@ -76,7 +76,12 @@ describe('createServiceAccountProvisioner', () => {
     expect(token).not.toBeNull()
     const tokens = await world.forge.listTokens(SERVICE_ACCOUNT.login)
     expect(tokens).toEqual([
-      { id: expect.any(Number), name: 'swarm-review-classifier', lastEight: token?.slice(-8) ?? '' },
+      {
+        id: expect.any(Number),
+        name: 'swarm-review-classifier',
+        lastEight: token?.slice(-8) ?? '',
+        scopes: ['write:repository', 'write:issue'],
+      },
     ])
     // The minted token works as the account, with write:repository.
     const seeded = aWorld({ repos: [{ owner: 'acme', name: 'widgets', pulls: [{ number: 1 }] }] })
@@ -298,6 +303,33 @@ describe('createServiceAccountProvisioner', () => {
     expect((await world.forge.listTokens(SERVICE_ACCOUNT.login)).map((t) => t.lastEight)).toEqual([
       fresh?.slice(-8) ?? '',
     ])
+    expectNoTokenIn(world.logger, GOOD_TOKEN, fresh)
+  })
+
+  it('replaces a stored token that matches the forge but lacks write:issue, as it would a deleted one', async () => {
+    const world = aWorld(
+      {
+        users: [{ login: 'review-classifier', email: SERVICE_ACCOUNT.email }],
+        tokens: [
+          { login: 'review-classifier', name: SERVICE_TOKEN.name, token: GOOD_TOKEN, scopes: ['write:repository'] },
+        ],
+      },
+      GOOD_TOKEN,
+    )
+    expect(await world.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: 'minted' })
+    const fresh = await storedToken(world)
+    expect(fresh).not.toBe(GOOD_TOKEN)
+    expect(await world.forge.listTokens(SERVICE_ACCOUNT.login)).toEqual([
+      {
+        id: expect.any(Number),
+        name: SERVICE_TOKEN.name,
+        lastEight: fresh?.slice(-8) ?? '',
+        scopes: ['write:repository', 'write:issue'],
+      },
+    ])
+    expect(world.logger.withMessage(PROVISION_MESSAGES.staleTokenDeleted)).toHaveLength(1)
+    // Kept from then on.
+    expect(await world.runOnce()).toEqual({ outcome: 'ready', account: 'existing', token: 'kept' })
     expectNoTokenIn(world.logger, GOOD_TOKEN, fresh)
   })
 

@@ -12,11 +12,11 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { Elysia, t } from 'elysia'
-import { decodeReviewRequestDelivery } from '../../../core/review/webhook.ts'
-import { repoName } from '../../../core/wire/repo.ts'
-import type { Logger } from '../../../ports/logger.ts'
-import type { ReviewPipeline } from '../usecases/review/review-pipeline.ts'
-import { ProblemSchema, problemResponse } from './problem.ts'
+import { decodeReviewRequestDelivery } from '../../../../core/review/webhook.ts'
+import { repoName } from '../../../../core/wire/repo.ts'
+import type { Logger } from '../../../../ports/logger.ts'
+import type { ReviewPipeline } from '../../usecases/review/review-pipeline.ts'
+import { ProblemSchema, problemResponse } from '../problem.ts'
 
 /** A real delivery is a few KB; the PR body is the only part that grows. */
 export const WEBHOOK_BODY_MAX_BYTES = 5 * 1024 * 1024
@@ -32,7 +32,7 @@ export type WebhookRoutesConfig = {
 
 const SHA256_HEX = /^[0-9a-f]{64}$/
 
-function json(status: number, body: Record<string, unknown>): Response {
+export function json(status: number, body: Record<string, unknown>): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
 }
 
@@ -63,6 +63,63 @@ function declaredLength(headers: Headers): number | null {
   return Number(value)
 }
 
+/** The delivery's JSON once its size and signature check out, or the refusal to answer. */
+export function readSignedDelivery(
+  secret: string | null,
+  request: Request,
+  body: unknown,
+): { ok: true; payload: unknown } | { ok: false; status: number; detail: string } {
+  if (secret === null || secret === '') {
+    return { ok: false, status: 503, detail: 'the controller has no webhook secret (FORGE_WEBHOOK_SECRET)' }
+  }
+  const text = typeof body === 'string' ? body : ''
+  const declared = declaredLength(request.headers)
+  if (
+    (declared !== null && declared > WEBHOOK_BODY_MAX_BYTES) ||
+    Buffer.byteLength(text, 'utf8') > WEBHOOK_BODY_MAX_BYTES
+  ) {
+    return { ok: false, status: 413, detail: `a delivery may be at most ${WEBHOOK_BODY_MAX_BYTES} bytes` }
+  }
+  const signature = header(request.headers, ['x-forgejo-signature', 'x-gitea-signature'])
+  if (signature === null || signature.trim() === '') {
+    return { ok: false, status: 401, detail: 'the delivery has no X-Forgejo-Signature (or X-Gitea-Signature)' }
+  }
+  if (!signatureMatches(secret, text, signature)) {
+    return { ok: false, status: 401, detail: "the delivery's signature doesn't match its body" }
+  }
+  try {
+    return { ok: true, payload: JSON.parse(text) }
+  } catch {
+    return { ok: false, status: 400, detail: "the delivery's body isn't JSON" }
+  }
+}
+
+/** The delivery's event type (`X-Forgejo-Event-Type`, or Gitea's name for it). */
+export function eventTypeOf(headers: Headers): string | null {
+  return header(headers, ['x-forgejo-event-type', 'x-gitea-event-type'])
+}
+
+/** Hands a requested review to the pipeline and answers the delivery with its admission. */
+export function startReview(
+  pipeline: Pick<ReviewPipeline, 'submit'>,
+  logger: Logger,
+  review: Parameters<ReviewPipeline['submit']>[0],
+): Response {
+  const admission = pipeline.submit(review)
+  logger.info('review requested', {
+    repo: repoName(review.repo),
+    pr: review.pr,
+    head_sha: review.headSha,
+    requester: review.requester,
+    admission,
+  })
+  // A duplicate changes nothing; the rest are taken in (a full queue gets its comment in the background).
+  // So is a request while the controller stops (`stopping`): it gets its no-verdict comment at once,
+  // in the background too. Not a 503: Forgejo retries no delivery, so a refusal would only mark it
+  // failed in the hook's history, while the comment is what tells the requester to ask again.
+  return json(admission === 'duplicate' ? 200 : 202, { status: admission })
+}
+
 export function webhookRoutes(config: WebhookRoutesConfig) {
   const { logger, pipeline } = config
 
@@ -72,55 +129,16 @@ export function webhookRoutes(config: WebhookRoutesConfig) {
   }
 
   function handle(request: Request, body: unknown): Response {
-    const secret = config.secret
-    if (secret === null || secret === '') {
-      return refuse(503, 'the controller has no webhook secret (FORGE_WEBHOOK_SECRET)')
-    }
-    const text = typeof body === 'string' ? body : ''
-    const declared = declaredLength(request.headers)
-    if (
-      (declared !== null && declared > WEBHOOK_BODY_MAX_BYTES) ||
-      Buffer.byteLength(text, 'utf8') > WEBHOOK_BODY_MAX_BYTES
-    ) {
-      return refuse(413, `a delivery may be at most ${WEBHOOK_BODY_MAX_BYTES} bytes`)
-    }
-
-    const signature = header(request.headers, ['x-forgejo-signature', 'x-gitea-signature'])
-    if (signature === null || signature.trim() === '') {
-      return refuse(401, 'the delivery has no X-Forgejo-Signature (or X-Gitea-Signature)')
-    }
-    if (!signatureMatches(secret, text, signature)) {
-      return refuse(401, "the delivery's signature doesn't match its body")
-    }
-
-    let payload: unknown
-    try {
-      payload = JSON.parse(text)
-    } catch {
-      return refuse(400, "the delivery's body isn't JSON")
-    }
-    const eventType = header(request.headers, ['x-forgejo-event-type', 'x-gitea-event-type'])
-    const decoded = decodeReviewRequestDelivery({ eventType }, payload)
+    const read = readSignedDelivery(config.secret, request, body)
+    if (!read.ok) return refuse(read.status, read.detail)
+    const decoded = decodeReviewRequestDelivery({ eventType: eventTypeOf(request.headers) }, read.payload)
     if (decoded.kind === 'invalid') return refuse(400, decoded.detail)
     if (decoded.kind === 'ignore') {
       logger.debug('review request delivery ignored', { reason: decoded.reason })
       return json(200, { status: 'ignored', reason: decoded.reason })
     }
-
     const { kind: _kind, ...review } = decoded
-    const admission = pipeline.submit(review)
-    logger.info('review requested', {
-      repo: repoName(review.repo),
-      pr: review.pr,
-      head_sha: review.headSha,
-      requester: review.requester,
-      admission,
-    })
-    // A duplicate changes nothing; the rest are taken in (a full queue gets its comment in the background).
-    // So is a request while the controller stops (`stopping`): it gets its no-verdict comment at once,
-    // in the background too. Not a 503: Forgejo retries no delivery, so a refusal would only mark it
-    // failed in the hook's history, while the comment is what tells the requester to ask again.
-    return json(admission === 'duplicate' ? 200 : 202, { status: admission })
+    return startReview(pipeline, logger, review)
   }
 
   return new Elysia({ name: 'review-classifier-webhook', prefix: '/webhook/forge' }).post(
