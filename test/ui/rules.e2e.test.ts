@@ -236,11 +236,13 @@ describe('the Rules page', () => {
     const { page, errors } = await world.newPage(1280, 800)
     await page.goto(`${world.url}/ui/#runs?outcome=changes-requested`)
     const status = page.locator('#runs-status')
-    await page.waitForFunction(`document.getElementById('runs-status')?.textContent?.startsWith('None of')`)
+    // A locator waits in the page without eval, which the page's CSP forbids.
+    await page.locator('#runs-status', { hasText: /^None of/ }).waitFor()
     expect(await status.textContent()).toBe(
       'None of 1 run shown: the filters hide them all. The list refreshes every 5 s.',
     )
     await page.selectOption('#runs-outcome', 'approved')
+    await page.locator('#runs-status', { hasText: /^1 run,/ }).waitFor()
     expect(await status.textContent()).toBe(
       '1 run, newest first. The newest is acme/widgets #1. The list refreshes every 5 s.',
     )
