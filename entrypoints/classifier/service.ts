@@ -17,7 +17,8 @@ import { redactionSummary } from '../../core/redaction/redaction-report.ts'
 import { aggregateVerdict, type ClassificationResult } from '../../core/run/aggregate.ts'
 import { budgetCheckOf, checkContextBudget } from '../../core/run/budget.ts'
 import { assembleSharedContext, prepareContextParts, SYSTEM_PROMPT } from '../../core/run/prompt.ts'
-import { scopeRun } from '../../core/run/scope-run.ts'
+import { scopesAsSent } from '../../core/run/scope-question.ts'
+import { type ScopedRun, scopeRun } from '../../core/run/scope-run.ts'
 import { unaskedReply } from '../../core/run/unasked-run.ts'
 import { decodeRunRequest } from '../../core/run/wire-decode.ts'
 import { acpBaseUrlAllowed } from '../../core/settings/acp-base-urls.ts'
@@ -205,9 +206,13 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     // past it, the run ends before any model process starts, nothing sent.
     const deadlineMs = deps.redactionDeadlineMs ?? REDACTION_DEADLINE_MS
     let shared: ReturnType<typeof assembleSharedContext>
+    let scopes: ScopedRun['scopes']
     try {
       const deadline = AbortSignal.any([shutdown.signal, cancelled, AbortSignal.timeout(deadlineMs)])
-      shared = assembleSharedContext(request, await deps.redactor.redact(parts.redaction, deadline))
+      const redacted = await deps.redactor.redact(parts.redaction, deadline)
+      shared = assembleSharedContext(request, redacted)
+      // A question names its files as the redaction left them: a name that held a secret is withheld.
+      scopes = scopesAsSent(scoped.scopes, redacted.diff.join(''))
     } catch (error) {
       deps.logger.warn('review classifier run not redacted; nothing was sent', {
         id: request.id,
@@ -229,7 +234,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     const signal = AbortSignal.any([shutdown.signal, stopRun.signal, cancelled])
     const inHand: RunInHand = {
       request: scoped.asked,
-      scopes: scoped.scopes,
+      scopes,
       runtime: deps.runtimes[request.runtime],
       spec: sessionSpecOf(request, runKey, key.key, signal),
       signal,

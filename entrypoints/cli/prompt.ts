@@ -1,4 +1,5 @@
 /** `prompt --rules PATH --diff FILE ...`: prints exactly what the model would get for a PR. */
+
 import { parseArgs } from 'node:util'
 import { describeError } from '../../core/base/errors.ts'
 import { redactSharedContext } from '../../core/redaction/redact.ts'
@@ -12,6 +13,7 @@ import {
   streamJsonUserLine,
 } from '../../core/run/prompt.ts'
 import { OUT_OF_SCOPE_REASON, runScopes } from '../../core/run/scope.ts'
+import { scopesAsSent } from '../../core/run/scope-question.ts'
 import { invalidUtf8Note } from '../../core/run/utf8.ts'
 import type { CommitMessage } from '../../core/wire/types.ts'
 import { loadRules, readPrTextFile } from './input-files.ts'
@@ -101,11 +103,13 @@ export function promptCommand(args: string[], io: CliIo): number {
     return PROMPT_EXIT.overBudget
   }
   // Redacted as a run redacts it: what is printed is what would leave.
-  const shared = assembleSharedContext(input, redactSharedContext(parts.redaction))
+  const redacted = redactSharedContext(parts.redaction)
+  const shared = assembleSharedContext(input, redacted)
   const { context } = shared
   const redaction = redactionSummary(shared)
   // Scoped as a run scopes them: a rule no changed file of the diff is in scope of is not asked.
-  const scopes = runScopes(rules, diff)
+  // The names a question lists as the redaction left them in the diff (scope-question.ts).
+  const scopes = scopesAsSent(runScopes(rules, diff), redacted.diff.join(''))
   const inScope = rules.filter((rule) => scopes.get(rule.name)?.inScope !== false)
   const notAsked = rules
     .filter((rule) => !inScope.includes(rule))

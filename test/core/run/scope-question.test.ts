@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'bun:test'
+import { redactSharedContext } from '../../../core/redaction/redact.ts'
 import { buildPromptFromContext, buildQuestion, FENCE_END } from '../../../core/run/prompt.ts'
+import { runScopes } from '../../../core/run/scope.ts'
+import { scopesAsSent, WITHHELD_NAME } from '../../../core/run/scope-question.ts'
 import { aClassification } from '../../support/builders.ts'
 
 describe("a scoped rule's question", () => {
@@ -33,5 +36,40 @@ describe("a scoped rule's question", () => {
     const two = buildPromptFromContext('CONTEXT', aClassification({ name: 'b' }), null)
     expect(one.blocks[0]).toEqual(two.blocks[0])
     expect(one.system).toBe(two.system)
+  })
+})
+
+describe('the file names a question may send', () => {
+  const token = `ghp_${'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5'}`
+  const diff = [
+    `diff --git a/keys/${token}.txt b/keys/${token}.txt`,
+    'new file mode 100644',
+    '--- /dev/null',
+    `+++ b/keys/${token}.txt`,
+    '@@ -0,0 +1 @@',
+    '+hello',
+    'diff --git a/src/app.ts b/src/app.ts',
+    '--- a/src/app.ts',
+    '+++ b/src/app.ts',
+    '@@ -1 +1 @@',
+    '-a',
+    '+b',
+    '',
+  ].join('\n')
+
+  it('withholds a name the redaction took a secret out of, and keeps the others', () => {
+    const redacted = redactSharedContext({ title: 't', commits: [], diff })
+    expect(redacted.diff.join('')).not.toContain(token)
+    const scopes = runScopes([{ name: 'all', paths: ['**'] }], diff)
+    expect(scopes.get('all')?.files).toEqual([`keys/${token}.txt`, 'src/app.ts'])
+    const sent = scopesAsSent(scopes, redacted.diff.join(''))
+    expect(sent.get('all')?.files).toEqual([WITHHELD_NAME, 'src/app.ts'])
+    const question = buildQuestion({ ...aClassification(), paths: ['**'] }, sent.get('all')?.files ?? null)
+    expect(question).not.toContain(token)
+  })
+
+  it('leaves scopes without files as they are', () => {
+    const scopes = runScopes([{ name: 'all' }], diff)
+    expect(scopesAsSent(scopes, '')).toBe(scopes)
   })
 })

@@ -44,6 +44,19 @@ function fileDiff(path: string): string {
 const DIFF = fileDiff('app.py') + fileDiff('db/migrations/002.sql') + fileDiff('db/migrations/legacy/001.sql')
 
 describe('the classifier and scoped rules', () => {
+  it('sends no secret a file name held: the question withholds that name, as the redaction took it out of the diff', async () => {
+    const { claude, handle } = setup()
+    const token = `ghp_${'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5'}`
+    await handle({
+      diff: fileDiff(`keys/${token}.txt`) + fileDiff('app.py'),
+      classifications: [aClassification({ name: 'all', paths: ['**'] })],
+    })
+    const [call] = claude.calls
+    expect(call?.question).toContain('- "app.py"')
+    expect(call?.question).toContain('(a file whose name held a secret: its name is withheld)')
+    expect(JSON.stringify(claude.calls)).not.toContain(token)
+  })
+
   it('opens no session for a rule out of scope, and gives it the not-applicable row', async () => {
     const { claude, handle } = setup()
     const reply = await handle({
