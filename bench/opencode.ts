@@ -195,7 +195,11 @@ async function startBench(ticks: number): Promise<Bench> {
     const reply = await classifier(mode === 'per-run' ? perRun : perClassification).handle(JSON.stringify(request))
     const wallMs = performance.now() - started
     const reading = await meter.stop()
-    const problems = checkIndependence(fake.requests().slice(seenBefore), context, classifications.map(buildQuestion))
+    const problems = checkIndependence(
+      fake.requests().slice(seenBefore),
+      context,
+      classifications.map((classification) => buildQuestion(classification)),
+    )
     for (const problem of problems) console.error(`  ${mode} N=${n}: ${problem}`)
     return {
       mode,

@@ -8,6 +8,7 @@
  */
 import type { Classification } from '../core/wire/types.ts'
 import { type Attempt, outcomeWords } from './attempt.ts'
+import type { DraftEntry } from './bench-store.ts'
 import { type Child, h } from './dom.ts'
 import { verdictLabel } from './format.ts'
 import { wordDiffElement } from './word-diff.ts'
@@ -126,6 +127,11 @@ export function attemptsMatrix(attempts: readonly Attempt[], restore: (attempt: 
 }
 
 /** An attempt's rules as the editor takes them back. */
-export function draftOf(sent: readonly Classification[]) {
-  return sent.map((entry) => ({ ...entry, threshold: String(entry.threshold) }))
+export function draftOf(sent: readonly Classification[]): DraftEntry[] {
+  return sent.map(({ paths, mode, ...entry }) => ({
+    ...entry,
+    threshold: String(entry.threshold),
+    ...(paths === undefined ? {} : { paths: paths.join('\n') }),
+    ...(mode === undefined ? {} : { mode }),
+  }))
 }

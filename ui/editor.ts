@@ -1,6 +1,6 @@
 /**
  * The classifications editor: add, edit and remove entries (name,
- * description, threshold, polarity), checked in the page with the rules
+ * description, threshold, polarity, and paths and mode: scope-fields.ts), checked in the page with the rules
  * file's own checks (core/repo-files/rules-check.ts, bundled as it is), each message
  * next to the field it is about, before anything is sent.
  */
@@ -11,8 +11,10 @@ import type { Classification, Polarity } from '../core/wire/types.ts'
 import type { DraftEntry } from './bench-store.ts'
 import { h, replace } from './dom.ts'
 import { plural } from './format.ts'
+import { SCOPE_HINTS, scopeControls, scopeValues } from './scope-fields.ts'
 
-type FieldKey = 'name' | 'description' | 'threshold' | 'polarity'
+type FieldKey = 'name' | 'description' | 'threshold' | 'polarity' | 'paths' | 'mode'
+const FIELD_KEYS = ['name', 'description', 'threshold', 'polarity', 'paths', 'mode'] as const
 
 type Entry = {
   key: number
@@ -24,6 +26,8 @@ type Entry = {
     description: HTMLTextAreaElement
     threshold: HTMLInputElement
     polarity: HTMLSelectElement
+    paths: HTMLTextAreaElement
+    mode: HTMLSelectElement
   }
   errors: Record<FieldKey | 'entry', HTMLElement>
   touched: Set<FieldKey>
@@ -54,6 +58,8 @@ const HINT_IDS: Record<FieldKey, string> = {
   description: 'rules-hint-description',
   threshold: 'rules-hint-threshold',
   polarity: 'rules-hint-polarity',
+  paths: 'rules-hint-paths',
+  mode: 'rules-hint-mode',
 }
 const DEFAULT_ENTRY: Classification = { name: '', description: '', threshold: 80, polarity: 'positive' }
 
@@ -98,6 +104,8 @@ function editorHints(): HTMLDivElement {
       { id: HINT_IDS.polarity },
       'Polarity: positive when a match is wanted, negative when a match is a violation.',
     ),
+    h('p', { id: HINT_IDS.paths }, SCOPE_HINTS.paths),
+    h('p', { id: HINT_IDS.mode }, SCOPE_HINTS.mode),
   )
 }
 
@@ -118,6 +126,9 @@ function buildEntry(key: number, value: Classification | DraftEntry): Entry {
   const descriptionField = field(key, 'description', 'Description', description)
   const thresholdField = field(key, 'threshold', 'Threshold', threshold)
   const polarityField = field(key, 'polarity', 'Polarity', polarity)
+  const { paths, mode } = scopeControls(value)
+  const pathsField = field(key, 'paths', 'Paths (one per line)', paths)
+  const modeField = field(key, 'mode', 'Mode', mode)
   const legend = h('legend', {})
   const remove = h('button', { type: 'button', class: 'link-button remove' }, 'Remove')
   const entryError = h('p', { class: 'error entry-error' })
@@ -130,6 +141,7 @@ function buildEntry(key: number, value: Classification | DraftEntry): Entry {
       legend,
       h('div', { class: 'entry-grid' }, nameField.element, thresholdField.element, polarityField.element),
       descriptionField.element,
+      h('div', { class: 'entry-scope' }, pathsField.element, modeField.element),
       // After the description, so the tab order runs through the whole entry before leaving it.
       h('div', { class: 'entry-remove' }, remove),
       entryError,
@@ -140,12 +152,14 @@ function buildEntry(key: number, value: Classification | DraftEntry): Entry {
     element,
     legend,
     remove,
-    inputs: { name, description, threshold, polarity },
+    inputs: { name, description, threshold, polarity, paths, mode },
     errors: {
       name: nameField.error,
       description: descriptionField.error,
       threshold: thresholdField.error,
       polarity: polarityField.error,
+      paths: pathsField.error,
+      mode: modeField.error,
       entry: entryError,
     },
     touched: new Set(),
@@ -226,6 +240,7 @@ export function createEditor(): Editor {
       description: entry.inputs.description.value,
       threshold: thresholdValue(entry.inputs.threshold.value),
       polarity: entry.inputs.polarity.value,
+      ...scopeValues(entry.inputs),
     }))
   }
 
@@ -237,7 +252,7 @@ export function createEditor(): Editor {
     let firstInvalid: HTMLElement | null = null
     entries.forEach((entry, index) => {
       const mine = problems.filter((problem) => problem.entry === index)
-      for (const key of ['name', 'description', 'threshold', 'polarity'] as const) {
+      for (const key of FIELD_KEYS) {
         const messages = mine.filter((problem) => problem.key === key).map((problem) => problem.detail)
         const shown = showAll || entry.touched.has(key) ? messages : []
         const control = entry.inputs[key]
@@ -292,6 +307,8 @@ export function createEditor(): Editor {
         description: entry.inputs.description.value,
         threshold: entry.inputs.threshold.value,
         polarity: entry.inputs.polarity.value,
+        paths: entry.inputs.paths.value,
+        mode: entry.inputs.mode.value,
       }))
     },
     restore(draft) {

@@ -13,12 +13,15 @@ export function verdictLabel(verdict: Verdict | null): string {
 
 /** The review table's "counted" cell, in words (the review's ✅ and ❌ need an emoji font), and why a row isn't counted. */
 export function countedLabel(
-  row: Pick<RecordedRow, 'counted' | 'fails' | 'verdict' | 'certainty' | 'threshold' | 'waived_by'>,
+  row: Pick<RecordedRow, 'counted' | 'fails' | 'verdict' | 'certainty' | 'threshold'> &
+    Partial<Pick<RecordedRow, 'blocks' | 'in_scope' | 'waived_by'>>,
 ): string {
   if (row.counted && row.fails && row.waived_by !== undefined) return `yes, fails: waived by @${row.waived_by}`
-  if (row.counted) return row.fails ? 'yes, fails' : 'yes, passes'
+  if (row.counted)
+    return row.fails ? (row.blocks === false ? "yes, fails (advisory: doesn't block)" : 'yes, fails') : 'yes, passes'
   if (row.verdict === null) return 'no: no answer'
-  if (row.verdict === 'not-applicable') return 'no: not applicable'
+  if (row.verdict === 'not-applicable')
+    return row.in_scope === false ? 'no: out of scope, not asked' : 'no: not applicable'
   if (row.certainty !== null && row.certainty < row.threshold) return `no: ${row.certainty} is under ${row.threshold}`
   return 'no'
 }

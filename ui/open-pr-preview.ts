@@ -18,11 +18,10 @@ import { h } from './dom.ts'
 import type { LabelBook } from './label-book.ts'
 import type { PrLabels } from './labels.ts'
 import { labelsPreview } from './open-pr-labels.ts'
-import { mergeByName, NEW_RULES_PATH, rulesYaml } from './rules-yaml.ts'
+import { mergeByName, NEW_RULES_PATH, ruleKey, rulesYaml } from './rules-yaml.ts'
 
 function same(a: readonly Classification[], b: readonly Classification[]): boolean {
-  const key = (list: readonly Classification[]) =>
-    JSON.stringify(list.map(({ name, description, threshold, polarity }) => [name, description, threshold, polarity]))
+  const key = (list: readonly Classification[]) => list.map(ruleKey).join('\n')
   return key(a) === key(b)
 }
 

@@ -55,7 +55,11 @@ function compactLine(row: RecordedRow, notes: readonly RowNote[] = []): HTMLTabl
       'th',
       { scope: 'row', 'data-label': 'Classification' },
       row.name,
-      h('span', { class: 'rule-terms' }, `${row.polarity}, threshold ${row.threshold}`),
+      h(
+        'span',
+        { class: 'rule-terms' },
+        `${row.polarity}, threshold ${row.threshold}${row.mode === 'advisory' ? ', advisory' : ''}`,
+      ),
     ),
     cell(
       'Verdict',
@@ -90,7 +94,7 @@ export function rowLine(row: RecordedRow, notes: readonly RowNote[] = []): HTMLT
     'tr',
     { class: row.error === null ? undefined : 'row--error' },
     h('th', { scope: 'row', 'data-label': 'Classification' }, row.name),
-    cell('Polarity', row.polarity),
+    cell('Polarity', row.mode === 'advisory' ? `${row.polarity}, advisory` : row.polarity),
     cell('Verdict', verdictBadge(row), ...notes.map(noteMark)),
     cell('Certainty', row.certainty === null ? '—' : String(row.certainty)),
     cell('Threshold', String(row.threshold)),
@@ -102,7 +106,8 @@ export function rowLine(row: RecordedRow, notes: readonly RowNote[] = []): HTMLT
 function countedCell(row: RecordedRow): HTMLElement {
   const label = countedLabel(row)
   if (!row.counted) return h('span', { class: 'counted counted--no' }, label)
-  return h('span', { class: `counted counted--${row.fails ? 'fails' : 'passes'}` }, label)
+  const tone = row.fails ? (row.blocks === false ? 'advisory' : 'fails') : 'passes'
+  return h('span', { class: `counted counted--${tone}` }, label)
 }
 
 function pendingLine(classification: Classification): HTMLTableRowElement {

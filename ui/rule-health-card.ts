@@ -94,11 +94,8 @@ export function ruleHealthCard(rule: RuleHealth, view: RulesHealthView, options:
   const tryQuery = new URLSearchParams({ repo: view.repo, rules: rule.name })
   const failing = rule.failing_runs.slice(0, 5)
   const advisoryButton =
-    // Only a rule that says it blocks: a build whose rules carry no mode has no advisory to switch to.
-    rule.flags.includes('noisy') &&
-    rule.mode === 'blocking' &&
-    rule.removed !== true &&
-    options.makeAdvisory !== undefined
+    // A rule that blocks (no mode is blocking): an advisory one has nothing to switch to.
+    rule.flags.includes('noisy') && mode === 'blocking' && rule.removed !== true && options.makeAdvisory !== undefined
       ? h('button', { type: 'button', class: 'secondary make-advisory' }, 'Open a PR that makes it advisory')
       : null
   if (advisoryButton !== null) {

@@ -26,8 +26,18 @@ export function rulesYaml(classifications: readonly Classification[]): string {
     lines.push(`    description: ${scalar(entry.description)}`)
     lines.push(`    threshold: ${entry.threshold}`)
     lines.push(`    polarity: ${entry.polarity}`)
+    // A flow list of JSON strings is YAML too, and reads back as the same patterns.
+    if (entry.paths !== undefined)
+      lines.push(`    paths: [${entry.paths.map((path) => JSON.stringify(path)).join(', ')}]`)
+    if (entry.mode !== undefined) lines.push(`    mode: ${entry.mode}`)
   }
   return `${lines.join('\n')}\n`
+}
+
+/** The rule's key as the merge compares it (rules-merge.ts's sameClassification): a mode left out is blocking. */
+export function ruleKey(rule: Classification): string {
+  const { name, description, threshold, polarity, paths, mode } = rule
+  return JSON.stringify([name, description, threshold, polarity, paths ?? null, mode ?? 'blocking'])
 }
 
 /** The file's classifications after the merge by name, and which names it adds or changes. */
@@ -44,7 +54,7 @@ export function mergeByName(
     if (current === undefined) {
       merged.push(addition)
       added.push(addition.name)
-    } else if (JSON.stringify(current) !== JSON.stringify({ ...current, ...addition })) {
+    } else if (ruleKey(current) !== ruleKey(addition)) {
       merged[index] = addition
       changed.push(addition.name)
     }

@@ -7,7 +7,7 @@
 import type { Classification, CommitMessage } from '../../core/wire/types.ts'
 
 /** mulberry32: small, fast, and the same sequence everywhere for one seed. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0
@@ -52,7 +52,7 @@ const WORDS = [
 ]
 const DIRS = ['src/billing', 'src/orders', 'src/api', 'src/time', 'src/storage', 'test/billing', 'test/orders']
 
-function pick<T>(random: () => number, items: readonly T[]): T {
+export function pick<T>(random: () => number, items: readonly T[]): T {
   const item = items[Math.floor(random() * items.length)]
   if (item === undefined) throw new RangeError('pick from an empty list')
   return item
@@ -84,7 +84,7 @@ function codeLine(random: () => number): string {
   }
 }
 
-function fileDiff(random: () => number, path: string, targetBytes: number): string {
+export function fileDiff(random: () => number, path: string, targetBytes: number): string {
   const lines = [
     `diff --git a/${path} b/${path}`,
     `index ${Math.floor(random() * 0xfffffff).toString(16)}..${Math.floor(random() * 0xfffffff).toString(16)} 100644`,

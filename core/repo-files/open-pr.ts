@@ -11,6 +11,7 @@ import { isRecord, parseJsonText } from '../wire/decode.ts'
 import { parseRepoValue } from '../wire/repo.ts'
 import type { Classification, RepoRef } from '../wire/types.ts'
 import { type PrLabels, validateLabels } from './examples-merge.ts'
+import { sameClassification } from './rules-check.ts'
 import { formatRulesProblems, validateClassifications } from './rules-file.ts'
 import { formatSourceProblems } from './source-tree.ts'
 
@@ -165,13 +166,7 @@ export function changedNames(
   for (const addition of additions) {
     const current = existing.find((entry) => entry.name === addition.name)
     if (current === undefined) added.push(addition.name)
-    else if (
-      current.description !== addition.description ||
-      current.threshold !== addition.threshold ||
-      current.polarity !== addition.polarity
-    ) {
-      updated.push(addition.name)
-    }
+    else if (!sameClassification(current, addition)) updated.push(addition.name)
   }
   return { added, updated }
 }

@@ -12,7 +12,8 @@
 import type { Result } from '../base/result.ts'
 import { quoteInput } from '../base/text.ts'
 import { DESCRIPTION_MAX_CHARS, MAX_CLASSIFICATIONS, NAME_MAX_CHARS } from '../wire/limits.ts'
-import type { Classification, Polarity } from '../wire/types.ts'
+import type { Classification, Mode, Polarity } from '../wire/types.ts'
+import { checkPaths } from './paths-check.ts'
 import {
   checkSourceTree,
   checkSourceValue,
@@ -22,6 +23,7 @@ import {
   lengthProblem,
   linesCharProblem,
   nameCharProblem,
+  type ProblemSink,
   type SourceList,
   type SourceNode,
   type SourceProblem,
@@ -37,11 +39,31 @@ export {
   type SourceNode,
 } from './source-tree.ts'
 
-export const CLASSIFICATION_KEYS = ['name', 'description', 'threshold', 'polarity'] as const
+/** An entry's keys in the order a file is written in: the four every entry has, then the two optional ones. */
+export const CLASSIFICATION_KEYS = ['name', 'description', 'threshold', 'polarity', 'paths', 'mode'] as const
 export type ClassificationKey = (typeof CLASSIFICATION_KEYS)[number]
+/** The keys every entry has. */
+export const REQUIRED_CLASSIFICATION_KEYS = ['name', 'description', 'threshold', 'polarity'] as const
 
-/** A problem with a rules file or a body's classifications; `key` names one of an entry's four. */
+/** A problem with a rules file or a body's classifications; `key` names one of an entry's keys. */
 export type RulesProblem = SourceProblem<ClassificationKey>
+
+/**
+ * The same rule, as the merge and the open-a-PR commit message compare
+ * them: its four keys, its patterns in order, and its mode (absent is
+ * `blocking`).
+ */
+export function sameClassification(a: Classification, b: Classification | undefined): boolean {
+  return (
+    b !== undefined &&
+    a.name === b.name &&
+    a.description === b.description &&
+    a.threshold === b.threshold &&
+    a.polarity === b.polarity &&
+    JSON.stringify(a.paths ?? null) === JSON.stringify(b.paths ?? null) &&
+    (a.mode ?? 'blocking') === (b.mode ?? 'blocking')
+  )
+}
 
 /** The rules file's list, as the checks shared with the examples file (source-tree.ts) take it. */
 const RULES_LIST: SourceList<Classification, ClassificationKey> = {
@@ -75,35 +97,53 @@ function usableName(entry: SourceNode): string | null {
 }
 
 /** Where a check of one value puts its problems. */
-type ProblemSink = { push(detail: string): unknown }
-
 function checkEntry(entry: SourceNode, entryProblems: EntryProblem<ClassificationKey>[]): Classification | null {
   const about = (key: ClassificationKey | null): ProblemSink => ({
     push: (detail: string) => entryProblems.push({ detail, key }),
   })
   const problems = about(null)
   if (entry.kind !== 'map') {
-    problems.push(`must be a mapping with the keys ${CLASSIFICATION_KEYS.join(', ')}, got ${describe(entry)}`)
+    problems.push(`must be a mapping with the keys ${KEYS_IN_WORDS}, got ${describe(entry)}`)
     return null
   }
   const values = new Map<string, SourceNode>()
   for (const { key, value } of entry.entries) {
     const known = CLASSIFICATION_KEYS.find((name) => key.kind === 'scalar' && key.value === name)
     if (known === undefined) {
-      problems.push(`unknown key ${describeKey(key)}; an entry has exactly the keys ${CLASSIFICATION_KEYS.join(', ')}`)
+      problems.push(`unknown key ${describeKey(key)}; an entry has the keys ${KEYS_IN_WORDS}`)
     } else {
       values.set(known, value)
     }
   }
-  for (const key of CLASSIFICATION_KEYS) {
+  for (const key of REQUIRED_CLASSIFICATION_KEYS) {
     if (!values.has(key)) about(key).push(`missing key "${key}"`)
   }
   const name = checkText('name', values.get('name'), about('name'))
   const description = checkText('description', values.get('description'), about('description'))
   const threshold = checkThreshold(values.get('threshold'), about('threshold'))
   const polarity = checkPolarity(values.get('polarity'), about('polarity'))
+  const pathsNode = values.get('paths')
+  const paths = pathsNode === undefined ? undefined : checkPaths(pathsNode, about('paths'))
+  const modeNode = values.get('mode')
+  const mode = modeNode === undefined ? undefined : checkMode(modeNode, about('mode'))
   if (name === null || description === null || threshold === null || polarity === null) return null
-  return { name, description, threshold, polarity }
+  if (paths === null || mode === null) return null
+  return {
+    name,
+    description,
+    threshold,
+    polarity,
+    ...(paths === undefined ? {} : { paths }),
+    ...(mode === undefined ? {} : { mode }),
+  }
+}
+
+const KEYS_IN_WORDS = 'name, description, threshold and polarity, and optionally paths and mode'
+
+function checkMode(node: SourceNode, problems: ProblemSink): Mode | null {
+  if (node.kind === 'scalar' && (node.value === 'blocking' || node.value === 'advisory')) return node.value
+  problems.push(`mode must be "blocking" or "advisory", got ${describe(node)}`)
+  return null
 }
 
 function checkText(key: 'name' | 'description', node: SourceNode | undefined, problems: ProblemSink): string | null {

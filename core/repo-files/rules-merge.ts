@@ -7,6 +7,7 @@
 import { Document, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml'
 import { err, ok, type Result } from '../base/result.ts'
 import type { Classification } from '../wire/types.ts'
+import { sameClassification } from './rules-check.ts'
 import {
   CLASSIFICATION_KEYS,
   formatOf,
@@ -37,7 +38,8 @@ const ADDITIONS_LABEL = 'the new classifications'
 const NEW_FILE_HEADER = [
   '# Rules for the review classifier. Each entry is a yes/no question asked',
   '# about every pull request: name, description, threshold (0-100) and',
-  '# polarity (positive: a match is wanted; negative: a match is a violation).',
+  '# polarity (positive: a match is wanted; negative: a match is a violation);',
+  '# optionally paths (globs of the files it is about) and mode (advisory: never blocks).',
 ]
 
 export function formatMergeProblem(problem: MergeProblem): string {
@@ -109,18 +111,17 @@ function verified(
   return ok({ path, text })
 }
 
-function sameClassification(a: Classification, b: Classification | undefined): boolean {
-  return (
-    b !== undefined &&
-    a.name === b.name &&
-    a.description === b.description &&
-    a.threshold === b.threshold &&
-    a.polarity === b.polarity
-  )
-}
-
-function ordered(entry: Classification, keys: readonly ClassificationKey[]): Record<string, string | number> {
-  return Object.fromEntries(keys.map((key) => [key, entry[key]]))
+/** The entry's keys in `keys`' order, those it leaves out (`paths`, `mode`) skipped. */
+function ordered(
+  entry: Classification,
+  keys: readonly ClassificationKey[],
+): Record<string, string | number | string[]> {
+  const pairs: [string, string | number | string[]][] = []
+  for (const key of keys) {
+    const value = entry[key]
+    if (value !== undefined) pairs.push([key, value])
+  }
+  return Object.fromEntries(pairs)
 }
 
 /** One entry as block YAML; lines after the first are indented to sit under the first key. */
@@ -189,9 +190,11 @@ function mergeYamlText(
     const item: unknown = list.items[index]
     if (!isMap(item) || item.range == null) return mergeYamlDocument(doc, replacements, appends)
     const [start, end] = item.range
-    const keys = item.items.flatMap((pair) =>
+    const written = item.items.flatMap((pair) =>
       CLASSIFICATION_KEYS.filter((key) => isScalar(pair.key) && pair.key.value === key),
     )
+    // The entry keeps its own order; a key it gains (`paths`, `mode`) goes after them.
+    const keys = [...written, ...CLASSIFICATION_KEYS.filter((key) => !written.includes(key))]
     const indent = ' '.repeat(start - lineStart(text, start))
     const trailingSpace = /\s*$/.exec(text.slice(start, end))?.[0] ?? ''
     edits.push({ start, end, text: renderEntry(entry, keys, indent, eol) + trailingSpace })

@@ -228,6 +228,9 @@ export function emptyFileDetail(kind: SourceKind): string {
 }
 
 /** One entry's problem, and the key it is about (null: the entry as a whole). */
+/** Where a check puts what it finds wrong with one entry's value. */
+export type ProblemSink = { push(detail: string): unknown }
+
 export type EntryProblem<Key extends string> = { detail: string; key: Key | null }
 
 /**

@@ -12,7 +12,7 @@ import { CST, isAlias, isMap, isNode, isPair, isScalar, isSeq, Lexer, LineCounte
 import { err, ok, type Result } from '../base/result.ts'
 import { capText, QUOTED_MAX_CHARS } from '../base/text.ts'
 import { MAX_CLASSIFICATIONS } from '../wire/limits.ts'
-import { CLASSIFICATION_KEYS } from './rules-check.ts'
+import { CLASSIFICATION_KEYS, REQUIRED_CLASSIFICATION_KEYS } from './rules-check.ts'
 import {
   cappedProblem,
   emptyFileDetail,
@@ -46,7 +46,7 @@ export const RULES_SOURCE: SourceKind = {
   many: 'rules files',
   key: 'classifications',
   maxItems: RULES_MAX_ITEMS,
-  itemsHint: `a rules file holds one key and a list of at most ${MAX_CLASSIFICATIONS} entries of ${CLASSIFICATION_KEYS.length} keys`,
+  itemsHint: `a rules file holds one key and a list of at most ${MAX_CLASSIFICATIONS} entries of ${REQUIRED_CLASSIFICATION_KEYS.length} to ${CLASSIFICATION_KEYS.length} keys`,
   maxYamlTokens: RULES_MAX_YAML_TOKENS,
   tokensHint: 'a rules file needs a few hundred',
 }

@@ -6,6 +6,7 @@
  * and counts, never a rule's name, a model's reason or a forge's error, so
  * nothing from outside can reach the places a forge or a client shows it.
  */
+import { rowBlocks } from '../run/aggregate.ts'
 import type { CommitStatusState, Overall, Row } from '../wire/types.ts'
 
 /** The status's name on the forge; a branch protection rule requires it by this name. */
@@ -15,7 +16,7 @@ export const COMMIT_STATUS_CONTEXT = 'review-classifier'
 export type StatusText = { state: CommitStatusState; description: string }
 
 /** The fields of a row a description counts. */
-export type CountedRow = Pick<Row, 'counted' | 'fails' | 'verdict' | 'error'>
+export type CountedRow = Pick<Row, 'counted' | 'fails' | 'verdict' | 'error' | 'blocks'>
 
 /** A status the forge refused, for the run's detail. */
 export type StatusProblem = { state: CommitStatusState; error: string }
@@ -39,11 +40,29 @@ function unanswered(row: CountedRow): boolean {
   return row.error !== null || row.verdict === null
 }
 
+/** Counted failures of advisory rules: shown, never blocking. */
+function advisoryFailures(rows: readonly CountedRow[]): number {
+  return rows.filter((row) => row.counted && row.fails && !rowBlocks(row)).length
+}
+
+/** `N of M counted`, short, for a description that has advisory failures to say too (80 characters at most). */
+function shortCountedOf(rows: readonly CountedRow[]): string {
+  return `${rows.filter((row) => row.counted).length} of ${rows.length} counted`
+}
+
 const VERDICT_DESCRIPTION: Record<Overall, (rows: readonly CountedRow[]) => string> = {
-  approve: (rows) => `Approve: no counted rule fails (${countedOf(rows)})`,
+  approve: (rows) => {
+    const advisory = advisoryFailures(rows)
+    if (advisory === 0) return `Approve: no counted rule fails (${countedOf(rows)})`
+    const fail = advisory === 1 ? '1 advisory rule fails' : `${advisory} advisory rules fail`
+    return `Approve: ${fail}, advisory rules don't block (${shortCountedOf(rows)})`
+  },
   'request-changes': (rows) => {
-    const failing = rows.filter((row) => row.counted && row.fails).length
-    return `Request changes: ${failing === 1 ? '1 counted rule fails' : `${failing} counted rules fail`} (${countedOf(rows)})`
+    const failing = rows.filter((row) => row.counted && rowBlocks(row)).length
+    const fail = failing === 1 ? '1 counted rule fails' : `${failing} counted rules fail`
+    const advisory = advisoryFailures(rows)
+    if (advisory === 0) return `Request changes: ${fail} (${countedOf(rows)})`
+    return `Request changes: ${fail}, ${advisory} advisory (${shortCountedOf(rows)})`
   },
   'no-verdict': (rows) => {
     const missing = rows.filter(unanswered).length

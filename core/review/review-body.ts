@@ -1,5 +1,5 @@
 import { redactionHeadline, redactionPlaceLines } from '../redaction/redaction-report.ts'
-import { ERROR_KIND_LABEL } from '../run/aggregate.ts'
+import { ERROR_KIND_LABEL, rowBlocks } from '../run/aggregate.ts'
 import type { Overall, RedactionSummary, ReviewEvent, Row, Verdict } from '../wire/types.ts'
 
 /**
@@ -192,14 +192,31 @@ export function escapeTableCell(text: string): string {
   return flattenCellText(text).replace(ESCAPED, escapeToken)
 }
 
-/** The result table, then a blank line and the overall line. */
+/** What heads the list of advisory failures under the table. */
+export const ADVISORY_FAILURES_HEADING = "**Advisory rules that fail** (advisory rules don't block):"
+
+/**
+ * The result table, then the advisory rules that fail, if any (they are
+ * counted failures that didn't request changes, and a reader of the overall
+ * line should not have to find them in the table), then the overall line.
+ */
 export function renderReviewTable(rows: readonly Row[], overall: Overall): string {
   const lines = [
     tableLine(REVIEW_TABLE_HEADER),
     tableLine(REVIEW_TABLE_HEADER.map(() => '---')),
     ...rows.map((row) => tableLine(reviewRowCells(row).map(escapeTableCell))),
   ]
-  return `${lines.join('\n')}\n\n${OVERALL_LINE[overall]}`
+  const advisory = rows.filter((row) => row.counted && row.fails && !rowBlocks(row))
+  const list =
+    advisory.length === 0
+      ? []
+      : [
+          [
+            ADVISORY_FAILURES_HEADING,
+            ...advisory.map((row) => `- ${escapeTableCell(row.name)}: ${escapeTableCell(row.reason ?? '')}`),
+          ].join('\n'),
+        ]
+  return [lines.join('\n'), ...list, OVERALL_LINE[overall]].join('\n\n')
 }
 
 /**
@@ -255,7 +272,7 @@ function tableLine(cells: readonly string[]): string {
  * An error wins over an answer, as in aggregation.
  */
 export function reviewRowCells(row: Row): string[] {
-  const fixed = [row.name, row.polarity]
+  const fixed = [row.name, row.mode === 'advisory' ? `${row.polarity}, advisory` : row.polarity]
   const threshold = String(row.threshold)
   if (row.error !== null || row.verdict === null) {
     const label = row.error === null ? 'runtime error' : ERROR_KIND_LABEL[row.error.kind]
@@ -265,6 +282,14 @@ export function reviewRowCells(row: Row): string[] {
     return [...fixed, '—', '—', threshold, 'no', reason]
   }
   const counted =
-    row.waived_by !== undefined ? `waived by @${row.waived_by}` : row.counted ? (row.fails ? 'yes ❌' : 'yes ✅') : 'no'
+    row.waived_by !== undefined
+      ? `waived by @${row.waived_by}`
+      : row.counted
+        ? row.fails
+          ? rowBlocks(row)
+            ? 'yes ❌'
+            : 'yes 🟡 advisory'
+          : 'yes ✅'
+        : 'no'
   return [...fixed, VERDICT_LABEL[row.verdict], String(row.certainty ?? '—'), threshold, counted, row.reason ?? '']
 }

@@ -52,9 +52,13 @@ export function reportPrs(before: ReportSide, after: ReportSide): number[] {
   return [...labelled].sort((a, b) => b - a).slice(0, REPORT_PRS_MAX)
 }
 
-/** What the model is asked: a rule's name and description; its threshold and polarity only judge the answer. */
-export function questionKey(rule: Pick<Classification, 'name' | 'description'>): string {
-  return JSON.stringify([rule.name, rule.description.trim()])
+/**
+ * What the model is asked: a rule's name and description, and the files it
+ * is about (its `paths`, which decide whether it is asked at all); its
+ * threshold, polarity and mode only judge the answer.
+ */
+export function questionKey(rule: Pick<Classification, 'name' | 'description' | 'paths'>): string {
+  return JSON.stringify([rule.name, rule.description.trim(), ...(rule.paths === undefined ? [] : [rule.paths])])
 }
 
 /** The PR's rules whose question the default branch's rules don't ask already: the second run per PR. */

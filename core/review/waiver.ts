@@ -11,7 +11,7 @@
  * and only lists the earlier waivers as a reminder.
  */
 import type { Static } from '@sinclair/typebox'
-import { FAILING_VERDICT } from '../run/aggregate.ts'
+import { FAILING_VERDICT, rowBlocks } from '../run/aggregate.ts'
 import type { RunRecord } from '../run/run-record.ts'
 import { SERVICE_ACCOUNT } from '../settings/service-account.ts'
 import type { WaiverSchema } from '../wire/page-schemas.ts'
@@ -35,9 +35,9 @@ export function latestReview(runs: readonly RunRecord[], repo: string, pr: numbe
   return runs.find((run) => sameRepo(run.repo, repo) && run.pr === pr && isPostedReview(run)) ?? null
 }
 
-/** Whether a row blocks: it fails, counted, and nobody waived it. */
-export function blocksUnwaived(row: Pick<Row, 'counted' | 'fails' | 'waived_by'>): boolean {
-  return row.counted && row.fails && row.waived_by === undefined
+/** Whether a row blocks: it fails, counted, on a blocking rule (an advisory one never does), and nobody waived it. */
+export function blocksUnwaived(row: Pick<Row, 'counted' | 'fails' | 'blocks' | 'waived_by'>): boolean {
+  return row.counted && rowBlocks(row) && row.waived_by === undefined
 }
 
 /** The verdict that would not have failed the rule: what a waiver says it should have answered. */
@@ -82,7 +82,7 @@ export function waiverTarget(latest: RunRecord | null, waiver: Waiver): WaiverTa
   if (!row.counted || !row.fails)
     return { kind: 'refuse', reason: `nothing to waive: the rule doesn't fail on ${head}` }
   const rows = latest.rows.map((candidate) =>
-    candidate === row ? { ...candidate, waived_by: waiver.by } : { ...candidate },
+    candidate === row ? { ...candidate, waived_by: waiver.by, blocks: false } : { ...candidate },
   )
   const earlier = latest.trigger === 'waiver' ? (latest.waived ?? []) : []
   const overall = rows.some(blocksUnwaived) ? 'request-changes' : 'approve'

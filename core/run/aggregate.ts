@@ -11,6 +11,7 @@ import type {
   Verdict,
 } from '../wire/types.ts'
 import { capReason } from './answer.ts'
+import { OUT_OF_SCOPE_REASON } from './scope.ts'
 
 /**
  * Aggregation into the verdict (docs/behaviour.md, "Aggregation into the verdict", "The
@@ -67,7 +68,8 @@ export function rowFromAnswer(
   usage?: Usage,
 ): Row {
   const { name, polarity, threshold } = classification
-  const base = usage === undefined ? {} : { usage }
+  const mode = classification.mode ?? 'blocking'
+  const base = { mode, in_scope: true, ...(usage === undefined ? {} : { usage }) }
   if (error !== null || answer === null) {
     return {
       name,
@@ -80,9 +82,11 @@ export function rowFromAnswer(
       fails: false,
       error: error ?? { kind: 'runtime', detail: 'no answer and no error reported' },
       ...base,
+      blocks: false,
     }
   }
   const counted = isCounted(answer.verdict, answer.certainty, threshold)
+  const fails = counted && answer.verdict === FAILING_VERDICT[polarity]
   return {
     name,
     polarity,
@@ -91,19 +95,54 @@ export function rowFromAnswer(
     certainty: answer.certainty,
     reason: answer.reason,
     counted,
-    fails: counted && answer.verdict === FAILING_VERDICT[polarity],
+    fails,
     error: null,
     ...base,
+    blocks: fails && mode === 'blocking',
   }
+}
+
+/**
+ * The row of a rule no changed file is in scope of: not asked, so
+ * not-applicable with no certainty, never counted (docs/behaviour.md,
+ * "Scoping a rule to its files").
+ */
+export function outOfScopeRow(classification: Classification): Row {
+  const { name, polarity, threshold } = classification
+  return {
+    name,
+    polarity,
+    threshold,
+    verdict: 'not-applicable',
+    certainty: null,
+    reason: OUT_OF_SCOPE_REASON,
+    counted: false,
+    fails: false,
+    error: null,
+    mode: classification.mode ?? 'blocking',
+    in_scope: false,
+    blocks: false,
+  }
+}
+
+/** Whether a row requests changes: `blocks`, or `fails` in a record older than modes. */
+export function rowBlocks(row: Pick<Row, 'fails' | 'blocks'>): boolean {
+  return row.blocks ?? row.fails
 }
 
 /**
  * Collects the results of a run into its rows and overall verdict. Rows come
  * out in the order `sent` lists them; a sent classification with no result
  * gets an unanswered row, and a result for a name that wasn't sent is left
- * out of the rows (it is only counted in the reason).
+ * out of the rows (it is only counted in the reason). A classification named
+ * in `outOfScope` gets its out-of-scope row whatever its result says, and
+ * needs none.
  */
-export function aggregateVerdict(sent: readonly Classification[], results: readonly ClassificationResult[]): Aggregate {
+export function aggregateVerdict(
+  sent: readonly Classification[],
+  results: readonly ClassificationResult[],
+  outOfScope: ReadonlySet<string> = new Set(),
+): Aggregate {
   const byName = new Map<string, ClassificationResult>()
   const duplicates = new Set<string>()
   for (const result of results) {
@@ -111,10 +150,11 @@ export function aggregateVerdict(sent: readonly Classification[], results: reado
     else byName.set(result.name, result)
   }
   const sentNames = new Set(sent.map((classification) => classification.name))
-  const missing = sent.map((c) => c.name).filter((name) => !byName.has(name))
+  const missing = sent.map((c) => c.name).filter((name) => !byName.has(name) && !outOfScope.has(name))
   const unexpected = [...byName.keys()].filter((name) => !sentNames.has(name))
 
   const rows = sent.map((classification) => {
+    if (outOfScope.has(classification.name)) return outOfScopeRow(classification)
     const result = byName.get(classification.name)
     if (result === undefined) {
       return rowFromAnswer(classification, null, { kind: 'runtime', detail: "missing from the classifier's reply" })
@@ -128,8 +168,10 @@ export function aggregateVerdict(sent: readonly Classification[], results: reado
   } else if (sentNames.size !== sent.length) {
     problems.push('the classifications sent have duplicate names')
   }
-  if (results.length !== sent.length || missing.length > 0 || unexpected.length > 0 || duplicates.size > 0) {
-    problems.push(describeMismatch(sent.length, results.length, missing, unexpected, [...duplicates]))
+  const expected = sent.filter((classification) => !outOfScope.has(classification.name)).length
+  const answered = results.filter((result) => !outOfScope.has(result.name)).length
+  if (answered !== expected || missing.length > 0 || unexpected.length > 0 || duplicates.size > 0) {
+    problems.push(describeMismatch(expected, answered, missing, unexpected, [...duplicates]))
   }
   const unanswered = rows.filter((row) => row.error !== null && !missing.includes(row.name))
   if (unanswered.length > 0) {
@@ -139,7 +181,7 @@ export function aggregateVerdict(sent: readonly Classification[], results: reado
   if (problems.length > 0) {
     return { rows, overall: 'no-verdict', reason: `${capitalise(problems.join('; '))}.` }
   }
-  const overall = rows.some((row) => row.fails) ? 'request-changes' : 'approve'
+  const overall = rows.some(rowBlocks) ? 'request-changes' : 'approve'
   return { rows, overall, reason: null }
 }
 
@@ -152,8 +194,12 @@ export function aggregateVerdict(sent: readonly Classification[], results: reado
  * is incomplete or out of range reads as a malformed answer. `usage` is
  * dropped: the controller keeps no token counts (docs/decisions.md, run reply).
  */
-export function checkReplyRows(sent: readonly Classification[], rows: readonly Row[]): Aggregate {
-  return aggregateVerdict(sent, rows.map(resultFromReplyRow))
+export function checkReplyRows(
+  sent: readonly Classification[],
+  rows: readonly Row[],
+  outOfScope: ReadonlySet<string> = new Set(),
+): Aggregate {
+  return aggregateVerdict(sent, rows.map(resultFromReplyRow), outOfScope)
 }
 
 /**
@@ -163,9 +209,14 @@ export function checkReplyRows(sent: readonly Classification[], rows: readonly R
  * incomplete answer read as malformed, no `usage`. `null` for a row whose
  * name wasn't sent. It is for display only: the reply's rows replace it.
  */
-export function checkProgressRow(sent: readonly Classification[], row: Row): Row | null {
+export function checkProgressRow(
+  sent: readonly Classification[],
+  row: Row,
+  outOfScope: ReadonlySet<string> = new Set(),
+): Row | null {
   const classification = sent.find((candidate) => candidate.name === row.name)
   if (classification === undefined) return null
+  if (outOfScope.has(classification.name)) return outOfScopeRow(classification)
   const { answer, error } = resultFromReplyRow(row)
   return rowFromAnswer(classification, answer, error)
 }

@@ -17,6 +17,7 @@ import {
 } from '../redaction/redact.ts'
 import type { Classification, CommitMessage } from '../wire/types.ts'
 import { utf8Length } from './budget.ts'
+import { scopeLines } from './scope-question.ts'
 
 /**
  * A constant, not a per-run nonce: a random tag would change the shared
@@ -190,19 +191,21 @@ export function buildSharedContextAround(input: Omit<SharedContextInput, 'diff'>
 }
 
 /**
- * The part that differs per classification. The polarity and threshold stay
+ * The part that differs per classification; for a rule with `paths`, it
+ * names the changed files in its scope (`scopeFiles`). The polarity and threshold stay
  * out: the model answers whether the description holds, and the aggregation
  * decides what that means, so the model is not nudged towards a wanted answer.
  * The description comes from the default branch, not the PR, so it is not
  * fenced; it is neutralised so a rules author cannot forge the fence either.
  */
-export function buildQuestion(classification: Classification): string {
+export function buildQuestion(classification: Classification, scopeFiles: readonly string[] | null = null): string {
   return [
     'The rule to classify the pull request against:',
     '',
     `Name: ${neutraliseFence(classification.name)}`,
     `Description: ${neutraliseFence(classification.description.trim())}`,
     '',
+    ...(scopeFiles === null ? [] : scopeLines(scopeFiles).map(neutraliseFence)),
     'Answer "match" if the description holds for this pull request, "no-match" if it does not, and "not-applicable" if the pull request has nothing the description could apply to (for example, a rule about datetimes and a pull request that touches no datetime).',
     '"certainty" is how sure you are of that verdict, as a whole number from 0 to 100. "reason" says why in one or two sentences.',
     '',
@@ -217,12 +220,16 @@ export function buildQuestion(classification: Classification): string {
  * The one cache breakpoint sits on the shared block: with `claude`'s own
  * three that makes the API's maximum of four.
  */
-export function buildPromptFromContext(sharedContext: string, classification: Classification): Prompt {
+export function buildPromptFromContext(
+  sharedContext: string,
+  classification: Classification,
+  scopeFiles: readonly string[] | null = null,
+): Prompt {
   return {
     system: SYSTEM_PROMPT,
     blocks: [
       { type: 'text', text: sharedContext, cache_control: { type: 'ephemeral' } },
-      { type: 'text', text: buildQuestion(classification) },
+      { type: 'text', text: buildQuestion(classification, scopeFiles) },
     ],
   }
 }

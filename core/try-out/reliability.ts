@@ -55,8 +55,14 @@ export type ScoredRule = Pick<Classification, 'name' | 'polarity' | 'threshold'>
 
 export const THRESHOLDS = Array.from({ length: 101 }, (_, threshold) => threshold)
 
-/** An answer's verdict and certainty, or null when it has none (no answer, an error row). */
+/**
+ * An answer's verdict and certainty, or null when it has none (no answer, an
+ * error row). A rule out of the PR's scope was not asked, and its row is
+ * not-applicable with no certainty: that is its answer, never counted.
+ */
 function answered(answer: ScoredAnswer): { verdict: Verdict; certainty: number } | null {
+  if (answer?.verdict === 'not-applicable' && answer.certainty === null)
+    return { verdict: 'not-applicable', certainty: 0 }
   if (answer === null || answer.verdict === null || answer.certainty === null) return null
   return { verdict: answer.verdict, certainty: answer.certainty }
 }

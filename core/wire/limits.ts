@@ -33,3 +33,11 @@ export const RUN_ID_MAX_CHARS = 200
 export const MIN_OUTPUT_TOKENS = 256
 export const MAX_OUTPUT_TOKENS = 8192
 export const DEFAULT_OUTPUT_TOKENS = 1024
+
+/** A classification's `paths`: the fewest and the most glob patterns it may list. */
+export const PATHS_MIN_PATTERNS = 1
+export const PATHS_MAX_PATTERNS = 20
+/** One pattern of `paths`, in characters (code points). */
+export const PATH_PATTERN_MAX_CHARS = 200
+/** The in-scope files a question names before it says "and N more". */
+export const SCOPE_FILES_NAMED_MAX = 50

@@ -346,6 +346,9 @@ export const DraftEntrySchema = Type.Object({
   description: Type.String(),
   threshold: Type.String(),
   polarity: Type.String(),
+  /** The paths as typed, one pattern a line; absent in a draft kept before paths were. */
+  paths: Type.Optional(Type.String()),
+  mode: Type.Optional(Type.String()),
 })
 
 export const StoredAttemptSchema = Type.Object({

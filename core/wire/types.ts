@@ -15,6 +15,7 @@ import type {
   EffortSchema,
   ExampleSchema,
   ExamplesLineSchema,
+  ModeSchema,
   OpenPrAnswerSchema,
   OverallSchema,
   PolaritySchema,
@@ -43,7 +44,10 @@ import type {
 
 export type Polarity = Static<typeof PolaritySchema>
 
-/** One rule of a repo's rules file, exactly the file's four keys. */
+/** Whether a rule's counted failure blocks (requests changes) or only advises. */
+export type Mode = Static<typeof ModeSchema>
+
+/** One rule of a repo's rules file: the file's four keys and its optional `paths` and `mode`. */
 export type Classification = Static<typeof ClassificationSchema>
 
 export type Verdict = Static<typeof VerdictSchema>

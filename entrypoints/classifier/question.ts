@@ -54,7 +54,7 @@ export function createQuestionAsker(deps: {
     options: AskOptions,
   ): Promise<ClassificationResult> {
     const { request, tell } = run
-    const prompt = buildPromptFromContext(context, classification)
+    const prompt = buildPromptFromContext(context, classification, run.scopes?.get(classification.name)?.files ?? null)
     tell({ kind: 'question-started', id: request.id, name: classification.name, total: request.classifications.length })
     let result: ClassifyResult
     try {

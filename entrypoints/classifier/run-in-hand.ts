@@ -3,6 +3,7 @@
  * place of the session limiter and recorded with it, so none outlives the
  * run, and each one ended gives its place back.
  */
+import type { RuleScope } from '../../core/run/scope.ts'
 import type { RunRequest } from '../../core/wire/types.ts'
 import type { ModelRuntime, ModelSession, SessionSpec } from '../../ports/model-runtime.ts'
 import type { RunTell } from '../../ports/queue.ts'
@@ -10,7 +11,10 @@ import type { Place, SessionLimiter, SparePlace } from './session-limiter.ts'
 
 /** One run in hand: what every one of its questions shares. */
 export type RunInHand = {
+  /** The request with only the classifications in scope: those its questions ask. */
   request: RunRequest
+  /** Each classification's scope, by name, for the files its question names; none: no question names files. */
+  scopes?: ReadonlyMap<string, RuleScope>
   runtime: ModelRuntime
   /** What every session of the run is opened with. */
   spec: SessionSpec

@@ -17,6 +17,9 @@ import { redactionSummary } from '../../core/redaction/redaction-report.ts'
 import { aggregateVerdict, type ClassificationResult } from '../../core/run/aggregate.ts'
 import { budgetCheckOf, checkContextBudget } from '../../core/run/budget.ts'
 import { assembleSharedContext, prepareContextParts, SYSTEM_PROMPT } from '../../core/run/prompt.ts'
+import { scopesAsSent } from '../../core/run/scope-question.ts'
+import { type ScopedRun, scopeRun } from '../../core/run/scope-run.ts'
+import { unaskedReply } from '../../core/run/unasked-run.ts'
 import { decodeRunRequest } from '../../core/run/wire-decode.ts'
 import { acpBaseUrlAllowed } from '../../core/settings/acp-base-urls.ts'
 import type { Overall, RedactionSummary, Row, RunReply, RunRequest, Runtime } from '../../core/wire/types.ts'
@@ -132,9 +135,15 @@ function sessionSpecOf(request: RunRequest, runKey: string, apiKey: string, sign
 }
 
 /** The run's reply from its classifications' results: a failure when none got an answer. */
-function replyOf(request: RunRequest, results: ClassificationResult[], redaction: RedactionSummary): RunReply {
-  const aggregate = aggregateVerdict(request.classifications, results)
-  const answered = aggregate.rows.filter((row) => row.verdict !== null).length
+/** The run's reply from its results: rows for every rule sent, those out of scope not asked. */
+function replyOf(
+  request: RunRequest,
+  results: ClassificationResult[],
+  redaction: RedactionSummary,
+  outOfScope: ReadonlySet<string>,
+): RunReply {
+  const aggregate = aggregateVerdict(request.classifications, results, outOfScope)
+  const answered = aggregate.rows.filter((row) => row.in_scope !== false && row.verdict !== null).length
   if (answered === 0) {
     const kinds = [...new Set(aggregate.rows.map((row) => row.error?.kind ?? 'runtime'))].join(', ')
     return failedReply(request.id, `no classification got an answer (${kinds})`, aggregate.rows, redaction)
@@ -171,6 +180,10 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
   }
 
   async function run(request: RunRequest, tell: RunTell, spend: RunSpend, cancelled: AbortSignal): Promise<RunReply> {
+    // Nothing in scope: answered here, before any key, redaction or model process (core/run/unasked-run.ts).
+    const unasked = unaskedReply(request)
+    if (unasked !== null) return unasked
+    const scoped = scopeRun(request)
     // Where the ACP key would go is checked before the key is even read.
     if (request.runtime === 'acp' && !acpBaseUrlAllowed(deps.acpBaseUrls ?? null, request.acp?.base_url ?? '')) {
       return failedReply(
@@ -193,9 +206,13 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     // past it, the run ends before any model process starts, nothing sent.
     const deadlineMs = deps.redactionDeadlineMs ?? REDACTION_DEADLINE_MS
     let shared: ReturnType<typeof assembleSharedContext>
+    let scopes: ScopedRun['scopes']
     try {
       const deadline = AbortSignal.any([shutdown.signal, cancelled, AbortSignal.timeout(deadlineMs)])
-      shared = assembleSharedContext(request, await deps.redactor.redact(parts.redaction, deadline))
+      const redacted = await deps.redactor.redact(parts.redaction, deadline)
+      shared = assembleSharedContext(request, redacted)
+      // A question names its files as the redaction left them: a name that held a secret is withheld.
+      scopes = scopesAsSent(scoped.scopes, redacted.diff.join(''))
     } catch (error) {
       deps.logger.warn('review classifier run not redacted; nothing was sent', {
         id: request.id,
@@ -216,7 +233,8 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
     const stopRun = new AbortController()
     const signal = AbortSignal.any([shutdown.signal, stopRun.signal, cancelled])
     const inHand: RunInHand = {
-      request,
+      request: scoped.asked,
+      scopes,
       runtime: deps.runtimes[request.runtime],
       spec: sessionSpecOf(request, runKey, key.key, signal),
       signal,
@@ -235,7 +253,7 @@ export function createClassifier(deps: ClassifierDeps): Classifier {
       await Promise.all(inHand.closing)
       await inHand.runtime.endRun(runKey)
     }
-    return replyOf(request, results, redaction)
+    return replyOf(request, results, redaction, scoped.outOfScope)
   }
 
   async function handle(requestText: string, onProgress?: RunTell): Promise<RunReply> {

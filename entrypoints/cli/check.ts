@@ -15,6 +15,7 @@ import { describeError, isAppError } from '../../core/base/errors.ts'
 import { plural } from '../../core/base/text.ts'
 import { checkJsonRow, plainLabel, renderCheckReport } from '../../core/review/check-report.ts'
 import { countDiffFiles } from '../../core/run/local-branch.ts'
+import { outOfScopeNames } from '../../core/run/scope.ts'
 import { invalidUtf8Note } from '../../core/run/utf8.ts'
 import type { Overall, RunReply, RunRequest } from '../../core/wire/types.ts'
 import { type CheckOptions, parseCheckOptions } from './check-options.ts'
@@ -42,6 +43,11 @@ function describeRun(branch: LocalBranch, rules: LoadedRules, options: CheckOpti
     `as PR #${options.pr} in ${plainLabel(branch.repo)}, titled ${JSON.stringify(branch.title)}`,
     `${plural(rules.classifications.length, 'rule')} from ${source}; model ${model}${settings.effort === null ? '' : `, effort ${settings.effort}`}`,
   ]
+  const outOfScope = outOfScopeNames(rules.classifications, branch.diff)
+  if (outOfScope.size > 0) {
+    const names = [...outOfScope].map((name) => JSON.stringify(plainLabel(name, 40))).join(', ')
+    lines.push(`not asked, no changed file matches their paths: ${names}`)
+  }
   if (branch.dirty) lines.push('uncommitted changes are not checked: only commits are')
   if (!branch.diffValid) lines.push(invalidUtf8Note('the diff'))
   return lines
@@ -68,9 +74,11 @@ async function check(options: CheckOptions, io: CliIo): Promise<number> {
   const branch = await readLocalBranch(git, options)
   const rules = await loadCheckRules(git, options, io.cwd, branch.base)
   const runtime = options.settings.runtime
-  // Both before anything runs: a missing key or binary must not cost a model call.
-  const key = runtimeKey(env, runtime)
-  requireBinary(env, runtime)
+  // Both before anything runs: a missing key or binary must not cost a model call. A branch that
+  // leaves every rule out of scope asks no model, so it needs neither (docs/behaviour.md).
+  const asksModel = outOfScopeNames(rules.classifications, branch.diff).size < rules.classifications.length
+  const key = asksModel ? runtimeKey(env, runtime) : ''
+  if (asksModel) requireBinary(env, runtime)
   const terminal = io.terminal ?? { outColumns: null, errIsTty: false, errColumns: null }
   const progress = createProgressPrinter(io.err, { isTty: terminal.errIsTty, columns: terminal.errColumns })
   for (const line of describeRun(branch, rules, options)) progress.note(line)
@@ -90,7 +98,7 @@ async function check(options: CheckOptions, io: CliIo): Promise<number> {
     ...options.settings,
   }
   const reply = await runClassifier(request, key, io, progress)
-  const outcome = outcomeOf(reply, rules.classifications, io.signal?.aborted === true)
+  const outcome = outcomeOf(reply, rules.classifications, branch.diff, io.signal?.aborted === true)
   if (options.json) {
     const document = {
       overall: outcome.overall,

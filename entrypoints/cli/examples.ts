@@ -214,7 +214,7 @@ async function askPr(
     // A printer per run: its counts are the run's own.
     const runProgress = createProgressPrinter(io.err, { isTty: terminal.errIsTty, columns: terminal.errColumns })
     const reply = await classifier.run(request(repo, branch, asked, options), runProgress)
-    const outcome = outcomeOf(reply, asked, io.signal?.aborted === true)
+    const outcome = outcomeOf(reply, asked, branch.diff, io.signal?.aborted === true)
     if (io.signal?.aborted) throw new InputError('interrupted: the score is incomplete')
     prRuns.push(outcome.rows.length > 0 ? outcome.rows : null)
     outcomes.push({ overall: outcome.overall, reason: outcome.reason, rows: outcome.rows.map(jsonRow) })

@@ -18,6 +18,7 @@ import { createWorkerRedactor } from '../../adapters/worker/redactor.ts'
 import type { CheckOutcome } from '../../core/review/check-report.ts'
 import { checkReplyRows } from '../../core/run/aggregate.ts'
 import { DEFAULT_CONTEXT_BUDGET_BYTES } from '../../core/run/budget.ts'
+import { outOfScopeNames } from '../../core/run/scope.ts'
 import { RUNTIME_KEY_SECRETS } from '../../core/settings/service-account.ts'
 import type { Classification, RunReply, RunRequest, Runtime } from '../../core/wire/types.ts'
 import type { Metrics } from '../../ports/metrics.ts'
@@ -89,15 +90,24 @@ function passEnv(env: Env): Record<string, string> {
   return picked
 }
 
-/** The reply as the review would show it: rows re-checked against the rules sent, as the controller does. */
-export function outcomeOf(reply: RunReply, sent: readonly Classification[], interrupted: boolean): CheckOutcome {
+/**
+ * The reply as the review would show it: rows re-checked against the rules
+ * sent and the scope the diff gives them, as the controller does.
+ */
+export function outcomeOf(
+  reply: RunReply,
+  sent: readonly Classification[],
+  diff: string,
+  interrupted: boolean,
+): CheckOutcome {
+  const outOfScope = outOfScopeNames(sent, diff)
   if (!reply.ok) {
-    const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows).rows : []
+    const rows = reply.rows.length > 0 ? checkReplyRows(sent, reply.rows, outOfScope).rows : []
     const why = reply.error ?? 'the run failed'
     const reason = interrupted ? `interrupted: ${why}` : why
     return { rows, overall: 'no-verdict', reason, redaction: reply.redaction ?? null }
   }
-  const checked = checkReplyRows(sent, reply.rows)
+  const checked = checkReplyRows(sent, reply.rows, outOfScope)
   const reason = checked.reason !== null && interrupted ? `interrupted: ${checked.reason}` : checked.reason
   return { rows: checked.rows, overall: checked.overall, reason, redaction: reply.redaction ?? null }
 }

@@ -1,4 +1,5 @@
 /** `prompt --rules PATH --diff FILE ...`: prints exactly what the model would get for a PR. */
+
 import { parseArgs } from 'node:util'
 import { describeError } from '../../core/base/errors.ts'
 import { redactSharedContext } from '../../core/redaction/redact.ts'
@@ -11,6 +12,8 @@ import {
   SYSTEM_PROMPT,
   streamJsonUserLine,
 } from '../../core/run/prompt.ts'
+import { OUT_OF_SCOPE_REASON, runScopes } from '../../core/run/scope.ts'
+import { scopesAsSent } from '../../core/run/scope-question.ts'
 import { invalidUtf8Note } from '../../core/run/utf8.ts'
 import type { CommitMessage } from '../../core/wire/types.ts'
 import { loadRules, readPrTextFile } from './input-files.ts'
@@ -100,32 +103,45 @@ export function promptCommand(args: string[], io: CliIo): number {
     return PROMPT_EXIT.overBudget
   }
   // Redacted as a run redacts it: what is printed is what would leave.
-  const shared = assembleSharedContext(input, redactSharedContext(parts.redaction))
+  const redacted = redactSharedContext(parts.redaction)
+  const shared = assembleSharedContext(input, redacted)
   const { context } = shared
   const redaction = redactionSummary(shared)
-  const prompts = rules.map((rule) => ({ name: rule.name, prompt: buildPromptFromContext(context, rule) }))
+  // Scoped as a run scopes them: a rule no changed file of the diff is in scope of is not asked.
+  // The names a question lists as the redaction left them in the diff (scope-question.ts).
+  const scopes = scopesAsSent(runScopes(rules, diff), redacted.diff.join(''))
+  const inScope = rules.filter((rule) => scopes.get(rule.name)?.inScope !== false)
+  const notAsked = rules
+    .filter((rule) => !inScope.includes(rule))
+    .map((rule) => ({ name: rule.name, reason: OUT_OF_SCOPE_REASON }))
+  const prompts = inScope.map((rule) => ({
+    name: rule.name,
+    prompt: buildPromptFromContext(context, rule, scopes.get(rule.name)?.files ?? null),
+  }))
   const budget = checkContextBudget(context)
 
   if (values.json) {
     io.out(
       `${JSON.stringify(
         {
-          system: prompts[0]?.prompt.system ?? '',
+          system: SYSTEM_PROMPT,
           budget: { ok: budget.ok, bytes: budget.bytes },
           redaction,
           classifications: prompts.map((p) => ({ name: p.name, stdin: streamJsonUserLine(p.prompt.blocks) })),
+          not_asked: notAsked,
         },
         null,
         2,
       )}\n`,
     )
   } else {
-    const first = prompts[0]
     const parts = [
-      `=== system prompt\n${first?.prompt.system ?? ''}`,
+      `=== system prompt\n${SYSTEM_PROMPT}`,
       `=== block 1 (shared by every rule, cache breakpoint after it)\n${context}`,
     ]
     for (const { name, prompt } of prompts) parts.push(`=== block 2 for "${name}"\n${prompt.blocks[1].text}`)
+    for (const { name, reason } of notAsked) parts.push(`=== not asked: "${name}" (${reason})`)
+    if (prompts.length === 0) parts.push('=== no rule is asked: the run would approve with no model call')
     io.out(`${parts.join('\n\n')}\n`)
     const headline = redactionHeadline(redaction)
     if (headline !== null) io.err(`${headline}\n`)

@@ -56,10 +56,24 @@ function formatTable(header: readonly string[], rows: readonly string[][]): stri
   return [format(header), format(rule), ...rows.map(format)].join('\n')
 }
 
+/** The rules as a table; `mode` and `paths` columns only when some rule has one of those keys. */
 export function formatRulesTable(rules: readonly Classification[]): string {
+  if (!rules.some((r) => r.mode !== undefined || r.paths !== undefined)) {
+    return formatTable(
+      ['name', 'polarity', 'threshold', 'description'],
+      rules.map((r) => [r.name, r.polarity, String(r.threshold), oneLine(r.description)]),
+    )
+  }
   return formatTable(
-    ['name', 'polarity', 'threshold', 'description'],
-    rules.map((r) => [r.name, r.polarity, String(r.threshold), oneLine(r.description)]),
+    ['name', 'polarity', 'threshold', 'mode', 'paths', 'description'],
+    rules.map((r) => [
+      r.name,
+      r.polarity,
+      String(r.threshold),
+      r.mode ?? 'blocking',
+      r.paths === undefined ? 'every file' : capText(oneLine(r.paths.join(' ')), 60),
+      oneLine(r.description),
+    ]),
   )
 }
 

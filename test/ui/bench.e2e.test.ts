@@ -90,12 +90,12 @@ describe('the bench at a laptop and on a phone', () => {
     }
     await expectNothingFor(() => posts.length > 0, 'a POST on a plain Enter', 500)
     expect(await page.locator('.attempt').count()).toBe(0)
-    await page.locator('.entry textarea').first().focus()
+    await page.locator('.entry .field--description textarea').first().focus()
     await page.keyboard.press('Control+Enter')
     await attemptDone(page, 1)
     expect(posts.filter((url) => url.endsWith('/api/review-classifier/try-out'))).toHaveLength(1)
     // A newline was not typed into the description by the shortcut.
-    expect(await page.locator('.entry textarea').first().inputValue()).not.toContain('\n')
+    expect(await page.locator('.entry .field--description textarea').first().inputValue()).not.toContain('\n')
     expect(await page.getAttribute('#try-run', 'aria-keyshortcuts')).toContain('Control+Enter')
     expect(errors).toEqual([])
     await page.close()
@@ -166,9 +166,13 @@ describe('accessibility', () => {
     await page.close()
   })
 
-  it('tabs from a description to its Remove, and rings the focus in another colour than the warnings', async () => {
+  it('tabs from a description through its paths and mode to its Remove, and rings the focus in another colour than the warnings', async () => {
     const { page, errors } = await openTryOut()
-    await page.locator('.entry textarea').first().focus()
+    await page.locator('.entry .field--description textarea').first().focus()
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate('document.activeElement.id')).toBe('rule-1-paths')
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate('document.activeElement.id')).toBe('rule-1-mode')
     await page.keyboard.press('Tab')
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Remove')
     const colours = await page.evaluate(`(() => {
@@ -196,12 +200,14 @@ describe('keeping the work', () => {
     await loadRules(page)
     await page.click('#try-run')
     await attemptDone(page, 1)
-    await page.locator('.entry textarea').first().fill('Strictly every datetime carries a zone.')
+    await page.locator('.entry .field--description textarea').first().fill('Strictly every datetime carries a zone.')
     await page.reload()
     await page.locator('#try-repo').waitFor()
     expect(await page.inputValue('#try-repo')).toBe('acme/widgets')
     expect(await page.inputValue('#try-pr')).toBe('4')
-    expect(await page.locator('.entry textarea').first().inputValue()).toBe('Strictly every datetime carries a zone.')
+    expect(await page.locator('.entry .field--description textarea').first().inputValue()).toBe(
+      'Strictly every datetime carries a zone.',
+    )
     expect(await page.locator('.entry').count()).toBe(2)
     const kept = page.locator('.attempt[data-attempt="1"]')
     await kept.locator('.status--done').waitFor()
@@ -216,7 +222,7 @@ describe('keeping the work', () => {
     const { page, errors } = await openTryOut()
     await page.fill('#try-repo', 'acme/widgets')
     await loadRules(page)
-    await page.locator('.entry textarea').first().fill('My own words.')
+    await page.locator('.entry .field--description textarea').first().fill('My own words.')
     const gets: string[] = []
     page.on('request', (request) => {
       if (request.url().includes('/api/review-classifier/rules')) gets.push(request.url())
@@ -226,12 +232,12 @@ describe('keeping the work', () => {
     expect(await ask.textContent()).toContain('Your draft has changes.')
     expect(await page.evaluate('document.activeElement.id')).toBe('load-rules-keep')
     await page.keyboard.press('Enter')
-    expect(await page.locator('.entry textarea').first().inputValue()).toBe('My own words.')
+    expect(await page.locator('.entry .field--description textarea').first().inputValue()).toBe('My own words.')
     expect(gets).toEqual([])
     await page.click('#load-rules')
     await page.click('#load-rules-replace')
     await page.locator('#rules-status .ok').waitFor()
-    expect(await page.locator('.entry textarea').first().inputValue()).toBe(
+    expect(await page.locator('.entry .field--description textarea').first().inputValue()).toBe(
       'All datetimes carry time zone information.',
     )
     expect(errors).toEqual([])
@@ -246,7 +252,7 @@ describe('keeping the work', () => {
     await loadRules(page)
     await page.click('#try-run')
     await attemptDone(page, 1)
-    await page.locator('.entry textarea').nth(1).fill('A commit message: advertises an AI model.')
+    await page.locator('.entry .field--description textarea').nth(1).fill('A commit message: advertises an AI model.')
     await page.click('#try-open-pr')
     const preview = page.locator('.open-pr-preview')
     await preview.waitFor()
@@ -280,7 +286,7 @@ describe('marks and words', () => {
     await loadRules(page)
     await page.click('#try-run')
     await attemptDone(page, 1)
-    await page.locator('.entry textarea').first().fill('Strictly every datetime carries a zone.')
+    await page.locator('.entry .field--description textarea').first().fill('Strictly every datetime carries a zone.')
     await page.click('#try-run')
     const second = await attemptDone(page, 2)
     const datetime = second.locator('table.rows tbody tr').nth(0)
@@ -337,7 +343,7 @@ describe('every attempt', () => {
     await page.fill('#try-repo', 'acme/widgets')
     await page.fill('#try-pr', '4')
     await loadRules(page)
-    const description = page.locator('.entry textarea').first()
+    const description = page.locator('.entry .field--description textarea').first()
     await page.click('#try-run')
     await attemptDone(page, 1)
     await description.fill('Strictly every datetime carries a zone.')
@@ -441,7 +447,7 @@ describe('dark mode and the pictures', () => {
     await loadRules(page)
     await page.click('#try-run')
     await attemptDone(page, 1)
-    await page.locator('.entry textarea').first().fill('Strictly every datetime carries a zone.')
+    await page.locator('.entry .field--description textarea').first().fill('Strictly every datetime carries a zone.')
     await page.click('#try-run')
     await attemptDone(page, 2)
     await page.locator('.attempt summary, .note').first().waitFor({ state: 'attached' })

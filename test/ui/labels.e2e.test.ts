@@ -150,7 +150,10 @@ describe("labelling a replay's rows", () => {
     await labelledGridChecks(page, kept)
 
     // A rules change, so the one commit writes both files.
-    await page.locator('.entry textarea').nth(1).fill('A commit message advertises an AI model or its maker.')
+    await page
+      .locator('.entry .field--description textarea')
+      .nth(1)
+      .fill('A commit message advertises an AI model or its maker.')
     await page.click('#try-open-pr')
     const preview = page.locator('.open-pr-preview')
     await preview.waitFor()

@@ -35,3 +35,21 @@ describe('the open-a-PR preview', () => {
     expect(result.changed).toEqual(['b'])
   })
 })
+
+describe('the open-a-PR preview with paths and mode', () => {
+  it('writes them so the file reads back the same, hostile patterns included', () => {
+    const classifications = [
+      aClassification({ name: 'a', paths: ['db/**', '!db/legacy/**', 'x: "y" #z', '\\!bang'], mode: 'advisory' }),
+      aClassification({ name: 'b' }),
+    ]
+    expect(parseRulesFile(RULES_YML_PATH, rulesYaml(classifications))).toEqual({ ok: true, value: classifications })
+  })
+
+  it('counts a change of paths or mode as a change, and an explicit blocking as none', () => {
+    const existing = [aClassification({ name: 'a', paths: ['*.sql'] })]
+    expect(mergeByName(existing, [aClassification({ name: 'a' })]).changed).toEqual(['a'])
+    expect(mergeByName(existing, [aClassification({ name: 'a', paths: ['*.sql'], mode: 'blocking' })]).changed).toEqual(
+      [],
+    )
+  })
+})

@@ -390,7 +390,7 @@ describe('try-out', () => {
     expect(await rows.nth(1).locator('.verdict').textContent()).toBe('no match')
     expect(await first.textContent()).toContain('Overall: would approve.')
 
-    await page.locator('.entry textarea').first().fill('Strictly every datetime carries a zone.')
+    await page.locator('.entry .field--description textarea').first().fill('Strictly every datetime carries a zone.')
     await page.click('#try-run')
     const second = await attemptDone(page, 2)
     expect(await second.locator('table.rows tbody tr').nth(0).locator('.verdict').textContent()).toBe('no match')
@@ -549,7 +549,10 @@ describe('try-out', () => {
     expect(await refused.textContent()).toContain("The repo's rules file can't take these classifications as they are.")
     expect(await refused.textContent()).toContain('(422)')
 
-    await page.locator('.entry textarea').first().fill('Every datetime the PR adds carries time zone information.')
+    await page
+      .locator('.entry .field--description textarea')
+      .first()
+      .fill('Every datetime the PR adds carries time zone information.')
     await page.click('#try-open-pr')
     await page.click('#try-open-pr-push')
     const opened = page.locator('#open-pr-result .notice--ok')

@@ -153,7 +153,8 @@ describe('the Rules page', () => {
       '#try-out?repo=acme%2Fwidgets&rules=no-ads',
     ])
     expect(await card(page, 'no-ads').locator('.rule-health-links').textContent()).toContain('and 4 more')
-    expect(await card(page, 'no-ads').locator('.make-advisory').count()).toBe(0)
+    // Noisy, and blocking as a rule without a mode is: it is offered the switch to advisory.
+    expect(await card(page, 'no-ads').locator('.make-advisory').count()).toBe(1)
     expect(await page.locator('#rules-health-status').textContent()).toContain(
       '2 rules in .hyperhive/review-classifier.yml on main, and 1 rule counted that is no longer in it; 2 flagged. Counts of the last 30 days (UTC)',
     )
@@ -179,7 +180,7 @@ describe('the Rules page', () => {
 
   it('offers a noisy blocking rule a PR that makes it advisory, through the open-a-PR route', async () => {
     const { page, errors } = await world.newPage(1280, 800)
-    // Rules with a mode and paths (issue 31) aren't on this build: the answer is the controller's, with them added.
+    // The world's rules file gives no mode or paths: the answer is the controller's, with them added.
     await page.route('**/api/review-classifier/rules/health?*', async (route) => {
       const answer = await route.fetch()
       const view = (await answer.json()) as RulesHealthView

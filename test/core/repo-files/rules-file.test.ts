@@ -228,14 +228,14 @@ describe('parseRulesFile', () => {
       title: 'an entry that is a string',
       text: 'classifications:\n  - datetime\n',
       problems: [
-        `${YML}: classifications[0]: must be a mapping with the keys name, description, threshold, polarity, got "datetime" (a string)`,
+        `${YML}: classifications[0]: must be a mapping with the keys name, description, threshold and polarity, and optionally paths and mode, got "datetime" (a string)`,
       ],
     },
     {
       title: 'a misspelt key',
       text: yamlFile(yamlEntry({ threshold: null, treshold: 'treshold: 80' })),
       problems: [
-        `${YML}: classifications[0] (name "datetime"): unknown key "treshold"; an entry has exactly the keys name, description, threshold, polarity`,
+        `${YML}: classifications[0] (name "datetime"): unknown key "treshold"; an entry has the keys name, description, threshold and polarity, and optionally paths and mode`,
         `${YML}: classifications[0] (name "datetime"): missing key "threshold"`,
       ],
     },
@@ -243,7 +243,7 @@ describe('parseRulesFile', () => {
       title: 'an extra key in an entry',
       text: yamlFile(yamlEntry({ model: 'model: haiku' })),
       problems: [
-        `${YML}: classifications[0] (name "datetime"): unknown key "model"; an entry has exactly the keys name, description, threshold, polarity`,
+        `${YML}: classifications[0] (name "datetime"): unknown key "model"; an entry has the keys name, description, threshold and polarity, and optionally paths and mode`,
       ],
     },
     {
@@ -601,7 +601,7 @@ describe('parseRulesFile', () => {
       `${YML}: top level: unknown key "version"; the only key allowed is "classifications"`,
       `${YML}: classifications[0] (name "no-ads"): threshold must be a whole number 0–100, got "80" (a string)`,
       `${YML}: classifications[0] (name "no-ads"): polarity must be "positive" or "negative", got "yes" (a string)`,
-      `${YML}: classifications[1]: unknown key "extra"; an entry has exactly the keys name, description, threshold, polarity`,
+      `${YML}: classifications[1]: unknown key "extra"; an entry has the keys name, description, threshold and polarity, and optionally paths and mode`,
       `${YML}: classifications[1]: name is empty`,
       `${YML}: classifications[2] (name "no-ads"): missing key "description"`,
       `${YML}: classifications[2] (name "no-ads"): the name is already used by classifications[0]; names must be unique`,
@@ -683,10 +683,10 @@ describe('validateClassifications', () => {
     )
     expect(!result.ok && formatRulesProblems(result.error)).toBe(
       [
-        'request body: classifications[0] (name "a"): unknown key "extra"; an entry has exactly the keys name, description, threshold, polarity',
+        'request body: classifications[0] (name "a"): unknown key "extra"; an entry has the keys name, description, threshold and polarity, and optionally paths and mode',
         'request body: classifications[0] (name "a"): threshold must be a whole number 0–100, got 80.5 (a number)',
         'request body: classifications[0] (name "a"): polarity must be "positive" or "negative", got "up" (a string)',
-        'request body: classifications[1]: must be a mapping with the keys name, description, threshold, polarity, got "x" (a string)',
+        'request body: classifications[1]: must be a mapping with the keys name, description, threshold and polarity, and optionally paths and mode, got "x" (a string)',
       ].join('\n'),
     )
   })
@@ -728,7 +728,8 @@ describe('where a problem is (for an editor that shows it next to the field)', (
       {
         entry: 3,
         key: undefined,
-        detail: 'unknown key "extra"; an entry has exactly the keys name, description, threshold, polarity',
+        detail:
+          'unknown key "extra"; an entry has the keys name, description, threshold and polarity, and optionally paths and mode',
       },
       { entry: 3, key: 'description', detail: 'missing key "description"' },
       { entry: 3, key: 'name', detail: 'the name is already used by classifications[0]; names must be unique' },

@@ -22,7 +22,7 @@ import {
 
 const YML = RULES_YML_PATH
 const JSN = RULES_JSON_PATH
-const ITEMS = `the file holds more than ${RULES_MAX_ITEMS} keys and list entries, so it isn't read; a rules file holds one key and a list of at most 10 entries of 4 keys`
+const ITEMS = `the file holds more than ${RULES_MAX_ITEMS} keys and list entries, so it isn't read; a rules file holds one key and a list of at most 10 entries of 4 to 6 keys`
 
 function problemsOf(path: string, text: string): RulesProblem[] {
   const result = parseRulesFile(path, text)

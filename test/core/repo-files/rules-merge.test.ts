@@ -59,7 +59,8 @@ describe('mergeClassifications', () => {
       text: [
         '# Rules for the review classifier. Each entry is a yes/no question asked',
         '# about every pull request: name, description, threshold (0-100) and',
-        '# polarity (positive: a match is wanted; negative: a match is a violation).',
+        '# polarity (positive: a match is wanted; negative: a match is a violation);',
+        '# optionally paths (globs of the files it is about) and mode (advisory: never blocks).',
         'classifications:',
         '  - name: changelog',
         '    description: The PR adds a line to CHANGELOG.md.',

@@ -42,10 +42,20 @@ describe('waiverTarget', () => {
   it('takes the rule out of the overall: approve when nothing else blocks, the row saying who waived it', () => {
     expect(waiverTarget(changes, aWaiver())).toEqual({
       kind: 'apply',
-      rows: [{ ...failing, waived_by: 'maria' }, passing],
+      rows: [{ ...failing, waived_by: 'maria', blocks: false }, passing],
       overall: 'approve',
       waived: [aWaiver()],
     })
+  })
+
+  it('approves when what else fails is an advisory rule, which never blocks', () => {
+    const advisory = { ...alsoFailing, mode: 'advisory' as const, blocks: false }
+    const record = aRunRecord({ outcome: 'changes-requested', overall: 'request-changes', rows: [failing, advisory] })
+    expect(waiverTarget(record, aWaiver())).toMatchObject({ kind: 'apply', overall: 'approve' })
+    // A blocking one still does.
+    const blocking = { ...alsoFailing, mode: 'blocking' as const, blocks: true }
+    const other = aRunRecord({ outcome: 'changes-requested', overall: 'request-changes', rows: [failing, blocking] })
+    expect(waiverTarget(other, aWaiver())).toMatchObject({ kind: 'apply', overall: 'request-changes' })
   })
 
   it('still requests changes while another rule fails, and adds to the waivers already on the head', () => {

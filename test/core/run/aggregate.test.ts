@@ -5,6 +5,8 @@ import {
   type ClassificationResult,
   checkProgressRow,
   checkReplyRows,
+  outOfScopeRow,
+  rowBlocks,
   rowFromAnswer,
 } from '../../../core/run/aggregate.ts'
 import type { Classification, Overall, Polarity, Row, RowError, Verdict } from '../../../core/wire/types.ts'
@@ -59,13 +61,18 @@ describe('rowFromAnswer', () => {
         counted,
         fails,
         error: null,
+        mode: 'blocking',
+        in_scope: true,
+        blocks: fails,
       })
     })
   }
 
   it('lists an unanswered classification with its error, not counted', () => {
     const error = aRowError({ kind: 'malformed-answer', detail: 'duplicate key' })
-    expect(rowFromAnswer(aClassification(), null, error)).toEqual(anUnansweredRow({ error }))
+    expect(rowFromAnswer(aClassification(), null, error)).toEqual(
+      anUnansweredRow({ error, mode: 'blocking', in_scope: true, blocks: false }),
+    )
   })
 
   it('lets an error win over an answer, so a failed run never counts', () => {
@@ -358,6 +365,9 @@ describe('checkProgressRow', () => {
       threshold: 90,
       counted: true,
       fails: true,
+      mode: 'blocking',
+      in_scope: true,
+      blocks: true,
     })
     expect('usage' in (checkProgressRow(sent, heard) ?? {})).toBe(false)
   })
@@ -366,5 +376,76 @@ describe('checkProgressRow', () => {
     expect(checkProgressRow(sent, aRow({ name: 'datetime', certainty: 101 }))?.error?.kind).toBe('malformed-answer')
     expect(checkProgressRow(sent, anUnansweredRow({ name: 'datetime' }))?.error).toEqual(aRowError())
     expect(checkProgressRow(sent, aRow({ name: 'other' }))).toBeNull()
+  })
+})
+
+describe('advisory rules and rules out of scope', () => {
+  const advisory = aClassification({ name: 'migrations', polarity: 'positive', threshold: 80, mode: 'advisory' })
+  const blocking = aClassification({ name: 'datetime', polarity: 'positive', threshold: 80 })
+
+  it("an advisory rule's counted failure fails but doesn't block, and the run approves", () => {
+    const result = aggregateVerdict(
+      [blocking, advisory],
+      [answered('datetime', 'match'), answered('migrations', 'no-match')],
+    )
+    expect(result.overall).toBe('approve')
+    expect(result.rows[1]).toMatchObject({ mode: 'advisory', counted: true, fails: true, blocks: false })
+    expect(result.rows[0]).toMatchObject({ mode: 'blocking', blocks: false })
+  })
+
+  it('a blocking failure still requests changes beside an advisory one', () => {
+    const result = aggregateVerdict(
+      [blocking, advisory],
+      [answered('datetime', 'no-match'), answered('migrations', 'no-match')],
+    )
+    expect(result.overall).toBe('request-changes')
+    expect(result.rows.map((row) => row.blocks)).toEqual([true, false])
+  })
+
+  it('an out-of-scope rule gets its not-applicable row, uncounted, whatever its result says, and needs none', () => {
+    const out = new Set(['migrations'])
+    const withResult = aggregateVerdict(
+      [blocking, advisory],
+      [answered('datetime', 'match'), answered('migrations', 'no-match')],
+      out,
+    )
+    const withoutResult = aggregateVerdict([blocking, advisory], [answered('datetime', 'match')], out)
+    for (const result of [withResult, withoutResult]) {
+      expect(result.overall).toBe('approve')
+      expect(result.reason).toBeNull()
+      expect(result.rows[1]).toEqual(outOfScopeRow(advisory))
+    }
+    expect(outOfScopeRow(advisory)).toEqual({
+      name: 'migrations',
+      polarity: 'positive',
+      threshold: 80,
+      verdict: 'not-applicable',
+      certainty: null,
+      reason: 'No changed file matches its paths.',
+      counted: false,
+      fails: false,
+      error: null,
+      mode: 'advisory',
+      in_scope: false,
+      blocks: false,
+    })
+  })
+
+  it("a reply row can't put an in-scope rule out of scope: certainty null reads as malformed", () => {
+    const forged = { ...outOfScopeRow(blocking) }
+    const result = checkReplyRows([blocking], [forged])
+    expect(result.overall).toBe('no-verdict')
+    expect(result.rows[0]?.error?.kind).toBe('malformed-answer')
+  })
+
+  it('a progress row for an out-of-scope rule is its out-of-scope row', () => {
+    expect(checkProgressRow([advisory], aRow({ name: 'migrations' }), new Set(['migrations']))).toEqual(
+      outOfScopeRow(advisory),
+    )
+  })
+
+  it('reads a row of an older record, without blocks, by its fails', () => {
+    expect(rowBlocks({ fails: true })).toBe(true)
+    expect(rowBlocks({ fails: true, blocks: false })).toBe(false)
   })
 })

@@ -245,6 +245,9 @@ describe('check on the scripted model', () => {
         counted: true,
         fails: true,
         error: null,
+        mode: 'blocking',
+        in_scope: true,
+        blocks: true,
       },
       {
         name: 'no-ads',
@@ -256,6 +259,9 @@ describe('check on the scripted model', () => {
         counted: true,
         fails: false,
         error: null,
+        mode: 'blocking',
+        in_scope: true,
+        blocks: false,
       },
     ])
     expect(doc).toMatchObject({

@@ -8,7 +8,7 @@ import type { StatusText } from '../../../../core/review/commit-status.ts'
 import { type NoRunCause, noRunText } from '../../../../core/review/no-run.ts'
 import { renderNoVerdictBody, renderReviewBody, reviewEvent } from '../../../../core/review/review-body.ts'
 import { readRunReply } from '../../../../core/run/run-reply.ts'
-import type { Classification, Overall, RedactionSummary, Row } from '../../../../core/wire/types.ts'
+import type { Overall, RedactionSummary, Row, RunRequest } from '../../../../core/wire/types.ts'
 import type { NewReview } from '../../../../ports/forge.ts'
 import type { ReportBasis } from './rules-change-report.ts'
 
@@ -71,13 +71,12 @@ export function stoppedReason(reason: unknown): string {
   return reason instanceof ReviewStopped ? reason.message : 'the review was stopped'
 }
 
-/** The reply, re-checked against what was sent: its own `counted`, `fails` and `overall` are never trusted. */
+/** The reply, re-checked against what was sent and its diff: its own `counted`, `fails` and `overall` are never trusted. */
 export function concludeReply(
-  id: string,
-  sent: Classification[],
+  request: Pick<RunRequest, 'id' | 'classifications' | 'diff'>,
   text: string,
 ): { conclusion: Conclusion; redaction: RedactionSummary | null } {
-  const reading = readRunReply(id, sent, text)
+  const reading = readRunReply(request.id, request.classifications, text, request.diff)
   if (reading.kind === 'unreadable') return { conclusion: noVerdict(reading.reason), redaction: null }
   if (reading.kind === 'failed') {
     const table: Table | null = reading.rows === null ? null : { rows: reading.rows, overall: 'no-verdict' }

@@ -216,7 +216,7 @@ async function conclude(
   if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
   const reply = await sendReviewRun(deps, runRequest, waiting, signal)
   if (!reply.ok) return reply.error
-  const replied = concludeReply(id, classifications, reply.value)
+  const replied = concludeReply(runRequest, reply.value)
   learn({ redaction: replied.redaction })
   return replied.conclusion
 }

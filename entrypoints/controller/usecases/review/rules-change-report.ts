@@ -258,7 +258,7 @@ async function askAll(
         state.budgetStop = sent.reason
         return
       }
-      const reading = sent.reply.ok ? readRunReply(id, request.classifications, sent.reply.value) : null
+      const reading = sent.reply.ok ? readRunReply(id, request.classifications, sent.reply.value, request.diff) : null
       if (reading?.kind !== 'answered') {
         whole = false
         continue

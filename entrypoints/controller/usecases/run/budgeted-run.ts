@@ -7,7 +7,8 @@
  * else runs at once.
  */
 import { describeError } from '../../../../core/base/errors.ts'
-import type { Result } from '../../../../core/base/result.ts'
+import { ok, type Result } from '../../../../core/base/result.ts'
+import { unaskedReply } from '../../../../core/run/unasked-run.ts'
 import type { RunRequest } from '../../../../core/wire/types.ts'
 import type { RunQueue } from '../../../../ports/queue.ts'
 import type { SpendLedger } from '../settings/spend-ledger.ts'
@@ -29,12 +30,18 @@ export function budgetUnreadableReason(error: unknown): string {
   return `today's spend against the budget couldn't be read: ${describeError(error)}`
 }
 
-/** Reserves, sends and settles one run; never rejects. */
+/**
+ * Reserves, sends and settles one run; never rejects. A run whose every
+ * classification is out of scope of its diff is neither reserved nor sent:
+ * its approval is written here (core/run/unasked-run.ts), with no model call.
+ */
 export async function sendBudgetedRun(
   deps: BudgetedRunDeps,
   request: RunRequest,
   options: RunExchangeOptions,
 ): Promise<BudgetedReply> {
+  const unasked = unaskedReply(request)
+  if (unasked !== null) return { kind: 'sent', reply: ok(JSON.stringify(unasked)) }
   if (deps.spend === undefined) return { kind: 'sent', reply: await sendRunRequest(deps.queue, request, options) }
   // A run stopped before it starts reserves nothing.
   if (options.signal?.aborted) return { kind: 'sent', reply: await sendRunRequest(deps.queue, request, options) }

@@ -11,6 +11,7 @@ import type { Result } from '../../../../core/base/result.ts'
 import { type Aggregate, checkProgressRow } from '../../../../core/run/aggregate.ts'
 import type { TryOutOutcome } from '../../../../core/run/run-record.ts'
 import { readRunReply } from '../../../../core/run/run-reply.ts'
+import { outOfScopeNames } from '../../../../core/run/scope.ts'
 import type {
   Classification,
   Overall,
@@ -106,7 +107,7 @@ function endingOfAnswer(sent: readonly Classification[], checked: Aggregate, ans
 
 function endingOfReply(request: RunRequest, reply: Result<string, string>): Ending {
   if (!reply.ok) return failed(reply.error)
-  const reading = readRunReply(request.id, request.classifications, reply.value)
+  const reading = readRunReply(request.id, request.classifications, reply.value, request.diff)
   switch (reading.kind) {
     case 'unreadable':
       return failed(reading.reason)
@@ -199,6 +200,7 @@ export function createRunAsker(deps: RunAskerDeps): RunAsker {
       return stop
     }
     const sent = request.classifications
+    const outOfScope = outOfScopeNames(sent, request.diff)
     slot.status = 'running'
     let listening = true
     const answer = await sendBudgetedRun(deps, request, {
@@ -207,7 +209,7 @@ export function createRunAsker(deps: RunAskerDeps): RunAsker {
       onRow(row) {
         // A row can cross the reply (they travel on different subjects): once the reply is in, it counts.
         if (!listening) return
-        const checked = checkProgressRow(sent, row)
+        const checked = checkProgressRow(sent, row, outOfScope)
         if (checked !== null && !slot.heard.has(checked.name)) slot.heard.set(checked.name, withoutUsage(checked))
       },
     })

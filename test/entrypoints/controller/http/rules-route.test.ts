@@ -26,6 +26,14 @@ const YML = `classifications:
     polarity: positive
     threshold: 70
 `
+const SCOPED_YML = `classifications:
+  - name: migrations
+    description: Every new migration has a working down step.
+    polarity: positive
+    threshold: 80
+    paths: ["db/migrations/**", "!db/migrations/legacy/**"]
+    mode: advisory
+`
 const JSON_RULES = JSON.stringify({
   classifications: [{ name: 'only', description: 'The one rule.', threshold: 50, polarity: 'negative' }],
 })
@@ -45,6 +53,7 @@ beforeAll(async () => {
         branches: { main: { [RULES_JSON_PATH]: JSON_RULES } },
       },
       { owner: 'acme', name: 'json', files: { [RULES_JSON_PATH]: JSON_RULES } },
+      { owner: 'acme', name: 'scoped', files: { [RULES_YML_PATH]: SCOPED_YML } },
       { owner: 'acme', name: 'plain', files: { 'README.md': 'no rules here' } },
       { owner: 'acme', name: 'both', files: { [RULES_YML_PATH]: YML, [RULES_JSON_PATH]: JSON_RULES } },
       {
@@ -85,6 +94,22 @@ function expectProblem(
 }
 
 describe('GET /api/review-classifier/rules: 200', () => {
+  it("answers paths and mode in the POST's shape", async () => {
+    const response = await getRules(h.forge, '?repo=acme/scoped')
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as { classifications: unknown[] }
+    expect(body.classifications).toEqual([
+      {
+        name: 'migrations',
+        description: 'Every new migration has a working down step.',
+        threshold: 80,
+        polarity: 'positive',
+        paths: ['db/migrations/**', '!db/migrations/legacy/**'],
+        mode: 'advisory',
+      },
+    ])
+  })
+
   it("answers the default branch's YAML rules in file order and the POST's shape, with the commit they were read at", async () => {
     const response = await getRules(h.forge, '?repo=acme/widgets')
     expect(response.status).toBe(200)

@@ -93,6 +93,9 @@ describe('GET /api/review-classifier/try-out/{id}: rows while the run goes', () 
         counted: true,
         fails: true,
         error: null,
+        mode: 'blocking',
+        in_scope: true,
+        blocks: true,
       },
     ])
     held.open()

@@ -86,9 +86,10 @@ describe('the operator pages, served by the controller', () => {
     const script = await (await app.handle(aRequest('/ui/app.js'))).text()
     expect(script.length).toBeGreaterThan(1_000)
     // A framework or TypeBox's whole builder would take it well past this. The pages' own code
-    // (the bench's matrix, kept work and the runs page's cards) and core's checks already fill most
-    // of it; the controller logs the size it built as `script_bytes` in "operator pages ready".
-    expect(script.length).toBeLessThan(120_000)
+    // (the bench's matrix, kept work, the runs page's cards, the Rules page, the scope fields) and
+    // core's checks (the path globs among them) already fill most of it (125 KB with the Rules page);
+    // the controller logs the size it built as `script_bytes` in "operator pages ready".
+    expect(script.length).toBeLessThan(150_000)
     // core/repo-files/rules-check.ts's own words, bundled rather than written again.
     expect(script).toContain('names must be unique')
     for (const absent of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write', 'eval(']) {
