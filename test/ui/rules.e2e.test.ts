@@ -20,6 +20,7 @@ import type { RunRecord } from '../../core/run/run-record.ts'
 import { createRuleHealthStore } from '../../entrypoints/controller/usecases/review/rule-health.ts'
 import { aRow, aRunRecord } from '../support/builders.ts'
 import { cleanUp } from '../support/cleanup.ts'
+import { LOW_CONTRAST } from '../support/contrast.ts'
 import { painted } from '../support/try-out-page.ts'
 import { startUiWorld, type UiWorld } from '../support/ui-world.ts'
 
@@ -251,13 +252,14 @@ describe('the Rules page', () => {
     await page.close()
   })
 
-  it('takes the pictures: light and dark, laptop and phone', async () => {
+  it('meets WCAG AA contrast in light and dark, and takes the pictures: laptop and phone', async () => {
     const { page, errors } = await openRules()
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme })
       await page.setViewportSize({ width: 1280, height: 800 })
       await page.evaluate('window.scrollTo(0, 0)')
       await painted(page)
+      expect({ scheme, low: await page.evaluate(LOW_CONTRAST) }).toEqual({ scheme, low: [] })
       await page.screenshot({ path: join(ARTIFACTS, `docs-rules-${scheme}-laptop.png`) })
       await page.setViewportSize({ width: 390, height: 844 })
       await page.evaluate('window.scrollTo(0, 0)')
