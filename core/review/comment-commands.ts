@@ -24,6 +24,27 @@ export const WAIVER_REASON_MIN_CHARS = 10
 export const WAIVER_REASON_MAX_CHARS = 500
 /** The most commands one comment gives; a comment with hundreds costs no more than one with ten. */
 export const MAX_COMMANDS_PER_COMMENT = 10
+/**
+ * How many refusal replies a commenter without write access gets on one PR
+ * within {@link REFUSAL_REPLY_WINDOW_MS}: each reply notifies everyone
+ * watching the PR, so a hostile commenter can't make the service account
+ * post without end. The last one says so; the rest are logged, not posted.
+ */
+export const REFUSAL_REPLIES_PER_WINDOW = 3
+export const REFUSAL_REPLY_WINDOW_MS = 60 * 60 * 1000
+
+/** Whether a refusal reply to a commenter goes out, given when the earlier ones went (newest last): `last` adds the notice that no more will. */
+export function refusalReplyAllowance(earlier: readonly number[], nowMs: number): 'reply' | 'last' | 'silent' {
+  const recent = earlier.filter((at) => nowMs - at < REFUSAL_REPLY_WINDOW_MS).length
+  if (recent < REFUSAL_REPLIES_PER_WINDOW - 1) return 'reply'
+  return recent === REFUSAL_REPLIES_PER_WINDOW - 1 ? 'last' : 'silent'
+}
+
+/** The line the last allowed refusal reply ends with. */
+export function refusalRepliesEnd(commenter: string): string {
+  return `More refused commands from @${commenter} on this PR get no reply for an hour.`
+}
+
 /** How much of a comment is read; a real one is a few hundred bytes, Forgejo takes up to 64 KiB and more. */
 export const COMMENT_READ_MAX_CHARS = 65_536
 

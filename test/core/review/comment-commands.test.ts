@@ -3,7 +3,9 @@ import {
   MAX_COMMANDS_PER_COMMENT,
   matchRule,
   parseCommentCommands,
+  REFUSAL_REPLY_WINDOW_MS,
   reasonProblem,
+  refusalReplyAllowance,
   whyNotAllowed,
 } from '../../../core/review/comment-commands.ts'
 
@@ -116,5 +118,19 @@ describe('whyNotAllowed', () => {
         "only the PR's author and people with write access to the repo may label",
       )
     }
+  })
+})
+
+describe('refusalReplyAllowance', () => {
+  const HOUR = REFUSAL_REPLY_WINDOW_MS
+  it('replies twice, then a last time that says so, then not until the hour since the first is over', () => {
+    expect(refusalReplyAllowance([], 0)).toBe('reply')
+    expect(refusalReplyAllowance([0], 10)).toBe('reply')
+    expect(refusalReplyAllowance([0, 10], 20)).toBe('last')
+    expect(refusalReplyAllowance([0, 10, 20], 30)).toBe('silent')
+    expect(refusalReplyAllowance([0, 10, 20], HOUR - 1)).toBe('silent')
+    // The first has left the window: two recent ones, so this is the last again.
+    expect(refusalReplyAllowance([0, 10, 20], HOUR)).toBe('last')
+    expect(refusalReplyAllowance([0, 10, 20], HOUR + 20)).toBe('reply')
   })
 })

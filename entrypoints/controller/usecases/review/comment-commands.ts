@@ -21,7 +21,10 @@ import {
   MAX_COMMANDS_PER_COMMENT,
   matchRule,
   parseCommentCommands,
+  REFUSAL_REPLY_WINDOW_MS,
   reasonProblem,
+  refusalRepliesEnd,
+  refusalReplyAllowance,
   whyNotAllowed,
 } from '../../../../core/review/comment-commands.ts'
 import type { PullComment } from '../../../../core/review/comment-webhook.ts'
@@ -78,6 +81,34 @@ export function createCommentCommands(deps: CommentCommandsDeps): CommentCommand
   const { forge, logger } = deps
   const inFlight = new Set<Promise<void>>()
   const chains = new Map<string, Promise<void>>()
+  /** When each commenter without write access was last sent refusals, by repo, PR and login (refusalReplyAllowance). */
+  const refusalsSent = new Map<string, number[]>()
+
+  /** The refusal lines as they may go out to this commenter now, or null when the allowance is spent (logged). */
+  function allowedRefusals(comment: PullComment, permission: RepoPermission | null, lines: string[]): string[] | null {
+    if (lines.length === 0 || permission === 'write' || permission === 'admin' || permission === 'owner') return lines
+    const now = deps.clock.nowMs()
+    const key = `${repoName(comment.repo).toLowerCase()}#${comment.pr}#${comment.commenter.toLowerCase()}`
+    const earlier = refusalsSent.get(key) ?? []
+    const allowance = refusalReplyAllowance(earlier, now)
+    if (allowance === 'silent') {
+      logger.info('comment command refusal not replied: the commenter had their replies for the hour', {
+        repo: repoName(comment.repo),
+        pr: comment.pr,
+        comment_id: comment.commentId,
+        commenter: comment.commenter,
+      })
+      return null
+    }
+    // Kept small: the entries of commenters quiet for the window go once the map grows.
+    if (refusalsSent.size > 10_000) {
+      for (const [k, times] of refusalsSent) {
+        if (times.every((at) => now - at >= REFUSAL_REPLY_WINDOW_MS)) refusalsSent.delete(k)
+      }
+    }
+    refusalsSent.set(key, [...earlier.filter((at) => now - at < REFUSAL_REPLY_WINDOW_MS), now])
+    return allowance === 'last' ? [...lines, escapeTableCell(refusalRepliesEnd(comment.commenter))] : lines
+  }
 
   async function asAccount(work: (writer: ReturnType<Forge['forAccount']>) => Promise<unknown>): Promise<void> {
     const token = await createServiceTokens(deps.secrets, deps.serviceAccount, deps.tokenWaitMs).read()
@@ -157,14 +188,16 @@ export function createCommentCommands(deps: CommentCommandsDeps): CommentCommand
     if (parsed.commands.length === 0) return
     const lines = comment.body.split(/\r\n|\r|\n/)
     const answers: Answer[] = []
+    let permission: RepoPermission | null = null
     try {
-      const [permission, settings, pull] = await Promise.all([
+      const [read, settings, pull] = await Promise.all([
         readPermission(comment),
         deps.settings.read(),
         forge.getPullRequest(comment.repo, comment.pr),
       ])
+      permission = read
       const commenter = {
-        permission,
+        permission: read,
         isAuthor: comment.author.toLowerCase() === comment.commenter.toLowerCase(),
       }
       let names: Promise<string[]> | null = null
@@ -206,7 +239,8 @@ export function createCommentCommands(deps: CommentCommandsDeps): CommentCommand
       beyond: parsed.beyond,
     })
     if (accepted > 0) await asAccount((writer) => writer.reactToComment(comment.repo, comment.commentId, '+1'))
-    await reply(comment, refusals)
+    const allowed = allowedRefusals(comment, permission, refusals)
+    if (allowed !== null) await reply(comment, allowed)
   }
 
   function track(comment: PullComment): void {

@@ -103,4 +103,23 @@ describe('createCommentCommands', () => {
     ])
     expect(world.runs.records[0]?.waived?.map((w) => w.rule)).toEqual(['datetime', 'no-ads'])
   })
+
+  it('replies to a commenter without write access at most three times an hour on a PR, the third saying so', async () => {
+    const { world, commands, say } = aWorld()
+    await world.runs.record(failingReview)
+    const replies = () => world.forge.comments(REPO, 42).filter((c) => c.user === 'review-classifier')
+    for (let n = 0; n < 5; n += 1) say('mallory', '@review-classifier waive datetime: I would like this gone, please')
+    await commands.idle()
+    expect(replies()).toHaveLength(3)
+    expect(replies()[2]?.body).toContain(
+      'More refused commands from &#64;\u200Bmallory on this PR get no reply for an hour.',
+    )
+    expect(world.forge.reviews(REPO, 42)).toEqual([])
+    // An hour on, the allowance is back; a write collaborator's refusals are never held back.
+    world.clock.advance(60 * 60 * 1000)
+    say('mallory', '@review-classifier label datetime match')
+    for (let n = 0; n < 4; n += 1) say('maria', '@review-classifier waive nosuchrule: a reason long enough')
+    await commands.idle()
+    expect(replies()).toHaveLength(3 + 1 + 4)
+  })
 })
