@@ -5,6 +5,7 @@
  * and "doesn't load".
  */
 
+import { err, ok, type Result } from '../base/result.ts'
 import { repoName } from '../wire/repo.ts'
 import type { Classification, RepoRef } from '../wire/types.ts'
 import { RULES_FILE, RULES_JSON_PATH, RULES_YML_PATH, type RulesProblem } from './rules-file.ts'
@@ -40,4 +41,23 @@ export function describeRulesRefusal(loaded: Extract<DefaultBranchRules, { kind:
 /** The words for a repo with neither file, naming the path to add. */
 export function describeNoRules(repo: RepoRef, branch: string): string {
   return `${repoName(repo)} has no rules file on its default branch ${branch}: add ${RULES_YML_PATH} (or ${RULES_JSON_PATH}) there to give it rules`
+}
+
+/** Why the default branch gives no rules, as the app error a route answers with: 404 for no file, 422 for one that doesn't load. */
+export type RulesRefusal = { code: 'not_found' | 'unprocessable'; detail: string }
+
+/** The rules the default branch gave, or why it gave none: the one reading of a load's kinds. */
+export function loadedRules(
+  repo: RepoRef,
+  loaded: DefaultBranchRules,
+): Result<Extract<DefaultBranchRules, { kind: 'rules' }>, RulesRefusal> {
+  switch (loaded.kind) {
+    case 'rules':
+      return ok(loaded)
+    case 'none':
+      return err({ code: 'not_found', detail: describeNoRules(repo, loaded.branch) })
+    case 'both':
+    case 'invalid':
+      return err({ code: 'unprocessable', detail: describeRulesRefusal(loaded) })
+  }
 }

@@ -33,7 +33,7 @@ export const SILENT_MIN_PRS = 20
 export const UNSURE_MIN_ANSWERS = 10
 export const FLAKY_MIN_PRS = 3
 
-/** A rule as the file holds it; `mode` and `paths` only once rules carry them. */
+/** A rule as the rules file holds it (a removed rule has only its name). */
 export type FileRule = {
   name: string
   description?: string

@@ -8,9 +8,9 @@
 
 import { Elysia } from 'elysia'
 import { appError } from '../../../../core/base/errors.ts'
-import { describeNoRules, describeRulesRefusal } from '../../../../core/repo-files/repo-rules.ts'
+import { loadedRules } from '../../../../core/repo-files/repo-rules.ts'
 import { healthDay } from '../../../../core/review/rule-health.ts'
-import { type FileRule, rulesHealthView } from '../../../../core/review/rule-health-view.ts'
+import { rulesHealthView } from '../../../../core/review/rule-health-view.ts'
 import { RulesHealthViewSchema } from '../../../../core/wire/health-schemas.ts'
 import { repoName } from '../../../../core/wire/repo.ts'
 import type { Clock } from '../../../../ports/clock.ts'
@@ -42,24 +42,16 @@ export function rulesHealthRoutes(deps: RulesHealthRoutesDeps) {
       const [loaded, days] = await Promise.allSettled([loadDefaultBranchRules(forge, repo), deps.health.days(name)])
       if (loaded.status === 'rejected') throw forgeFailure(loaded.reason, 'the rules', logger)
       if (days.status === 'rejected') throw storeFailure(logger, 'rule health', 'read', days.reason)
-      const rules = loaded.value
-      switch (rules.kind) {
-        case 'none':
-          throw appError('not_found', describeNoRules(repo, rules.branch))
-        case 'both':
-        case 'invalid':
-          throw appError('unprocessable', describeRulesRefusal(rules))
-        case 'rules':
-          return rulesHealthView({
-            repo: name,
-            today: healthDay(deps.clock.nowMs()),
-            path: rules.path,
-            branch: rules.branch,
-            // `mode` and `paths` when the rules carry them.
-            rules: rules.classifications as readonly FileRule[],
-            days: days.value,
-          })
-      }
+      const rules = loadedRules(repo, loaded.value)
+      if (!rules.ok) throw appError(rules.error.code, rules.error.detail)
+      return rulesHealthView({
+        repo: name,
+        today: healthDay(deps.clock.nowMs()),
+        path: rules.value.path,
+        branch: rules.value.branch,
+        rules: rules.value.classifications,
+        days: days.value,
+      })
     },
     {
       query: RepoQuerySchema,

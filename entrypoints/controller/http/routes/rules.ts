@@ -7,7 +7,7 @@
 
 import { Elysia } from 'elysia'
 import { appError } from '../../../../core/base/errors.ts'
-import { describeNoRules, describeRulesRefusal } from '../../../../core/repo-files/repo-rules.ts'
+import { loadedRules } from '../../../../core/repo-files/repo-rules.ts'
 import { RepoRulesSchema } from '../../../../core/wire/schemas.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import { loadDefaultBranchRules, type RulesReader } from '../../usecases/repo-files/rules-loader.ts'
@@ -33,20 +33,10 @@ export function rulesRoutes(deps: RulesRoutesDeps) {
       } catch (error) {
         throw forgeFailure(error, 'the rules', logger)
       }
-      switch (loaded.kind) {
-        case 'none':
-          throw appError('not_found', describeNoRules(repo, loaded.branch))
-        case 'both':
-        case 'invalid':
-          throw appError('unprocessable', describeRulesRefusal(loaded))
-        case 'rules':
-          return {
-            path: loaded.path,
-            branch: loaded.branch,
-            commit: loaded.commit,
-            classifications: loaded.classifications,
-          }
-      }
+      const rules = loadedRules(repo, loaded)
+      if (!rules.ok) throw appError(rules.error.code, rules.error.detail)
+      const { path, branch, commit, classifications } = rules.value
+      return { path, branch, commit, classifications }
     },
     {
       query: RepoQuerySchema,

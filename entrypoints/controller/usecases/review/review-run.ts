@@ -17,7 +17,7 @@
 import { raceAbort } from '../../../../core/base/abort.ts'
 import { describeError } from '../../../../core/base/errors.ts'
 import { err, ok, type Result } from '../../../../core/base/result.ts'
-import { describeNoRules, describeRulesRefusal } from '../../../../core/repo-files/repo-rules.ts'
+import { loadedRules } from '../../../../core/repo-files/repo-rules.ts'
 import { type NoRunCause, noRunText } from '../../../../core/review/no-run.ts'
 import type { ReviewRequest } from '../../../../core/review/webhook.ts'
 import type { RunRecord } from '../../../../core/run/run-record.ts'
@@ -139,16 +139,10 @@ export type ReviewRunner = {
 /** The rules from the default branch, read with no cache (docs/behaviour.md, "Repo configuration"). */
 async function readRules(forge: ReviewRunDeps['forge'], repo: RepoRef): Promise<Result<ReportBasis['rules'], string>> {
   try {
-    const loaded = await loadDefaultBranchRules(forge, repo)
-    switch (loaded.kind) {
-      case 'rules':
-        return ok({ branch: loaded.branch, commit: loaded.commit, classifications: loaded.classifications })
-      case 'none':
-        return err(describeNoRules(repo, loaded.branch))
-      case 'both':
-      case 'invalid':
-        return err(describeRulesRefusal(loaded))
-    }
+    const rules = loadedRules(repo, await loadDefaultBranchRules(forge, repo))
+    if (!rules.ok) return err(rules.error.detail)
+    const { branch, commit, classifications } = rules.value
+    return ok({ branch, commit, classifications })
   } catch (error) {
     return err(`the rules couldn't be read: ${describeError(error)}`)
   }
