@@ -120,6 +120,24 @@ export function startReview(
   return json(admission === 'duplicate' ? 200 : 202, { status: admission })
 }
 
+/** What a review request's 202 may say it became (review-pipeline.ts's admissions). */
+export const REVIEW_ADMISSIONS = ['started', 'waiting', 'queue-full', 'stopping'] as const
+
+/** A signed delivery's answers, the 202's statuses given: both webhook routes answer alike. */
+export function deliveryResponses(accepted: readonly string[]) {
+  return {
+    200: t.Object({
+      status: t.Union([t.Literal('ignored'), t.Literal('duplicate')]),
+      reason: t.Optional(t.String()),
+    }),
+    202: t.Object({ status: t.Union(accepted.map((status) => t.Literal(status))) }),
+    400: ProblemSchema,
+    401: ProblemSchema,
+    413: ProblemSchema,
+    503: ProblemSchema,
+  }
+}
+
 export function webhookRoutes(config: WebhookRoutesConfig) {
   const { logger, pipeline } = config
 
@@ -147,19 +165,7 @@ export function webhookRoutes(config: WebhookRoutesConfig) {
     {
       // The raw text, so the signature is checked over what arrived (docs/decisions.md).
       parse: 'text',
-      response: {
-        200: t.Object({
-          status: t.Union([t.Literal('ignored'), t.Literal('duplicate')]),
-          reason: t.Optional(t.String()),
-        }),
-        202: t.Object({
-          status: t.Union([t.Literal('started'), t.Literal('waiting'), t.Literal('queue-full'), t.Literal('stopping')]),
-        }),
-        400: ProblemSchema,
-        401: ProblemSchema,
-        413: ProblemSchema,
-        503: ProblemSchema,
-      },
+      response: deliveryResponses(REVIEW_ADMISSIONS),
       detail: {
         summary: "Forgejo's pull_request_review_request hook; signed with the hook secret",
         description:
