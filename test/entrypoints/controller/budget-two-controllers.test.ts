@@ -8,7 +8,7 @@
  * each, and a review of a PR that changes the rules, whose report runs
  * beside them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
 import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createMemoryForge, type MemoryForge } from '../../../adapters/memory/forge.ts'
 import { createSequenceIds } from '../../../adapters/memory/ids.ts'
@@ -17,7 +17,6 @@ import { createRecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { createScriptedModelRuntime, type ScriptedModelRuntime } from '../../../adapters/memory/model-runtime.ts'
 import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
-import type { NatsClient } from '../../../adapters/nats/connection.ts'
 import { createNatsKvBuckets } from '../../../adapters/nats/kv.ts'
 import { createNatsRunQueue, createNatsRunResponder, runSubject } from '../../../adapters/nats/queue.ts'
 import { ok } from '../../../core/base/result.ts'
@@ -28,11 +27,8 @@ import { createClassifier } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
 import { type Controller, createController } from '../../../entrypoints/controller/service.ts'
 import { BUDGET_SKIPPED } from '../../../entrypoints/controller/usecases/try-out/try-out-slots.ts'
-import type { RunSubscription } from '../../../ports/queue.ts'
-import { aClient } from '../../adapters/nats/harness.ts'
 import { aNumberedPull, aSeedRepo, headOf, TWO_RULES_YAML } from '../../support/builders.ts'
-import { cleanUp } from '../../support/cleanup.ts'
-import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
+import { useSharedNats } from '../../support/shared-nats.ts'
 import { waitFor } from '../../support/waits.ts'
 import { signedDelivery } from '../../support/webhook.ts'
 import { aTryOutBody, getTryOut, postTryOut } from './try-out-world.ts'
@@ -86,25 +82,8 @@ async function json(response: Response): Promise<Record<string, unknown>> {
 }
 
 describe('the daily budget across two controllers on one NATS', () => {
-  let server: NatsServer
-  const clients: NatsClient[] = []
-  const subscriptions: RunSubscription[] = []
-  beforeAll(async () => {
-    server = await startNatsServer()
-  })
-  afterAll(async () => {
-    await cleanUp(
-      () => Promise.all(subscriptions.splice(0).map((s) => s.drain())),
-      () => Promise.all(clients.splice(0).map((c) => c.close(1000))),
-      () => server.cleanup(),
-    )
-  })
-
-  async function client(name: string): Promise<NatsClient> {
-    const connected = await aClient(server, name)
-    clients.push(connected)
-    return connected
-  }
+  const shared = useSharedNats()
+  const client = (name: string) => shared.client(name)
 
   it('passes the budget by at most one run’s cost, with reviews, try-outs and a report running at once', async () => {
     const subject = runSubject('budget-test')
@@ -130,7 +109,7 @@ describe('the daily budget across two controllers on one NATS', () => {
         buckets: createNatsKvBuckets(nats, ROOMY_KV),
       })
       const responder = createNatsRunResponder(nats, { subject }, { logger })
-      subscriptions.push(await responder.serve((text, tell) => classifier.handle(text, tell)))
+      shared.serving(await responder.serve((text, tell) => classifier.handle(text, tell)))
     }
     const controllers: Controller[] = []
     for (const name of ['a', 'b']) {

@@ -8,7 +8,7 @@
  * at a time. Light on purpose: 27 reviews of one small PR each, three at a
  * time, no waits on time.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
 import { createFixedClock } from '../../../adapters/memory/clock.ts'
 import { createMemoryForge, type MemoryForge } from '../../../adapters/memory/forge.ts'
 import { createSequenceIds } from '../../../adapters/memory/ids.ts'
@@ -16,7 +16,6 @@ import { createRecordingLogger } from '../../../adapters/memory/logger.ts'
 import { createRecordingMetrics, type RecordingMetrics } from '../../../adapters/memory/metrics.ts'
 import { createInlineRedactor } from '../../../adapters/memory/redactor.ts'
 import { createMemorySecretStore } from '../../../adapters/memory/secret-store.ts'
-import type { NatsClient } from '../../../adapters/nats/connection.ts'
 import { createNatsKvBuckets } from '../../../adapters/nats/kv.ts'
 import { createNatsRunQueue, createNatsRunResponder, runSubject } from '../../../adapters/nats/queue.ts'
 import { RULES_YML_PATH } from '../../../core/repo-files/rules-file.ts'
@@ -24,12 +23,9 @@ import { CONTROLLER_TOKEN_SECRET, RUNTIME_KEY_SECRETS, SERVICE_TOKEN } from '../
 import { createClassifier } from '../../../entrypoints/classifier/service.ts'
 import { createSessionLimiter } from '../../../entrypoints/classifier/session-limiter.ts'
 import { type Controller, createController } from '../../../entrypoints/controller/service.ts'
-import type { RunSubscription } from '../../../ports/queue.ts'
-import { aClient } from '../../adapters/nats/harness.ts'
 import { aNumberedPull, aSeedRepo, headOf, TWO_RULES_YAML } from '../../support/builders.ts'
-import { cleanUp } from '../../support/cleanup.ts'
-import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
 import { type Asked, localScriptedModel, type ModelReply } from '../../support/scripted-model.ts'
+import { useSharedNats } from '../../support/shared-nats.ts'
 
 const SERVICE_ACCOUNT_TOKEN = 'rc-svc-token-rule-health'
 const REPO = { owner: 'acme', name: 'widgets' }
@@ -74,25 +70,8 @@ function answer(asked: Asked, phase: Map<number, 'first' | 'fixed' | 'repeat'>):
 }
 
 describe('rule health over a week, two controllers and a restart, on one NATS', () => {
-  let server: NatsServer
-  const clients: NatsClient[] = []
-  const subscriptions: RunSubscription[] = []
-  beforeAll(async () => {
-    server = await startNatsServer()
-  })
-  afterAll(async () => {
-    await cleanUp(
-      () => Promise.all(subscriptions.splice(0).map((s) => s.drain())),
-      () => Promise.all(clients.splice(0).map((c) => c.close(1000))),
-      () => server.cleanup(),
-    )
-  })
-
-  async function client(name: string): Promise<NatsClient> {
-    const connected = await aClient(server, name)
-    clients.push(connected)
-    return connected
-  }
+  const shared = useSharedNats()
+  const client = (name: string) => shared.client(name)
 
   it('shows the counts and flags the week made, read by a controller started afterwards', async () => {
     const subject = runSubject('rule-health-week')
@@ -126,7 +105,7 @@ describe('rule health over a week, two controllers and a restart, on one NATS', 
       buckets: createNatsKvBuckets(await client('classifier')),
     })
     const responder = createNatsRunResponder(await client('classifier-queue'), { subject }, { logger })
-    subscriptions.push(await responder.serve((text, tell) => classifier.handle(text, tell)))
+    shared.serving(await responder.serve((text, tell) => classifier.handle(text, tell)))
 
     const metrics: RecordingMetrics[] = []
     async function aController(name: string): Promise<Controller> {
