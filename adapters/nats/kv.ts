@@ -9,8 +9,9 @@
  * `max_payload` (1 MiB by default) together with the CAS header; a larger
  * one is `invalid`, refused by the client before anything is sent.
  */
-import { jetstream } from '@nats-io/jetstream'
+import { type JetStreamClient, jetstream } from '@nats-io/jetstream'
 import { type KV, Kvm } from '@nats-io/kv'
+import { Empty, errors } from '@nats-io/transport-node'
 import { appError } from '../../core/base/errors.ts'
 import type { KeyValue, KvBuckets } from '../../ports/kv.ts'
 import type { NatsClient } from './connection.ts'
@@ -29,8 +30,49 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024
  */
 export const KV_HEADER_ROOM_BYTES = 1024
 
+/** A key nobody writes: the serving probe's compare-and-set names it, and can never succeed. */
+const PROBE_KEY = '_serving-probe'
+
+/**
+ * Resolves once the bucket's stream takes messages, or at `deadlineMs`.
+ *
+ * nats-server 2.9 lists a new stream (STREAM.INFO answers, and a second
+ * STREAM.CREATE with the same config succeeds) before it has set up its
+ * store and subscribed to the stream's subjects. A process opening a bucket
+ * that another is creating at that moment would see its first writes
+ * refused with no responders and its first gets dropped unanswered, each
+ * waiting out the whole timeout (docs/infra.md §A2: one side of two
+ * connections racing a new bucket on a loaded machine lost its first gets
+ * in up to 1.7 % of rounds). The probe is a compare-and-set at a revision no key
+ * reaches, so it stores nothing: the stream's own refusal means it serves,
+ * and its subject and direct-get subscriptions are made under one lock.
+ * No responders means not yet: it is asked again. Anything else (a NATS
+ * user not allowed to write the bucket, a timeout) ends the wait, and the
+ * call that follows reports its own failure.
+ */
+async function untilServing(js: JetStreamClient, bucket: string, deadlineMs: number): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    const remaining = deadlineMs - Date.now()
+    if (remaining <= 0) return
+    try {
+      await js.publish(`$KV.${bucket}.${PROBE_KEY}`, Empty, {
+        expect: { lastSubjectSequence: Number.MAX_SAFE_INTEGER },
+        timeout: remaining,
+      })
+      return
+    } catch (error) {
+      // The client reports no responders to a publish as "jetstream is not enabled", the cause kept.
+      const cause = error instanceof Error ? error.cause : undefined
+      if (!(cause instanceof errors.RequestError && cause.isNoResponders())) return
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 ** attempt)))
+  }
+}
+
 export function createNatsKvBuckets(client: NatsClient, config: NatsKvConfig = {}): KvBuckets {
-  const kvm = new Kvm(jetstream(client.connection, { timeout: config.timeoutMs ?? 5000 }))
+  const timeoutMs = config.timeoutMs ?? 5000
+  const js = jetstream(client.connection, { timeout: timeoutMs })
+  const kvm = new Kvm(js)
   // Per factory, not per module: one stream-info round trip per bucket, not per call.
   const opened = new Map<string, Promise<KV>>()
 
@@ -48,12 +90,16 @@ export function createNatsKvBuckets(client: NatsClient, config: NatsKvConfig = {
     const cached = opened.get(bucket)
     if (cached !== undefined) return cached
     const opening = guarded(`kv open of ${bucket}`, async () => {
+      const deadlineMs = Date.now() + timeoutMs
+      let kv: KV
       try {
-        return await kvm.create(bucket, { history: 1 })
+        kv = await kvm.create(bucket, { history: 1 })
       } catch (error) {
         if (!isStreamCreateRace(error)) throw error
-        return await kvm.create(bucket, { history: 1 })
+        kv = await kvm.create(bucket, { history: 1 })
       }
+      await untilServing(js, bucket, deadlineMs)
+      return kv
     })
     opened.set(bucket, opening)
     // A failed open (NATS down at start) must not stick: the next call tries again.

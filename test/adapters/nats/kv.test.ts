@@ -64,6 +64,46 @@ describe('createNatsKvBuckets', () => {
     }
   })
 
+  it('waits for a bucket listed before it takes messages, as one another process is creating', async () => {
+    // nats-server 2.9 lists a new stream before it subscribes to its subjects: STREAM.INFO answers while a
+    // write finds no responders and a get is dropped. A stream whose subjects miss the bucket's looks the same.
+    const client = await connected()
+    const jsm = await jetstreamManager(client.connection)
+    await jsm.streams.add({
+      name: 'KV_half-made',
+      subjects: ['elsewhere.>'],
+      max_msgs_per_subject: 1,
+      allow_direct: true,
+    })
+    const sentBefore = client.connection.stats().outMsgs
+    let opened = false
+    const opening = createNatsKvBuckets(client)
+      .open('half-made')
+      .then((kv) => {
+        opened = true
+        return kv
+      })
+    // The open asks for the account and the stream, then probes: wait for the third probe.
+    await waitUntil('the open probed three times', () => client.connection.stats().outMsgs >= sentBefore + 5)
+    expect(opened).toBe(false)
+    await jsm.streams.update('KV_half-made', { subjects: ['$KV.half-made.>'] })
+    const kv = await opening
+    await kv.create('key', 'value')
+    expect((await kv.get('key'))?.value).toBe('value')
+    // The probe is a compare-and-set that cannot succeed: it stored nothing.
+    expect((await jsm.streams.info('KV_half-made')).state.messages).toBe(1)
+  })
+
+  it('opens a bucket that never takes messages at the timeout, and its calls say why', async () => {
+    const client = await connected()
+    const jsm = await jetstreamManager(client.connection)
+    await jsm.streams.add({ name: 'KV_never-made', subjects: ['elsewhere.>'], max_msgs_per_subject: 1 })
+    const kv = await createNatsKvBuckets(client, { timeoutMs: 300 }).open('never-made')
+    const failure = await failureOf(kv.create('key', 'value'))
+    expect(isAppError(failure, 'unavailable')).toBe(true)
+    expect(String(failure)).toContain('kv create of never-made/key')
+  })
+
   it('reads a deleted or purged key as absent, and lets create write it again', async () => {
     const client = await connected()
     const kv = await createNatsKvBuckets(client).open('review-classifier-settings')
