@@ -7,15 +7,21 @@
 import { describe, expect, it } from 'bun:test'
 import { createMemoryKv } from '../../../adapters/memory/kv.ts'
 import { appError } from '../../../core/base/errors.ts'
+import { RULES_YML_PATH } from '../../../core/repo-files/rules-file.ts'
 import { NO_RUN } from '../../../core/review/no-run.ts'
 import { renderNoVerdictBody } from '../../../core/review/review-body.ts'
 import type { Controller } from '../../../entrypoints/controller/service.ts'
+import { aSeedPull } from '../../support/builders.ts'
 import { signedDelivery } from '../../support/webhook.ts'
 import { aController } from './controller-world.ts'
 import { approveAll, createWorld, REPO, until } from './review-world.ts'
 import { aTryOutBody, postTryOut } from './try-out-world.ts'
 
 const SECRET = 'budget-hook-secret-7c1d'
+const SCOPED_RULES =
+  'classifications:\n  - name: docs\n    description: Every page has a title.\n    polarity: positive\n' +
+  '    threshold: 80\n    paths: ["docs/**"]\n'
+const DOCS_DIFF = 'diff --git a/docs/a.md b/docs/a.md\n--- a/docs/a.md\n+++ b/docs/a.md\n@@ -1 +1 @@\n-a\n+b\n'
 const REFUSAL =
   "today's budget of $0.50 (UTC) is spent ($0.60 so far), so no run starts: request it again after 00:00 UTC, " +
   'or an admin raises budget.daily_usd in the settings'
@@ -105,6 +111,37 @@ describe('the daily budget', () => {
     await until(() => world.forge.reviews(REPO, 42).length === 3, 'the next day’s review')
     expect(world.forge.reviews(REPO, 42)[2]?.event).toBe('APPROVED')
     expect(world.requests).toHaveLength(2)
+  })
+
+  it('approves on a spent day a PR that leaves every rule out of scope, with no run, and refuses one in scope', async () => {
+    const world = createWorld()
+    await world.serve((request) => ({ ...approveAll(request), cost_usd: 0.6 }))
+    const controller = aController(world, { webhookSecret: SECRET })
+    expect((await put(controller, { budget: { daily_usd: 0.5 } })).status).toBe(200)
+    expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
+    await until(() => world.forge.reviews(REPO, 42).length === 1, 'the review that spends the day')
+    await controller.pipeline?.idle()
+
+    // The rule now asks only about docs: PR 42 changes app.py, PR 43 a page under docs/.
+    world.forge.changeFile(REPO, 'main', RULES_YML_PATH, SCOPED_RULES)
+    world.forge.upsertPull(REPO, aSeedPull({ number: 43, headSha: 'c'.repeat(40), diff: DOCS_DIFF }))
+    expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
+    await until(() => world.forge.reviews(REPO, 42).length === 2, 'the out-of-scope review')
+    const approved = world.forge.reviews(REPO, 42)[1]
+    expect(approved?.event).toBe('APPROVED')
+    expect(approved?.body).toContain('No changed file matches its paths.')
+    expect(world.forge.statuses(REPO, approved?.commitId ?? '').at(-1)?.state).toBe('success')
+
+    expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 43 }))).status).toBe(202)
+    await until(() => world.forge.reviews(REPO, 43).length === 1, 'the in-scope refusal')
+    await controller.pipeline?.idle()
+    const refused = world.forge.reviews(REPO, 43)[0]
+    expect(refused?.event).toBe('COMMENT')
+    expect(refused?.body).toBe(renderNoVerdictBody(REFUSAL, null))
+    // The refusal goes on the head it read, after its pending status.
+    expect(refused?.commitId).toBe('c'.repeat(40))
+    expect(world.forge.statuses(REPO, 'c'.repeat(40)).map((status) => status.state)).toEqual(['pending', 'error'])
+    expect(world.requests).toHaveLength(1)
   })
 
   it('starts no review run when the budget cannot be checked, and says why', async () => {

@@ -21,6 +21,7 @@ import { loadedRules } from '../../../../core/repo-files/repo-rules.ts'
 import { type NoRunCause, noRunText } from '../../../../core/review/no-run.ts'
 import type { ReviewRequest } from '../../../../core/review/webhook.ts'
 import type { RunRecord } from '../../../../core/run/run-record.ts'
+import { unaskedReply } from '../../../../core/run/unasked-run.ts'
 import { noRuntimeReason, resolveRepoRuntime } from '../../../../core/settings/repo-runtimes.ts'
 import { repoName } from '../../../../core/wire/repo.ts'
 import type { RepoRef, Settings } from '../../../../core/wire/types.ts'
@@ -203,9 +204,10 @@ async function conclude(
     classifications,
     ...basis,
   })
-  // The budget that couldn't be read before the PR was: the run goes only once it says so.
+  // The budget spent, or the one that couldn't be read before the PR was: the run goes only once it
+  // says so. A run that asks no rule (every one out of scope) needs none: it is approved with no model call.
   const refused = await waiting.budget
-  if (refused !== null) return noRunConclusion(refused)
+  if (refused !== null && unaskedReply(runRequest) === null) return noRunConclusion(refused)
   // A review stopped while it read sends no run: the classifier would work for nobody.
   if (signal?.aborted) return noVerdict(stoppedReason(signal.reason))
   const reply = await sendReviewRun(deps, runRequest, waiting, signal)
@@ -265,9 +267,11 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
         return recordReview(deps, { base, request, outcome: 'post-failed', concluded: null, posted, refused: [] })
       }
       const acts = createReviewActs(deps, request)
-      // Spent: nothing is read or run, as for a full queue. A ledger out of reach is waited for while the
-      // PR is read and its pending status set; the run goes only once the budget lets it (queue-reach.ts).
-      // Its waits for the queue end with the review's conclusion: a budget look still waiting then is moot.
+      // A ledger that can't be read: nothing is read or run, as for a full queue. Spent: the PR and its
+      // rules are still read, as only they say whether any rule is in scope; the budget's no-verdict
+      // comes before any run is sent. A ledger out of reach is waited for while the PR is read and its
+      // pending status set; the run goes only once the budget lets it (queue-reach.ts). Its waits for
+      // the queue end with the review's conclusion: a budget look still waiting then is moot.
       const concluded = new AbortController()
       const signal = options.signal
       const { reach, queue } = reachFor(
@@ -275,8 +279,9 @@ export function createReviewRunner(deps: ReviewRunDeps): ReviewRunner {
         signal === undefined ? concluded.signal : AbortSignal.any([signal, concluded.signal]),
       )
       const refused = await budgetRefusal(deps, request.repo, null)
-      if (refused !== null && refused !== 'unreachable') return noRun(request, refused)
-      const budget = refused === 'unreachable' ? budgetRefusal(deps, request.repo, reach) : Promise.resolve(null)
+      if (refused !== null && refused !== 'unreachable' && refused.kind !== 'budget-spent')
+        return noRun(request, refused)
+      const budget = refused === 'unreachable' ? budgetRefusal(deps, request.repo, reach) : Promise.resolve(refused)
       const waiting = { reach, queue, budget: budget.then((answer) => (answer === 'unreachable' ? null : answer)) }
       const result = await concludeUnlessStopped(deps, { id: base.id, request, acts, signal, waiting })
       concluded.abort()
