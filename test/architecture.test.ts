@@ -3,7 +3,9 @@
  * nothing of ours but core and touches no clock, randomness, environment or
  * I/O; ports import core only; adapters never import entrypoints; the
  * services (the controller's use cases and HTTP, the classifier) reach
- * adapters only through the ports their entrypoint file wires; HTTP never
+ * adapters only through the ports their entrypoint file wires; neither
+ * process imports the other, and what both run (entrypoints/shared/) uses
+ * ports only; HTTP never
  * reaches an adapter directly; the browser client (ui/) imports core and
  * itself only, so what it bundles is ours.
  *
@@ -69,6 +71,20 @@ const RULES: Record<string, Rule> = {
   'the browser client imports only core and itself, no package': {
     files: under('ui'),
     allows: (to) => to.kind === 'ours' && (under('core')(to.path) || under('ui')(to.path)),
+  },
+  'the classifier never imports the controller': {
+    files: under('entrypoints/classifier'),
+    allows: (to) => to.kind === 'package' || !under('entrypoints/controller')(to.path),
+  },
+  'the controller never imports the classifier': {
+    files: under('entrypoints/controller'),
+    allows: (to) => to.kind === 'package' || !under('entrypoints/classifier')(to.path),
+  },
+  'what both processes share uses ports, never adapters or either process': {
+    files: under('entrypoints/shared'),
+    allows: (to) =>
+      to.kind === 'package' ||
+      !['adapters', 'entrypoints/controller', 'entrypoints/classifier'].some((dir) => under(dir)(to.path)),
   },
   'createController and createClassifier take their adapters as ports': {
     files: (path) => path === 'entrypoints/controller/service.ts' || under('entrypoints/classifier')(path),

@@ -31,8 +31,8 @@ import type { Clock } from '../../../../ports/clock.ts'
 import type { KeyValue, KvBuckets } from '../../../../ports/kv.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { Metrics } from '../../../../ports/metrics.ts'
+import { DayLeftAsIs, writeDay } from '../../../shared/settings/spend-writes.ts'
 import type { SettingsStore } from './settings-store.ts'
-import { DayLeftAsIs, writeDay } from './spend-writes.ts'
 
 /**
  * How long a reservation outlives the controller's own wait for its reply:

@@ -17,7 +17,7 @@ import {
 import {
   createSessionCostRecorder,
   SESSION_COST_NOT_RECORDED,
-} from '../../../../../entrypoints/controller/usecases/settings/spend-writes.ts'
+} from '../../../../../entrypoints/shared/settings/spend-writes.ts'
 import type { KvBuckets } from '../../../../../ports/kv.ts'
 import { aClient } from '../../../../adapters/nats/harness.ts'
 import { aRunRequest } from '../../../../support/builders.ts'

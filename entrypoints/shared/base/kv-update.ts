@@ -2,10 +2,11 @@
  * Read-modify-write on one KV key that loses nothing to concurrent writers:
  * read, compute, compare-and-set on the revision read, and on `conflict`
  * start over from a fresh read. Every write that read a value first goes
- * through here (the settings PUT, recording a run).
+ * through here (the settings PUT, recording a run, the spend ledger in both
+ * processes), so it lives in `entrypoints/shared/`.
  */
-import { isAppError } from '../../../../core/base/errors.ts'
-import type { KeyValue } from '../../../../ports/kv.ts'
+import { isAppError } from '../../../core/base/errors.ts'
+import type { KeyValue } from '../../../ports/kv.ts'
 
 export type UpdateWithRetryOptions = {
   /** How many compare-and-set attempts before giving up with the last `conflict`; default 100. */

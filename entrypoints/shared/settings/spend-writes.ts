@@ -6,15 +6,17 @@
  * Whoever starts a new day's key deletes the days past the last 31, by name
  * (core/settings/spend.ts, expiredDays).
  *
- * The classifier records each session's cost here itself (it imports this
- * file: the ledger's writes are one piece of code whichever process makes
- * them), so a session nobody waits for any more still counts.
+ * Both processes write here: the controller's spend ledger reserves and
+ * settles runs, and the classifier records each session's cost itself, so
+ * a session nobody waits for any more still counts. The ledger's writes are
+ * one piece of code whichever process makes them, which is why this file
+ * lives in `entrypoints/shared/`, not in either process's folder.
  */
-import { type DaySpend, decodeDaySpend, expiredDays, SPEND_BUCKET, utcDay } from '../../../../core/settings/spend.ts'
-import { recordSessionCost, type SessionCost } from '../../../../core/settings/spend-reservations.ts'
-import type { Clock } from '../../../../ports/clock.ts'
-import type { KeyValue, KvBuckets } from '../../../../ports/kv.ts'
-import type { Logger } from '../../../../ports/logger.ts'
+import { type DaySpend, decodeDaySpend, expiredDays, SPEND_BUCKET, utcDay } from '../../../core/settings/spend.ts'
+import { recordSessionCost, type SessionCost } from '../../../core/settings/spend-reservations.ts'
+import type { Clock } from '../../../ports/clock.ts'
+import type { KeyValue, KvBuckets } from '../../../ports/kv.ts'
+import type { Logger } from '../../../ports/logger.ts'
 import { updateWithRetry } from '../base/kv-update.ts'
 
 /** Thrown from a change to leave the day as it is (a reservation refused): nothing is written. */

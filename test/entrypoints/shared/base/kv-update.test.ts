@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'bun:test'
-import { createMemoryKv } from '../../../../../adapters/memory/kv.ts'
-import { appError, isAppError } from '../../../../../core/base/errors.ts'
-import { updateWithRetry } from '../../../../../entrypoints/controller/usecases/base/kv-update.ts'
-import type { KeyValue } from '../../../../../ports/kv.ts'
+import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
+import { appError, isAppError } from '../../../../core/base/errors.ts'
+import { updateWithRetry } from '../../../../entrypoints/shared/base/kv-update.ts'
+import type { KeyValue } from '../../../../ports/kv.ts'
 
 function appendTo(item: string) {
   return (current: string | null): string => {
