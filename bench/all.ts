@@ -27,6 +27,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'run-store', what: '6: run store appends with 1, 3 and 8 writers', quick: ['--rounds', '1'] },
   { name: 'opencode', what: '7: the opencode process models', quick: ['--reps', '1'] },
   { name: 'redact', what: 'issues 19 and 27: redaction of 600 KB contexts and hostile lines', quick: ['--reps', '3'] },
+  { name: 'kv-open-race', what: 'two processes opening a new KV bucket at once', quick: ['--rounds', '10'] },
 ]
 
 const args = parseArgs({
