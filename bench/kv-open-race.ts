@@ -143,7 +143,7 @@ const report = [
   '',
   machineLine(loadBefore),
   '',
-  `Setup: each round a fresh nats-server (test/support/nats-server.ts, which waits until the JetStream API has answered once) and two connections; ${WRITERS} writers, half on each, open \`${SPEND_BUCKET}\` and add 1 to one key through \`updateWithRetry\`. A call waits at most ${CALL_TIMEOUT_MS / 1000} s. \`adapter\` opens through \`createNatsKvBuckets\` (probing a new bucket until its stream takes messages); \`bare\` through \`Kvm.create\` with no probe, as the adapter did before.`,
+  `Setup: each round a fresh nats-server (test/support/nats-server.ts, which waits until the JetStream API has answered once) and two connections; ${WRITERS} writers, half on each, open \`${SPEND_BUCKET}\` and add 1 to one key through \`updateWithRetry\`. A call waits at most ${CALL_TIMEOUT_MS / 1000} s. \`adapter\` opens through \`createNatsKvBuckets\` (probing a new bucket until its stream takes messages); \`bare\` through \`Kvm.create\` with no probe, as the adapter did before (a create that lost the race to create the stream opens again, as there).`,
   '',
   '| open | rounds | rounds with a lost call | calls lost | round ms p50 | what failed |',
   '|---|---:|---:|---:|---:|---|',
