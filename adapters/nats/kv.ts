@@ -43,12 +43,13 @@ const PROBE_KEY = '_serving-probe'
  * refused with no responders and its first gets dropped unanswered, each
  * waiting out the whole timeout (docs/infra.md §A2: one side of two
  * connections racing a new bucket on a loaded machine lost its first gets
- * in up to 1.7 % of rounds). The probe is a compare-and-set at a revision no key
- * reaches, so it stores nothing: the stream's own refusal means it serves,
- * and its subject and direct-get subscriptions are made under one lock.
- * No responders means not yet: it is asked again. Anything else (a NATS
- * user not allowed to write the bucket, a timeout) ends the wait, and the
- * call that follows reports its own failure.
+ * in up to 1.7 % of rounds; bench/kv-open-race.ts). The probe is a
+ * compare-and-set at a revision no key reaches, so it stores nothing: the
+ * stream's own refusal means it serves, and its subject and direct-get
+ * subscriptions are made under one lock. No responders means not yet: it
+ * is asked again. Anything else (a NATS user not allowed to write the
+ * bucket, a timeout) ends the wait, and the call that follows reports its
+ * own failure.
  */
 async function untilServing(js: JetStreamClient, bucket: string, deadlineMs: number): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {

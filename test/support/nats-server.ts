@@ -116,8 +116,14 @@ async function spawnServer(args: string[], log: string[], readyTimeoutMs: number
     await process.exited
     throw new Error(`nats-server did not log its port:\n${log.slice(-20).join('\n')}`)
   }
-  await waitForTcp(port, readyTimeoutMs)
-  await waitForJetStream(port, auth, readyTimeoutMs)
+  try {
+    await waitForTcp(port, readyTimeoutMs)
+    await waitForJetStream(port, auth, readyTimeoutMs)
+  } catch (error) {
+    process.kill('SIGKILL')
+    await process.exited
+    throw error
+  }
   return { process, port }
 }
 
