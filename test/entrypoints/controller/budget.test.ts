@@ -49,6 +49,19 @@ async function spend(controller: Controller): Promise<Response> {
   return controller.app.handle(new Request('http://localhost/api/review-classifier/spend'))
 }
 
+/** A $0.50 budget spent by one approved review of PR 42 that cost $0.60 (it started under the budget, so it finished). */
+async function aSpentDay(): Promise<{ world: ReturnType<typeof createWorld>; controller: Controller }> {
+  const world = createWorld()
+  await world.serve((request) => ({ ...approveAll(request), cost_usd: 0.6 }))
+  const controller = aController(world, { webhookSecret: SECRET })
+  expect((await put(controller, { budget: { daily_usd: 0.5 } })).status).toBe(200)
+  expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
+  await until(() => world.forge.reviews(REPO, 42).length === 1, 'the review that spends the day')
+  await controller.pipeline?.idle()
+  expect(world.forge.reviews(REPO, 42)[0]?.event).toBe('APPROVED')
+  return { world, controller }
+}
+
 describe('the daily budget', () => {
   it('refuses a budget of 0 with a 400 naming budget.daily_usd', async () => {
     const controller = aController(createWorld(), { webhookSecret: SECRET })
@@ -59,16 +72,7 @@ describe('the daily budget', () => {
   })
 
   it('counts a reply’s cost, then refuses the next review with a comment and no model call, and a try-out with 429', async () => {
-    const world = createWorld()
-    // The first run costs more than the whole day's budget: it started under it, so it finishes.
-    await world.serve((request) => ({ ...approveAll(request), cost_usd: 0.6 }))
-    const controller = aController(world, { webhookSecret: SECRET })
-    expect((await put(controller, { budget: { daily_usd: 0.5 } })).status).toBe(200)
-
-    expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
-    await until(() => world.forge.reviews(REPO, 42).length === 1, 'the first review')
-    await controller.pipeline?.idle()
-    expect(world.forge.reviews(REPO, 42)[0]?.event).toBe('APPROVED')
+    const { world, controller } = await aSpentDay()
 
     expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
     await until(() => world.forge.reviews(REPO, 42).length === 2, 'the refusal')
@@ -114,13 +118,7 @@ describe('the daily budget', () => {
   })
 
   it('approves on a spent day a PR that leaves every rule out of scope, with no run, and refuses one in scope', async () => {
-    const world = createWorld()
-    await world.serve((request) => ({ ...approveAll(request), cost_usd: 0.6 }))
-    const controller = aController(world, { webhookSecret: SECRET })
-    expect((await put(controller, { budget: { daily_usd: 0.5 } })).status).toBe(200)
-    expect((await controller.app.handle(signedDelivery({ secret: SECRET }, { pr: 42 }))).status).toBe(202)
-    await until(() => world.forge.reviews(REPO, 42).length === 1, 'the review that spends the day')
-    await controller.pipeline?.idle()
+    const { world, controller } = await aSpentDay()
 
     // The rule now asks only about docs: PR 42 changes app.py, PR 43 a page under docs/.
     world.forge.changeFile(REPO, 'main', RULES_YML_PATH, SCOPED_RULES)
