@@ -32,7 +32,7 @@ import { isStreamCreateRace, natsErrorToAppError } from '../adapters/nats/errors
 import { createNatsKvBuckets } from '../adapters/nats/kv.ts'
 import { describeError } from '../core/base/errors.ts'
 import { SPEND_BUCKET } from '../core/settings/spend.ts'
-import { updateWithRetry } from '../entrypoints/shared/base/kv-update.ts'
+import { updateWithRetry } from '../entrypoints/common/base/kv-update.ts'
 import type { KeyValue } from '../ports/kv.ts'
 import { startNatsServer } from '../test/support/nats-server.ts'
 import { fmt, loadText, machineLine, median, publish } from './support/common.ts'

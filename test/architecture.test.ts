@@ -4,7 +4,7 @@
  * I/O; ports import core only; adapters never import entrypoints; the
  * services (the controller's use cases and HTTP, the classifier) reach
  * adapters only through the ports their entrypoint file wires; neither
- * process imports the other, and what both run (entrypoints/shared/) uses
+ * process imports the other, and what both run (entrypoints/common/) uses
  * ports only; HTTP never
  * reaches an adapter directly; the browser client (ui/) imports core and
  * itself only, so what it bundles is ours.
@@ -81,7 +81,7 @@ const RULES: Record<string, Rule> = {
     allows: (to) => to.kind === 'package' || !under('entrypoints/classifier')(to.path),
   },
   'what both processes share uses ports, never adapters or either process': {
-    files: under('entrypoints/shared'),
+    files: under('entrypoints/common'),
     allows: (to) =>
       to.kind === 'package' ||
       !['adapters', 'entrypoints/controller', 'entrypoints/classifier'].some((dir) => under(dir)(to.path)),

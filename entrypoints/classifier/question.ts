@@ -18,7 +18,7 @@ import type { Classification, Usage } from '../../core/wire/types.ts'
 import type { Logger } from '../../ports/logger.ts'
 import type { Metrics } from '../../ports/metrics.ts'
 import type { AskOptions, ClassifyResult } from '../../ports/model-runtime.ts'
-import type { SessionCostRecorder } from '../shared/settings/spend-writes.ts'
+import type { SessionCostRecorder } from '../common/settings/spend-writes.ts'
 import { recordAcpUsage } from './acp-usage.ts'
 import { endSession, type Held, type RunInHand } from './run-in-hand.ts'
 

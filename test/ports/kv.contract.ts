@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { isAppError } from '../../core/base/errors.ts'
-import { updateWithRetry } from '../../entrypoints/shared/base/kv-update.ts'
+import { updateWithRetry } from '../../entrypoints/common/base/kv-update.ts'
 import type { KvBuckets } from '../../ports/kv.ts'
 
 export type KvHarness = {

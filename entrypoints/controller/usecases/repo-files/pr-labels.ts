@@ -10,7 +10,7 @@ import {
   readPrLabels,
 } from '../../../../core/repo-files/pr-labels.ts'
 import type { KvBuckets } from '../../../../ports/kv.ts'
-import { updateWithRetry } from '../../../shared/base/kv-update.ts'
+import { updateWithRetry } from '../../../common/base/kv-update.ts'
 
 export type PrLabelStore = {
   /** Keeps `label` for `repo` (`owner/name`), replacing the one for the same PR and rule; throws when the bucket can't be written. */

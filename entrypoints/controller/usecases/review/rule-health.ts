@@ -27,7 +27,7 @@ import type { Clock } from '../../../../ports/clock.ts'
 import type { KeyValue, KvBuckets } from '../../../../ports/kv.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { Metrics } from '../../../../ports/metrics.ts'
-import { updateWithRetry } from '../../../shared/base/kv-update.ts'
+import { updateWithRetry } from '../../../common/base/kv-update.ts'
 
 export const RULE_HEALTH_WRITE_FAILED = 'review classifier rule health not recorded'
 

@@ -19,7 +19,7 @@ import {
 } from '../../../../core/run/run-record.ts'
 import type { KvBuckets } from '../../../../ports/kv.ts'
 import type { Logger } from '../../../../ports/logger.ts'
-import { updateWithRetry } from '../../../shared/base/kv-update.ts'
+import { updateWithRetry } from '../../../common/base/kv-update.ts'
 
 export type RunStore = {
   /**

@@ -15,7 +15,7 @@ import {
 import type { Settings } from '../../../../core/wire/types.ts'
 import type { KvBuckets } from '../../../../ports/kv.ts'
 import type { Logger } from '../../../../ports/logger.ts'
-import { updateWithRetry } from '../../../shared/base/kv-update.ts'
+import { updateWithRetry } from '../../../common/base/kv-update.ts'
 
 export type SettingsStore = {
   /**

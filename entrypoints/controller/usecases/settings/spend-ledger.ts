@@ -31,7 +31,7 @@ import type { Clock } from '../../../../ports/clock.ts'
 import type { KeyValue, KvBuckets } from '../../../../ports/kv.ts'
 import type { Logger } from '../../../../ports/logger.ts'
 import type { Metrics } from '../../../../ports/metrics.ts'
-import { DayLeftAsIs, writeDay } from '../../../shared/settings/spend-writes.ts'
+import { DayLeftAsIs, writeDay } from '../../../common/settings/spend-writes.ts'
 import type { SettingsStore } from './settings-store.ts'
 
 /**

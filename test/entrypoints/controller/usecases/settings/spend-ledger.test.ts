@@ -9,15 +9,15 @@ import { appError, isAppError } from '../../../../../core/base/errors.ts'
 import { SPEND_BUCKET } from '../../../../../core/settings/spend.ts'
 import type { RunRequest } from '../../../../../core/wire/types.ts'
 import {
+  createSessionCostRecorder,
+  SESSION_COST_NOT_RECORDED,
+} from '../../../../../entrypoints/common/settings/spend-writes.ts'
+import {
   createSpendLedger,
   type RunBudget,
   SPEND_WRITE_FAILED_MESSAGE,
   type SpendLedger,
 } from '../../../../../entrypoints/controller/usecases/settings/spend-ledger.ts'
-import {
-  createSessionCostRecorder,
-  SESSION_COST_NOT_RECORDED,
-} from '../../../../../entrypoints/shared/settings/spend-writes.ts'
 import type { KvBuckets } from '../../../../../ports/kv.ts'
 import { aClient } from '../../../../adapters/nats/harness.ts'
 import { aRunRequest } from '../../../../support/builders.ts'

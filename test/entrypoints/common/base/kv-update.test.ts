@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { createMemoryKv } from '../../../../adapters/memory/kv.ts'
 import { appError, isAppError } from '../../../../core/base/errors.ts'
-import { updateWithRetry } from '../../../../entrypoints/shared/base/kv-update.ts'
+import { updateWithRetry } from '../../../../entrypoints/common/base/kv-update.ts'
 import type { KeyValue } from '../../../../ports/kv.ts'
 
 function appendTo(item: string) {

@@ -10,7 +10,7 @@
  * settles runs, and the classifier records each session's cost itself, so
  * a session nobody waits for any more still counts. The ledger's writes are
  * one piece of code whichever process makes them, which is why this file
- * lives in `entrypoints/shared/`, not in either process's folder.
+ * lives in `entrypoints/common/`, not in either process's folder.
  */
 import { type DaySpend, decodeDaySpend, expiredDays, SPEND_BUCKET, utcDay } from '../../../core/settings/spend.ts'
 import { recordSessionCost, type SessionCost } from '../../../core/settings/spend-reservations.ts'

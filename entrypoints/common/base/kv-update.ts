@@ -3,7 +3,7 @@
  * read, compute, compare-and-set on the revision read, and on `conflict`
  * start over from a fresh read. Every write that read a value first goes
  * through here (the settings PUT, recording a run, the spend ledger in both
- * processes), so it lives in `entrypoints/shared/`.
+ * processes), so it lives in `entrypoints/common/`.
  */
 import { isAppError } from '../../../core/base/errors.ts'
 import type { KeyValue } from '../../../ports/kv.ts'
